@@ -1,0 +1,41 @@
+package dev.taskqueue;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a method of a Spring bean as the handler of one queue.
+ * <p>
+ * The method takes {@code (P payload)} or {@code (P payload, TaskContext context)}; the task's JSON payload is
+ * read as {@code P} with the application's Jackson mapper. It runs inside a transaction that also completes the
+ * task, so its database work commits exactly once. Throw {@link NonRetryableTaskException} to skip the retries.
+ * <p>
+ * Settings made under {@code taskqueue.queues.<name>} take precedence over the attributes here, so operators can
+ * tune a queue without a new build.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface TaskHandler {
+
+	/**
+	 * The queue this method handles: 1 to 100 letters, digits, {@code .}, {@code _}, {@code -} or {@code :}.
+	 * {@code ${...}} placeholders are resolved against the environment.
+	 */
+	String queue();
+
+	/**
+	 * How many tasks of this queue may run at once in this instance; 0 means {@code taskqueue.worker.concurrency}.
+	 */
+	int concurrency() default 0;
+
+	/**
+	 * How many times a task is tried, the first run included, before it goes to the dead letters; 0 means
+	 * {@code taskqueue.retry.max-attempts}.
+	 */
+	int maxAttempts() default 0;
+
+}

@@ -1,0 +1,95 @@
+package dev.taskqueue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * An immutable description of a task to enqueue: {@code TaskRequest.of("emails", payload).withPriority(10)}.
+ * Each {@code with…} method returns a new request.
+ */
+public final class TaskRequest {
+
+	private final String queue;
+
+	private final Object payload;
+
+	private final int priority;
+
+	private final Duration delay;
+
+	private final Instant runAt;
+
+	private TaskRequest(String queue, Object payload, int priority, Duration delay, Instant runAt) {
+		this.queue = queue;
+		this.payload = payload;
+		this.priority = priority;
+		this.delay = delay;
+		this.runAt = runAt;
+	}
+
+	/**
+	 * A request to run {@code payload} on {@code queue} as soon as possible, with priority 0.
+	 * @throws IllegalArgumentException if the queue name is invalid or the payload is null
+	 */
+	public static TaskRequest of(String queue, Object payload) {
+		QueueName.requireValid(queue, "queue");
+		if (payload == null) {
+			throw new IllegalArgumentException("payload must not be null (queue '" + queue + "')");
+		}
+		return new TaskRequest(queue, payload, 0, null, null);
+	}
+
+	/** This request with another priority; higher runs first, the default is 0. */
+	public TaskRequest withPriority(int priority) {
+		return new TaskRequest(this.queue, this.payload, priority, this.delay, this.runAt);
+	}
+
+	/**
+	 * This request to run no earlier than {@code delay} after the enqueue, measured on the database clock.
+	 * Replaces any {@link #withRunAt(Instant) run-at time}.
+	 */
+	public TaskRequest withDelay(Duration delay) {
+		Objects.requireNonNull(delay, "delay must not be null");
+		if (delay.isNegative()) {
+			throw new IllegalArgumentException("delay must not be negative but was " + delay);
+		}
+		return new TaskRequest(this.queue, this.payload, this.priority, delay, null);
+	}
+
+	/** This request to run no earlier than {@code runAt}. Replaces any {@link #withDelay(Duration) delay}. */
+	public TaskRequest withRunAt(Instant runAt) {
+		Objects.requireNonNull(runAt, "runAt must not be null");
+		return new TaskRequest(this.queue, this.payload, this.priority, null, runAt);
+	}
+
+	public String queue() {
+		return this.queue;
+	}
+
+	public Object payload() {
+		return this.payload;
+	}
+
+	public int priority() {
+		return this.priority;
+	}
+
+	/** The delay after the enqueue, or {@code null} when none was given. */
+	public Duration delay() {
+		return this.delay;
+	}
+
+	/** The earliest time to run, or {@code null} when none was given. */
+	public Instant runAt() {
+		return this.runAt;
+	}
+
+	@Override
+	public String toString() {
+		return "TaskRequest[queue=" + this.queue + ", priority=" + this.priority
+				+ ((this.delay != null) ? ", delay=" + this.delay : "")
+				+ ((this.runAt != null) ? ", runAt=" + this.runAt : "") + "]";
+	}
+
+}

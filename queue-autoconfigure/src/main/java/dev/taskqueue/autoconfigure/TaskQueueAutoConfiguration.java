@@ -1,0 +1,153 @@
+package dev.taskqueue.autoconfigure;
+
+import java.lang.management.ManagementFactory;
+
+import javax.sql.DataSource;
+
+import dev.taskqueue.TaskQueue;
+import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
+import dev.taskqueue.handler.TaskHandlerLazyInitializationExcludeFilter;
+import dev.taskqueue.handler.TaskHandlerMethod;
+import dev.taskqueue.handler.TaskHandlerRegistry;
+import dev.taskqueue.jdbc.SessionRepository;
+import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.producer.DefaultTaskQueue;
+import dev.taskqueue.worker.PayloadReader;
+import dev.taskqueue.worker.QueueSettings;
+import dev.taskqueue.worker.RetryPolicy;
+import dev.taskqueue.worker.TaskDispatcher;
+import dev.taskqueue.worker.TaskWorker;
+import dev.taskqueue.worker.WorkerSession;
+import dev.taskqueue.worker.WorkerSettings;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.LazyInitializationExcludeFilter;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Configures TaskQueue on the application's {@link DataSource}: the schema migration, the {@link TaskQueue}, the
+ * handler scanning and, unless {@code taskqueue.worker.enabled=false}, the worker.
+ */
+@AutoConfiguration(after = { DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
+		TransactionAutoConfiguration.class, JacksonAutoConfiguration.class },
+		afterName = { "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
+				"org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration" })
+@ConditionalOnClass({ JdbcClient.class, JsonMapper.class })
+@ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnBooleanProperty(name = "taskqueue.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(TaskQueueProperties.class)
+public class TaskQueueAutoConfiguration {
+
+	@Bean
+	static TaskHandlerAnnotationBeanPostProcessor taskHandlerAnnotationBeanPostProcessor() {
+		return new TaskHandlerAnnotationBeanPostProcessor();
+	}
+
+	@Bean
+	static LazyInitializationExcludeFilter taskHandlerLazyInitializationExcludeFilter() {
+		return new TaskHandlerLazyInitializationExcludeFilter();
+	}
+
+	@Bean
+	TaskHandlerRegistry taskHandlerRegistry(TaskHandlerAnnotationBeanPostProcessor taskHandlerAnnotationBeanPostProcessor) {
+		return taskHandlerAnnotationBeanPostProcessor.getRegistry();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TaskTables taskQueueTables(TaskQueueProperties properties) {
+		return TaskTables.inSchema(properties.getSchema().getName());
+	}
+
+	@Bean
+	@ConditionalOnBooleanProperty(name = "taskqueue.schema.migrate", matchIfMissing = true)
+	@ConditionalOnMissingBean
+	TaskQueueSchemaMigrator taskQueueSchemaMigrator(DataSource dataSource, TaskTables tables) {
+		return new TaskQueueSchemaMigrator(dataSource, tables);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TaskRepository taskRepository(DataSource dataSource, TaskTables tables) {
+		return new TaskRepository(dataSource, tables);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	SessionRepository taskQueueSessionRepository(DataSource dataSource, TaskTables tables) {
+		return new SessionRepository(dataSource, tables);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@DependsOnDatabaseInitialization
+	TaskQueue taskQueue(TaskRepository taskRepository, ObjectProvider<JsonMapper> jsonMapper) {
+		return new DefaultTaskQueue(taskRepository, jsonMapper.getIfAvailable(JsonMapper::new));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBooleanProperty(name = "taskqueue.worker.enabled", matchIfMissing = true)
+	static class WorkerConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@DependsOnDatabaseInitialization
+		TaskWorker taskWorker(TaskQueueProperties properties, TaskHandlerRegistry registry, TaskRepository tasks,
+				SessionRepository sessions, DataSource dataSource,
+				ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
+				Environment environment) {
+			TransactionTemplate ownTransactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+			TransactionTemplate handlerTransactions = new TransactionTemplate(
+					transactionManager.getIfUnique(() -> new DataSourceTransactionManager(dataSource)));
+			TaskQueueProperties.Worker worker = properties.getWorker();
+			WorkerSettings settings = new WorkerSettings(worker.getPollInterval(), worker.getHeartbeatInterval(),
+					worker.getSessionTimeout(), worker.getShutdownTimeout());
+			WorkerSession session = new WorkerSession(sessions, ownTransactions, sessionName(environment),
+					worker.getSessionTimeout());
+			TaskDispatcher dispatcher = new TaskDispatcher(tasks,
+					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)), handlerTransactions,
+					ownTransactions);
+			return new TaskWorker(registry, tasks, session, dispatcher, ownTransactions, settings,
+					(handler) -> queueSettings(properties, handler));
+		}
+
+		private static String sessionName(Environment environment) {
+			return environment.getProperty("spring.application.name", "application") + " "
+					+ ManagementFactory.getRuntimeMXBean().getName();
+		}
+
+		/** The queue's properties win over the annotation, which wins over the defaults. */
+		private static QueueSettings queueSettings(TaskQueueProperties properties, TaskHandlerMethod handler) {
+			TaskQueueProperties.Queue queue = properties.getQueues().get(handler.queue());
+			int concurrency = (queue != null && queue.getConcurrency() != null) ? queue.getConcurrency()
+					: (handler.concurrency() > 0) ? handler.concurrency() : properties.getWorker().getConcurrency();
+			int maxAttempts = (queue != null && queue.getMaxAttempts() != null) ? queue.getMaxAttempts()
+					: (handler.maxAttempts() > 0) ? handler.maxAttempts() : properties.getRetry().getMaxAttempts();
+			TaskQueueProperties.Backoff backoff = properties.getRetry().getBackoff();
+			RetryPolicy retryPolicy = new RetryPolicy(backoff.getInitialDelay(), backoff.getMultiplier(),
+					backoff.getMaxDelay(), backoff.getJitter());
+			return new QueueSettings(concurrency, maxAttempts, retryPolicy);
+		}
+
+	}
+
+}

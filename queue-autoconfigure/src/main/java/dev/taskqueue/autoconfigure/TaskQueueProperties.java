@@ -1,0 +1,326 @@
+package dev.taskqueue.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import dev.taskqueue.QueueName;
+
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration of TaskQueue, under {@code taskqueue}. Values are checked as they are bound, so a bad one stops
+ * the application with a message that names the property.
+ */
+@ConfigurationProperties("taskqueue")
+public class TaskQueueProperties implements InitializingBean {
+
+	private static final Pattern SQL_IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+
+	/**
+	 * Whether TaskQueue is configured at all.
+	 */
+	private boolean enabled = true;
+
+	private final Schema schema = new Schema();
+
+	private final Worker worker = new Worker();
+
+	private final Retry retry = new Retry();
+
+	/**
+	 * Settings per queue, keyed by queue name; they take precedence over the handler's annotation attributes.
+	 */
+	private final Map<String, Queue> queues = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Schema getSchema() {
+		return this.schema;
+	}
+
+	public Worker getWorker() {
+		return this.worker;
+	}
+
+	public Retry getRetry() {
+		return this.retry;
+	}
+
+	public Map<String, Queue> getQueues() {
+		return this.queues;
+	}
+
+	@Override
+	public void afterPropertiesSet() {
+		this.queues.keySet().forEach((name) -> QueueName.requireValid(name, "taskqueue.queues key"));
+		if (this.worker.heartbeatInterval.compareTo(this.worker.sessionTimeout) >= 0) {
+			throw new IllegalArgumentException("taskqueue.worker.heartbeat-interval (" + this.worker.heartbeatInterval
+					+ ") must be shorter than taskqueue.worker.session-timeout (" + this.worker.sessionTimeout + ")");
+		}
+	}
+
+	public static class Schema {
+
+		/**
+		 * Whether TaskQueue applies its own Flyway migrations at startup; turn off to apply the shipped SQL yourself.
+		 */
+		private boolean migrate = true;
+
+		/**
+		 * Database schema that holds the TaskQueue tables; empty means the connection's current schema.
+		 */
+		private String name;
+
+		public boolean isMigrate() {
+			return this.migrate;
+		}
+
+		public void setMigrate(boolean migrate) {
+			this.migrate = migrate;
+		}
+
+		public String getName() {
+			return this.name;
+		}
+
+		public void setName(String name) {
+			if (name != null && !name.isEmpty() && !SQL_IDENTIFIER.matcher(name).matches()) {
+				throw new IllegalArgumentException("taskqueue.schema.name must be a plain SQL identifier "
+						+ "(a letter or '_', then letters, digits or '_', at most 63) but was '" + name + "'");
+			}
+			this.name = (name != null && name.isEmpty()) ? null : name;
+		}
+
+	}
+
+	public static class Worker {
+
+		/**
+		 * Whether this instance runs handlers; when off it can still enqueue.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * How many tasks of one queue may run at once in this instance, unless the queue sets its own.
+		 */
+		private int concurrency = 4;
+
+		/**
+		 * How long a worker waits before looking for ready tasks again after finding none.
+		 */
+		private Duration pollInterval = Duration.ofMillis(500);
+
+		/**
+		 * How often this instance proves it is alive and looks for sessions that are not.
+		 */
+		private Duration heartbeatInterval = Duration.ofSeconds(5);
+
+		/**
+		 * How long a session may go without a heartbeat before other instances release its tasks.
+		 */
+		private Duration sessionTimeout = Duration.ofSeconds(30);
+
+		/**
+		 * How long shutdown waits for running handlers to finish.
+		 */
+		private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(int concurrency) {
+			this.concurrency = requirePositive(concurrency, "taskqueue.worker.concurrency");
+		}
+
+		public Duration getPollInterval() {
+			return this.pollInterval;
+		}
+
+		public void setPollInterval(Duration pollInterval) {
+			this.pollInterval = requirePositive(pollInterval, "taskqueue.worker.poll-interval");
+		}
+
+		public Duration getHeartbeatInterval() {
+			return this.heartbeatInterval;
+		}
+
+		public void setHeartbeatInterval(Duration heartbeatInterval) {
+			this.heartbeatInterval = requirePositive(heartbeatInterval, "taskqueue.worker.heartbeat-interval");
+		}
+
+		public Duration getSessionTimeout() {
+			return this.sessionTimeout;
+		}
+
+		public void setSessionTimeout(Duration sessionTimeout) {
+			this.sessionTimeout = requirePositive(sessionTimeout, "taskqueue.worker.session-timeout");
+		}
+
+		public Duration getShutdownTimeout() {
+			return this.shutdownTimeout;
+		}
+
+		public void setShutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = requireNotNegative(shutdownTimeout, "taskqueue.worker.shutdown-timeout");
+		}
+
+	}
+
+	public static class Retry {
+
+		/**
+		 * How many times a task is tried, the first run included, before it goes to the dead letters.
+		 */
+		private int maxAttempts = 5;
+
+		private final Backoff backoff = new Backoff();
+
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = requirePositive(maxAttempts, "taskqueue.retry.max-attempts");
+		}
+
+		public Backoff getBackoff() {
+			return this.backoff;
+		}
+
+	}
+
+	public static class Backoff {
+
+		/**
+		 * Delay before the second attempt.
+		 */
+		private Duration initialDelay = Duration.ofSeconds(1);
+
+		/**
+		 * Factor by which the delay grows with each further attempt.
+		 */
+		private double multiplier = 2.0;
+
+		/**
+		 * Longest delay between two attempts.
+		 */
+		private Duration maxDelay = Duration.ofMinutes(10);
+
+		/**
+		 * Fraction of each delay, from 0 to 1, taken off at random so that failed tasks do not retry in step.
+		 */
+		private double jitter = 0.2;
+
+		public Duration getInitialDelay() {
+			return this.initialDelay;
+		}
+
+		public void setInitialDelay(Duration initialDelay) {
+			this.initialDelay = requireNotNegative(initialDelay, "taskqueue.retry.backoff.initial-delay");
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
+				throw new IllegalArgumentException(
+						"taskqueue.retry.backoff.multiplier must be at least 1 but was " + multiplier);
+			}
+			this.multiplier = multiplier;
+		}
+
+		public Duration getMaxDelay() {
+			return this.maxDelay;
+		}
+
+		public void setMaxDelay(Duration maxDelay) {
+			this.maxDelay = requireNotNegative(maxDelay, "taskqueue.retry.backoff.max-delay");
+		}
+
+		public double getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(double jitter) {
+			if (!(jitter >= 0.0 && jitter <= 1.0)) {
+				throw new IllegalArgumentException("taskqueue.retry.backoff.jitter must be from 0 to 1 but was " + jitter);
+			}
+			this.jitter = jitter;
+		}
+
+	}
+
+	public static class Queue {
+
+		/**
+		 * How many tasks of this queue may run at once in this instance.
+		 */
+		private Integer concurrency;
+
+		/**
+		 * How many times a task of this queue is tried, the first run included.
+		 */
+		private Integer maxAttempts;
+
+		public Integer getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(Integer concurrency) {
+			this.concurrency = (concurrency != null) ? requirePositive(concurrency, "taskqueue.queues.*.concurrency")
+					: null;
+		}
+
+		public Integer getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(Integer maxAttempts) {
+			this.maxAttempts = (maxAttempts != null) ? requirePositive(maxAttempts, "taskqueue.queues.*.max-attempts")
+					: null;
+		}
+
+	}
+
+	private static int requirePositive(int value, String property) {
+		if (value < 1) {
+			throw new IllegalArgumentException(property + " must be at least 1 but was " + value);
+		}
+		return value;
+	}
+
+	private static Duration requirePositive(Duration value, String property) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new IllegalArgumentException(property + " must be a positive duration but was " + value);
+		}
+		return value;
+	}
+
+	private static Duration requireNotNegative(Duration value, String property) {
+		if (value == null || value.isNegative()) {
+			throw new IllegalArgumentException(property + " must not be negative but was " + value);
+		}
+		return value;
+	}
+
+}

@@ -1,0 +1,100 @@
+package dev.taskqueue.handler;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Map;
+
+import dev.taskqueue.QueueName;
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.TaskHandler;
+
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.context.EmbeddedValueResolverAware;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * Finds {@link TaskHandler @TaskHandler} methods on beans as they are created, checks them and puts them in the
+ * {@link TaskHandlerRegistry}. It only collects: it starts no threads and runs no SQL. A bad handler stops the
+ * application with a message naming its bean and method.
+ */
+public class TaskHandlerAnnotationBeanPostProcessor
+		implements BeanPostProcessor, EmbeddedValueResolverAware, SmartInitializingSingleton {
+
+	private final TaskHandlerRegistry registry = new TaskHandlerRegistry();
+
+	private StringValueResolver valueResolver;
+
+	/** The registry this processor fills. */
+	public TaskHandlerRegistry getRegistry() {
+		return this.registry;
+	}
+
+	@Override
+	public void setEmbeddedValueResolver(StringValueResolver resolver) {
+		this.valueResolver = resolver;
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
+		if (!AnnotationUtils.isCandidateClass(targetClass, TaskHandler.class)) {
+			return bean;
+		}
+		Map<Method, TaskHandler> annotated = MethodIntrospector.selectMethods(targetClass,
+				(MethodIntrospector.MetadataLookup<TaskHandler>) (method) -> AnnotatedElementUtils
+					.findMergedAnnotation(method, TaskHandler.class));
+		annotated.forEach((method, annotation) -> {
+			try {
+				this.registry.register(handlerMethod(bean, beanName, method, annotation));
+			}
+			catch (IllegalStateException | IllegalArgumentException ex) {
+				throw new BeanCreationException(beanName, ex.getMessage(), ex);
+			}
+		});
+		return bean;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		this.registry.freeze();
+	}
+
+	private TaskHandlerMethod handlerMethod(Object bean, String beanName, Method method, TaskHandler annotation) {
+		String where = "@TaskHandler on " + TaskHandlerMethod.describe(beanName, method);
+		if (Modifier.isStatic(method.getModifiers())) {
+			throw new IllegalArgumentException(where + " is static; a handler is an instance method of a bean");
+		}
+		if (Modifier.isPrivate(method.getModifiers())) {
+			throw new IllegalArgumentException(where + " is private; make it public or package-private");
+		}
+		Class<?>[] parameters = method.getParameterTypes();
+		boolean takesContext = parameters.length == 2 && parameters[1] == TaskContext.class;
+		if (!(parameters.length == 1 || takesContext) || parameters[0] == TaskContext.class) {
+			throw new IllegalArgumentException(where
+					+ " has a bad signature; a handler takes (P payload) or (P payload, TaskContext context)");
+		}
+		String queue = (this.valueResolver != null) ? this.valueResolver.resolveStringValue(annotation.queue())
+				: annotation.queue();
+		if (!QueueName.isValid(queue)) {
+			throw new IllegalArgumentException(where + " names an invalid queue: "
+					+ ((queue != null) ? "'" + queue + "'" : "null")
+					+ "; a queue name is 1 to 100 letters, digits, '.', '_', '-' or ':'");
+		}
+		if (annotation.concurrency() < 0 || annotation.maxAttempts() < 0) {
+			throw new IllegalArgumentException(where + " sets a negative concurrency or maxAttempts");
+		}
+		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+		ReflectionUtils.makeAccessible(invocable);
+		return new TaskHandlerMethod(queue, beanName, bean, invocable, method.getGenericParameterTypes()[0],
+				takesContext, annotation.concurrency(), annotation.maxAttempts());
+	}
+
+}

@@ -1,0 +1,46 @@
+package dev.taskqueue.handler;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The handlers of this application, by queue. Filled while the application context starts, read-only after.
+ */
+public class TaskHandlerRegistry {
+
+	private final Map<String, TaskHandlerMethod> handlers = new LinkedHashMap<>();
+
+	private volatile boolean frozen;
+
+	/**
+	 * Adds a handler.
+	 * @throws IllegalStateException if its queue has a handler already, naming both
+	 */
+	synchronized void register(TaskHandlerMethod handler) {
+		if (this.frozen) {
+			throw new IllegalStateException("Cannot register " + handler.describe() + " after startup");
+		}
+		TaskHandlerMethod existing = this.handlers.putIfAbsent(handler.queue(), handler);
+		if (existing != null) {
+			throw new IllegalStateException("Queue '" + handler.queue() + "' has two @TaskHandler methods: "
+					+ existing.describe() + " and " + handler.describe() + "; a queue has exactly one handler");
+		}
+	}
+
+	synchronized void freeze() {
+		this.frozen = true;
+	}
+
+	/** The handler of {@code queue}, or {@code null} when this application has none. */
+	public synchronized TaskHandlerMethod get(String queue) {
+		return this.handlers.get(queue);
+	}
+
+	/** All handlers, in the order they were found. */
+	public synchronized Collection<TaskHandlerMethod> all() {
+		return Collections.unmodifiableCollection(new java.util.ArrayList<>(this.handlers.values()));
+	}
+
+}

@@ -1,0 +1,21 @@
+package dev.taskqueue.jdbc;
+
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * A task this instance has claimed.
+ *
+ * @param id the task's id
+ * @param queue its queue
+ * @param payload its JSON payload
+ * @param priority its priority
+ * @param attempt the attempt this claim starts, 1 on the first
+ * @param enqueuedAt when it was enqueued
+ * @param runAt when it became due
+ * @param claimedBy the session that claimed it, which fences its completion
+ * @param lastError the error of the previous attempt, or {@code null}
+ */
+public record ClaimedTask(UUID id, String queue, String payload, int priority, int attempt, Instant enqueuedAt,
+		Instant runAt, UUID claimedBy, String lastError) {
+}

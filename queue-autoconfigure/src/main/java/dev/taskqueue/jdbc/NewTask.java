@@ -1,0 +1,19 @@
+package dev.taskqueue.jdbc;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * A task to insert. When to run it is either a delay after the enqueue on the database clock, or a fixed time, or
+ * neither (now).
+ *
+ * @param id the task's id
+ * @param queue its queue
+ * @param payload its JSON payload
+ * @param priority its priority
+ * @param delay the delay after the enqueue, or {@code null}
+ * @param runAt the time to run, or {@code null}
+ */
+public record NewTask(UUID id, String queue, String payload, int priority, Duration delay, Instant runAt) {
+}

@@ -1,0 +1,86 @@
+package dev.taskqueue.jdbc;
+
+import java.sql.Types;
+import java.time.Duration;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Worker sessions: one row per running instance, kept alive by heartbeats on the database clock. Every statement
+ * here runs in its own transaction (auto-commit), never in a caller's.
+ */
+public class SessionRepository {
+
+	private static final String REGISTER = """
+			INSERT INTO %1$s (id, name) VALUES (:id, :name)
+			""";
+
+	private static final String HEARTBEAT = """
+			UPDATE %1$s SET heartbeat_at = now() WHERE id = :id
+			""";
+
+	// Deletes the sessions that stopped beating and, in the same statement, makes their tasks ready again at once.
+	// Tasks whose session is already gone (a claim that raced with the delete) are released too. The attempt stays
+	// counted, so a task that keeps killing its worker ends in the dead letters.
+	private static final String EXPIRE = """
+			WITH expired AS (
+			    DELETE FROM %1$s WHERE heartbeat_at < now() - :timeoutMicros * interval '1 microsecond'
+			    RETURNING id)
+			UPDATE %2$s t SET claimed_by = NULL, claimed_at = NULL
+			WHERE t.claimed_by IS NOT NULL
+			  AND (t.claimed_by IN (SELECT id FROM expired)
+			       OR NOT EXISTS (SELECT 1 FROM %1$s s WHERE s.id = t.claimed_by))
+			""";
+
+	private static final String END = """
+			WITH ended AS (DELETE FROM %1$s WHERE id = :id RETURNING id)
+			UPDATE %2$s t SET claimed_by = NULL, claimed_at = NULL
+			WHERE t.claimed_by = :id
+			""";
+
+	private final JdbcClient jdbc;
+
+	private final String register;
+
+	private final String heartbeat;
+
+	private final String expire;
+
+	private final String end;
+
+	public SessionRepository(DataSource dataSource, TaskTables tables) {
+		this.jdbc = JdbcClient.create(dataSource);
+		this.register = REGISTER.formatted(tables.session());
+		this.heartbeat = HEARTBEAT.formatted(tables.session());
+		this.expire = EXPIRE.formatted(tables.session(), tables.task());
+		this.end = END.formatted(tables.session(), tables.task());
+	}
+
+	public void register(UUID id, String name) {
+		this.jdbc.sql(this.register).param("id", id).param("name", name).update();
+	}
+
+	/** Records that session {@code id} is alive; {@code false} when it has been expired by another instance. */
+	public boolean heartbeat(UUID id) {
+		return this.jdbc.sql(this.heartbeat).param("id", id).update() == 1;
+	}
+
+	/**
+	 * Deletes every session silent for longer than {@code timeout} and makes their tasks ready again.
+	 * @return how many tasks were released
+	 */
+	public int expire(Duration timeout) {
+		return this.jdbc.sql(this.expire)
+			.param("timeoutMicros", timeout.toNanos() / 1000, Types.BIGINT)
+			.update();
+	}
+
+	/** Ends session {@code id}, releasing any task it still holds. */
+	public int end(UUID id) {
+		return this.jdbc.sql(this.end).param("id", id).update();
+	}
+
+}

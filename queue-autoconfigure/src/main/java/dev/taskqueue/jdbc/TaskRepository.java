@@ -1,0 +1,213 @@
+package dev.taskqueue.jdbc;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.SqlArrayValue;
+
+/**
+ * Enqueues, claims and settles tasks. Every statement that settles a task is fenced by the claiming session:
+ * when another session has taken the task over, it changes 0 rows and says so by returning {@code false}.
+ * <p>
+ * Statements run on the application's {@link DataSource} and join the current Spring-managed transaction.
+ */
+public class TaskRepository {
+
+	private static final String INSERT = """
+			INSERT INTO %1$s (id, queue, payload, priority, run_at)
+			VALUES (:id, :queue, CAST(:payload AS jsonb), :priority,
+			        COALESCE(timestamptz 'epoch' + :runAtMicros * interval '1 microsecond',
+			                 now() + :delayMicros * interval '1 microsecond'))
+			""";
+
+	private static final String INSERT_ALL = """
+			INSERT INTO %1$s (id, queue, payload, priority, run_at)
+			SELECT t.id, t.queue, CAST(t.payload AS jsonb), t.priority,
+			       COALESCE(timestamptz 'epoch' + t.run_at_micros * interval '1 microsecond',
+			                now() + t.delay_micros * interval '1 microsecond')
+			FROM unnest(:ids, :queues, :payloads, :priorities, :runAtMicros, :delayMicros)
+			     AS t(id, queue, payload, priority, run_at_micros, delay_micros)
+			""";
+
+	// MATERIALIZED: the locked set is computed once, so the UPDATE never sees more than :limit rows.
+	private static final String CLAIM = """
+			WITH ready AS MATERIALIZED (
+			    SELECT id FROM %1$s
+			    WHERE queue = :queue AND claimed_by IS NULL AND run_at <= now()
+			      AND EXISTS (SELECT 1 FROM %2$s s WHERE s.id = :session)
+			    ORDER BY priority DESC, run_at, id
+			    LIMIT :limit
+			    FOR UPDATE SKIP LOCKED)
+			UPDATE %1$s t SET claimed_by = :session, claimed_at = now(), attempt = t.attempt + 1
+			FROM ready WHERE t.id = ready.id
+			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
+			          t.claimed_by, t.last_error
+			""";
+
+	private static final String COMPLETE = """
+			DELETE FROM %1$s WHERE id = :id AND claimed_by = :session
+			""";
+
+	private static final String RETRY_LATER = """
+			UPDATE %1$s SET claimed_by = NULL, claimed_at = NULL, last_error = :error,
+			       run_at = now() + :delayMicros * interval '1 microsecond'
+			WHERE id = :id AND claimed_by = :session
+			""";
+
+	private static final String MOVE_TO_DEAD = """
+			WITH dead AS (DELETE FROM %1$s WHERE id = :id AND claimed_by = :session RETURNING *)
+			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error)
+			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), :error FROM dead
+			ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, attempts = excluded.attempts,
+			       failed_at = excluded.failed_at, error = excluded.error
+			""";
+
+	// A claimed task that never started does not use up an attempt.
+	private static final String RELEASE_UNSTARTED = """
+			UPDATE %1$s SET claimed_by = NULL, claimed_at = NULL, attempt = attempt - 1
+			WHERE id = ANY(:ids) AND claimed_by = :session
+			""";
+
+	private static final RowMapper<ClaimedTask> CLAIMED_TASK = TaskRepository::claimedTask;
+
+	private final JdbcClient jdbc;
+
+	private final String insert;
+
+	private final String insertAll;
+
+	private final String claim;
+
+	private final String complete;
+
+	private final String retryLater;
+
+	private final String moveToDead;
+
+	private final String releaseUnstarted;
+
+	public TaskRepository(DataSource dataSource, TaskTables tables) {
+		this.jdbc = JdbcClient.create(dataSource);
+		this.insert = INSERT.formatted(tables.task());
+		this.insertAll = INSERT_ALL.formatted(tables.task());
+		this.claim = CLAIM.formatted(tables.task(), tables.session());
+		this.complete = COMPLETE.formatted(tables.task());
+		this.retryLater = RETRY_LATER.formatted(tables.task());
+		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask());
+		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
+	}
+
+	public void insert(NewTask task) {
+		this.jdbc.sql(this.insert)
+			.param("id", task.id())
+			.param("queue", task.queue())
+			.param("payload", task.payload())
+			.param("priority", task.priority())
+			.param("runAtMicros", epochMicros(task.runAt()), Types.BIGINT)
+			.param("delayMicros", micros(task.delay()), Types.BIGINT)
+			.update();
+	}
+
+	public void insertAll(List<NewTask> tasks) {
+		int n = tasks.size();
+		UUID[] ids = new UUID[n];
+		String[] queues = new String[n];
+		String[] payloads = new String[n];
+		Integer[] priorities = new Integer[n];
+		Long[] runAtMicros = new Long[n];
+		Long[] delayMicros = new Long[n];
+		for (int i = 0; i < n; i++) {
+			NewTask task = tasks.get(i);
+			ids[i] = task.id();
+			queues[i] = task.queue();
+			payloads[i] = task.payload();
+			priorities[i] = task.priority();
+			runAtMicros[i] = epochMicros(task.runAt());
+			delayMicros[i] = micros(task.delay());
+		}
+		this.jdbc.sql(this.insertAll)
+			.param("ids", new SqlArrayValue("uuid", (Object[]) ids))
+			.param("queues", new SqlArrayValue("text", (Object[]) queues))
+			.param("payloads", new SqlArrayValue("text", (Object[]) payloads))
+			.param("priorities", new SqlArrayValue("int4", (Object[]) priorities))
+			.param("runAtMicros", new SqlArrayValue("int8", (Object[]) runAtMicros))
+			.param("delayMicros", new SqlArrayValue("int8", (Object[]) delayMicros))
+			.update();
+	}
+
+	/**
+	 * Claims up to {@code limit} ready tasks of {@code queue} for {@code session}, highest priority first, then
+	 * oldest due time, skipping tasks other sessions are claiming at the same moment. Claims nothing when the
+	 * session no longer exists.
+	 */
+	public List<ClaimedTask> claim(String queue, UUID session, int limit) {
+		return this.jdbc.sql(this.claim)
+			.param("queue", queue)
+			.param("session", session)
+			.param("limit", limit)
+			.query(CLAIMED_TASK)
+			.list();
+	}
+
+	/** Deletes a completed task; {@code false} when {@code session} no longer holds its claim. */
+	public boolean complete(UUID id, UUID session) {
+		return this.jdbc.sql(this.complete).param("id", id).param("session", session).update() == 1;
+	}
+
+	/** Makes a failed task ready again after {@code delay}; {@code false} when the claim was lost. */
+	public boolean retryLater(ClaimedTask task, Duration delay, String error) {
+		return this.jdbc.sql(this.retryLater)
+			.param("id", task.id())
+			.param("session", task.claimedBy())
+			.param("delayMicros", micros(delay), Types.BIGINT)
+			.param("error", error)
+			.update() == 1;
+	}
+
+	/** Moves a task to the dead letters; {@code false} when the claim was lost. */
+	public boolean moveToDead(ClaimedTask task, String error) {
+		return this.jdbc.sql(this.moveToDead)
+			.param("id", task.id())
+			.param("session", task.claimedBy())
+			.param("error", error)
+			.update() == 1;
+	}
+
+	/** Gives back tasks that were claimed but never started, without counting an attempt. */
+	public int releaseUnstarted(Collection<UUID> ids, UUID session) {
+		if (ids.isEmpty()) {
+			return 0;
+		}
+		return this.jdbc.sql(this.releaseUnstarted)
+			.param("ids", new SqlArrayValue("uuid", ids.toArray()))
+			.param("session", session)
+			.update();
+	}
+
+	private static Long micros(Duration duration) {
+		return (duration != null) ? duration.toNanos() / 1000 : 0L;
+	}
+
+	private static Long epochMicros(Instant instant) {
+		return (instant != null) ? Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L),
+				instant.getNano() / 1000) : null;
+	}
+
+	private static ClaimedTask claimedTask(ResultSet rs, int row) throws SQLException {
+		return new ClaimedTask(rs.getObject("id", UUID.class), rs.getString("queue"), rs.getString("payload"),
+				rs.getInt("priority"), rs.getInt("attempt"), rs.getTimestamp("enqueued_at").toInstant(),
+				rs.getTimestamp("run_at").toInstant(), rs.getObject("claimed_by", UUID.class),
+				rs.getString("last_error"));
+	}
+
+}

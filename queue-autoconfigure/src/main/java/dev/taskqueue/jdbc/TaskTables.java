@@ -1,0 +1,54 @@
+package dev.taskqueue.jdbc;
+
+import java.util.regex.Pattern;
+
+/**
+ * The names of TaskQueue's tables, qualified with the configured schema. The schema name is checked here, once,
+ * because it is the only identifier that reaches SQL text.
+ */
+public final class TaskTables {
+
+	private static final Pattern SQL_IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+
+	private final String schema;
+
+	private TaskTables(String schema) {
+		this.schema = schema;
+	}
+
+	/**
+	 * The tables in {@code schema}, or in the connection's current schema when it is {@code null} or empty.
+	 * @throws IllegalArgumentException if {@code schema} is not a plain SQL identifier
+	 */
+	public static TaskTables inSchema(String schema) {
+		if (schema == null || schema.isEmpty()) {
+			return new TaskTables(null);
+		}
+		if (!SQL_IDENTIFIER.matcher(schema).matches()) {
+			throw new IllegalArgumentException("schema must be a plain SQL identifier but was '" + schema + "'");
+		}
+		return new TaskTables(schema);
+	}
+
+	/** The schema, or {@code null} for the connection's current schema. */
+	public String schema() {
+		return this.schema;
+	}
+
+	String task() {
+		return qualify("taskqueue_task");
+	}
+
+	String session() {
+		return qualify("taskqueue_session");
+	}
+
+	String deadTask() {
+		return qualify("taskqueue_dead_task");
+	}
+
+	private String qualify(String table) {
+		return (this.schema != null) ? '"' + this.schema + "\"." + table : table;
+	}
+
+}

@@ -1,0 +1,69 @@
+package dev.taskqueue.producer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import dev.taskqueue.TaskQueue;
+import dev.taskqueue.TaskRequest;
+import dev.taskqueue.jdbc.NewTask;
+import dev.taskqueue.jdbc.TaskRepository;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The {@link TaskQueue} on the application's database: writes the payload as JSON and inserts the task on the
+ * application's {@code DataSource}, inside the caller's transaction when there is one.
+ */
+public class DefaultTaskQueue implements TaskQueue {
+
+	private final TaskRepository tasks;
+
+	private final JsonMapper mapper;
+
+	public DefaultTaskQueue(TaskRepository tasks, JsonMapper mapper) {
+		this.tasks = tasks;
+		this.mapper = mapper;
+	}
+
+	@Override
+	public UUID enqueue(TaskRequest request) {
+		NewTask task = newTask(request, "request");
+		this.tasks.insert(task);
+		return task.id();
+	}
+
+	@Override
+	public List<UUID> enqueueAll(List<TaskRequest> requests) {
+		if (requests == null) {
+			throw new IllegalArgumentException("requests must not be null");
+		}
+		List<NewTask> newTasks = new ArrayList<>(requests.size());
+		for (int i = 0; i < requests.size(); i++) {
+			newTasks.add(newTask(requests.get(i), "requests[" + i + "]"));
+		}
+		if (!newTasks.isEmpty()) {
+			this.tasks.insertAll(newTasks);
+		}
+		return newTasks.stream().map(NewTask::id).toList();
+	}
+
+	private NewTask newTask(TaskRequest request, String argument) {
+		if (request == null) {
+			throw new IllegalArgumentException(argument + " must not be null");
+		}
+		return new NewTask(TaskIds.next(), request.queue(), json(request, argument), request.priority(),
+				request.delay(), request.runAt());
+	}
+
+	private String json(TaskRequest request, String argument) {
+		try {
+			return this.mapper.writeValueAsString(request.payload());
+		}
+		catch (JacksonException ex) {
+			throw new IllegalArgumentException("The payload of " + argument + " (" + request.payload().getClass().getName()
+					+ ", queue '" + request.queue() + "') cannot be written as JSON: " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+}

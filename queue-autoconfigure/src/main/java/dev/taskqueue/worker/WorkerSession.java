@@ -1,0 +1,86 @@
+package dev.taskqueue.worker;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import dev.taskqueue.jdbc.SessionRepository;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.transaction.support.TransactionOperations;
+
+/**
+ * This instance's session: the row other instances watch to know it is alive. A heartbeat also expires the
+ * sessions of instances that stopped beating, which makes their tasks ready again. When this session is found
+ * expired (the instance was paused for longer than the timeout), it opens a new one: its running handlers then
+ * cannot complete their tasks, which other instances now run.
+ */
+public class WorkerSession {
+
+	private static final Log logger = LogFactory.getLog(WorkerSession.class);
+
+	private final SessionRepository sessions;
+
+	private final TransactionOperations transactions;
+
+	private final String name;
+
+	private final Duration timeout;
+
+	private volatile UUID id;
+
+	public WorkerSession(SessionRepository sessions, TransactionOperations transactions, String name,
+			Duration timeout) {
+		this.sessions = sessions;
+		this.transactions = transactions;
+		this.name = name;
+		this.timeout = timeout;
+	}
+
+	/** The current session id; {@code null} before {@link #open()}. */
+	public UUID id() {
+		return this.id;
+	}
+
+	void open() {
+		UUID newId = UUID.randomUUID();
+		this.transactions.executeWithoutResult((status) -> this.sessions.register(newId, this.name));
+		this.id = newId;
+	}
+
+	/**
+	 * Proves this session alive and expires silent ones.
+	 * @return how many tasks of expired sessions were made ready again
+	 */
+	int beat() {
+		try {
+			Boolean alive = this.transactions.execute((status) -> this.sessions.heartbeat(this.id));
+			if (!Boolean.TRUE.equals(alive)) {
+				UUID lost = this.id;
+				open();
+				logger.warn("TaskQueue session " + lost + " was expired by another instance (no heartbeat for "
+						+ this.timeout + "); its tasks were released. Continuing as session " + this.id);
+			}
+			Integer released = this.transactions.execute((status) -> this.sessions.expire(this.timeout));
+			if (released != null && released > 0) {
+				logger.info("Released " + released + " tasks of expired TaskQueue sessions");
+				return released;
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("TaskQueue heartbeat failed: " + ErrorText.summary(ex));
+		}
+		return 0;
+	}
+
+	void close() {
+		try {
+			this.transactions.executeWithoutResult((status) -> this.sessions.end(this.id));
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not end TaskQueue session " + this.id + "; other instances release its tasks after "
+					+ this.timeout + ": " + ErrorText.summary(ex));
+		}
+	}
+
+}

@@ -1,0 +1,15 @@
+package dev.taskqueue.worker;
+
+import java.time.Duration;
+
+/**
+ * How the worker of this instance runs.
+ *
+ * @param pollInterval the wait before looking for ready tasks again after finding none
+ * @param heartbeatInterval how often the session proves it is alive and expired sessions are looked for
+ * @param sessionTimeout how long a silent session lives before other instances release its tasks
+ * @param shutdownTimeout how long shutdown waits for running handlers
+ */
+public record WorkerSettings(Duration pollInterval, Duration heartbeatInterval, Duration sessionTimeout,
+		Duration shutdownTimeout) {
+}
