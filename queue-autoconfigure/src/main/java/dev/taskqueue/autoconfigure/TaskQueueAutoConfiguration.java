@@ -1,8 +1,12 @@
 package dev.taskqueue.autoconfigure;
 
 import java.lang.management.ManagementFactory;
+import java.sql.SQLException;
+import java.time.Duration;
 
 import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
 
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
@@ -33,15 +37,18 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.ClassUtils;
 
 /**
  * Configures TaskQueue on the application's {@link DataSource}: the schema migration, the {@link TaskQueue}, the
@@ -55,6 +62,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBooleanProperty(name = "taskqueue.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(TaskQueueProperties.class)
+// Makes @DependsOnDatabaseInitialization work even when no other auto-configuration imports it.
+@Import(DatabaseInitializationDependencyConfigurer.class)
 public class TaskQueueAutoConfiguration {
 
 	@Bean
@@ -120,7 +129,7 @@ public class TaskQueueAutoConfiguration {
 					transactionManager.getIfUnique(() -> new DataSourceTransactionManager(dataSource)));
 			TaskQueueProperties.Worker worker = properties.getWorker();
 			WorkerSettings settings = new WorkerSettings(worker.getPollInterval(), worker.getHeartbeatInterval(),
-					worker.getSessionTimeout(), worker.getShutdownTimeout());
+					worker.getSessionTimeout(), worker.getShutdownTimeout(), maxHandlers(dataSource));
 			WorkerSession session = new WorkerSession(sessions, ownTransactions, sessionName(environment),
 					worker.getSessionTimeout());
 			TaskDispatcher dispatcher = new TaskDispatcher(tasks,
@@ -130,9 +139,35 @@ public class TaskQueueAutoConfiguration {
 					(handler) -> queueSettings(properties, handler));
 		}
 
+		/** Room for handlers in the pool: one connection each, two kept for claiming and heartbeats. */
+		private static int maxHandlers(DataSource dataSource) {
+			if (ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", null)) {
+				Integer poolSize = HikariPool.maximumPoolSize(dataSource);
+				if (poolSize != null) {
+					return Math.max(1, poolSize - 2);
+				}
+			}
+			return Integer.MAX_VALUE;
+		}
+
 		private static String sessionName(Environment environment) {
 			return environment.getProperty("spring.application.name", "application") + " "
 					+ ManagementFactory.getRuntimeMXBean().getName();
+		}
+
+		/** Reads the pool size of a Hikari pool; kept apart so Hikari stays optional. */
+		private static final class HikariPool {
+
+			static Integer maximumPoolSize(DataSource dataSource) {
+				try {
+					return dataSource.isWrapperFor(HikariDataSource.class)
+							? dataSource.unwrap(HikariDataSource.class).getMaximumPoolSize() : null;
+				}
+				catch (SQLException ex) {
+					return null;
+				}
+			}
+
 		}
 
 		/** The queue's properties win over the annotation, which wins over the defaults. */
@@ -145,7 +180,9 @@ public class TaskQueueAutoConfiguration {
 			TaskQueueProperties.Backoff backoff = properties.getRetry().getBackoff();
 			RetryPolicy retryPolicy = new RetryPolicy(backoff.getInitialDelay(), backoff.getMultiplier(),
 					backoff.getMaxDelay(), backoff.getJitter());
-			return new QueueSettings(concurrency, maxAttempts, retryPolicy);
+			Duration timeout = (queue != null && queue.getTimeout() != null) ? queue.getTimeout()
+					: properties.getWorker().getTimeout();
+			return new QueueSettings(concurrency, maxAttempts, retryPolicy, timeout);
 		}
 
 	}

@@ -19,6 +19,8 @@ public class TaskQueueProperties implements InitializingBean {
 
 	private static final Pattern SQL_IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
+	private static final Pattern CANONICAL_KEY = Pattern.compile("[a-z0-9-]+");
+
 	/**
 	 * Whether TaskQueue is configured at all.
 	 */
@@ -61,7 +63,21 @@ public class TaskQueueProperties implements InitializingBean {
 
 	@Override
 	public void afterPropertiesSet() {
-		this.queues.keySet().forEach((name) -> QueueName.requireValid(name, "taskqueue.queues key"));
+		this.queues.forEach((name, queue) -> {
+			QueueName.requireValid(name, "taskqueue.queues key");
+			// Checked here rather than in the setters, which cannot know the queue the value belongs to.
+			String property = "taskqueue.queues"
+					+ (CANONICAL_KEY.matcher(name).matches() ? "." + name : "[" + name + "]");
+			if (queue.concurrency != null) {
+				requirePositive(queue.concurrency, property + ".concurrency");
+			}
+			if (queue.maxAttempts != null) {
+				requirePositive(queue.maxAttempts, property + ".max-attempts");
+			}
+			if (queue.timeout != null) {
+				requirePositive(queue.timeout, property + ".timeout");
+			}
+		});
 		if (this.worker.heartbeatInterval.compareTo(this.worker.sessionTimeout) >= 0) {
 			throw new IllegalArgumentException("taskqueue.worker.heartbeat-interval (" + this.worker.heartbeatInterval
 					+ ") must be shorter than taskqueue.worker.session-timeout (" + this.worker.sessionTimeout + ")");
@@ -134,6 +150,12 @@ public class TaskQueueProperties implements InitializingBean {
 		 */
 		private Duration shutdownTimeout = Duration.ofSeconds(30);
 
+		/**
+		 * How long a handler may run before it is interrupted and its task counted as failed, unless the queue
+		 * sets its own.
+		 */
+		private Duration timeout = Duration.ofMinutes(10);
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -180,6 +202,14 @@ public class TaskQueueProperties implements InitializingBean {
 
 		public void setShutdownTimeout(Duration shutdownTimeout) {
 			this.shutdownTimeout = requireNotNegative(shutdownTimeout, "taskqueue.worker.shutdown-timeout");
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = requirePositive(timeout, "taskqueue.worker.timeout");
 		}
 
 	}
@@ -282,13 +312,17 @@ public class TaskQueueProperties implements InitializingBean {
 		 */
 		private Integer maxAttempts;
 
+		/**
+		 * How long a handler of this queue may run before it is interrupted and its task counted as failed.
+		 */
+		private Duration timeout;
+
 		public Integer getConcurrency() {
 			return this.concurrency;
 		}
 
 		public void setConcurrency(Integer concurrency) {
-			this.concurrency = (concurrency != null) ? requirePositive(concurrency, "taskqueue.queues.*.concurrency")
-					: null;
+			this.concurrency = concurrency;
 		}
 
 		public Integer getMaxAttempts() {
@@ -296,8 +330,15 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setMaxAttempts(Integer maxAttempts) {
-			this.maxAttempts = (maxAttempts != null) ? requirePositive(maxAttempts, "taskqueue.queues.*.max-attempts")
-					: null;
+			this.maxAttempts = maxAttempts;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
 		}
 
 	}

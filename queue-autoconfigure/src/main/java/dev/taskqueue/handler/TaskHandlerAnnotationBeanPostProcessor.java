@@ -2,7 +2,9 @@ package dev.taskqueue.handler;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.Arrays;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskContext;
@@ -81,8 +83,7 @@ public class TaskHandlerAnnotationBeanPostProcessor
 			throw new IllegalArgumentException(where
 					+ " has a bad signature; a handler takes (P payload) or (P payload, TaskContext context)");
 		}
-		String queue = (this.valueResolver != null) ? this.valueResolver.resolveStringValue(annotation.queue())
-				: annotation.queue();
+		String queue = resolve(annotation.queue(), where);
 		if (!QueueName.isValid(queue)) {
 			throw new IllegalArgumentException(where + " names an invalid queue: "
 					+ ((queue != null) ? "'" + queue + "'" : "null")
@@ -91,10 +92,33 @@ public class TaskHandlerAnnotationBeanPostProcessor
 		if (annotation.concurrency() < 0 || annotation.maxAttempts() < 0) {
 			throw new IllegalArgumentException(where + " sets a negative concurrency or maxAttempts");
 		}
-		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+		Method invocable;
+		try {
+			invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+		}
+		catch (IllegalStateException ex) {
+			throw new IllegalArgumentException(where + " is not declared on an interface of the bean's JDK proxy ("
+					+ Arrays.stream(AopProxyUtils.proxiedUserInterfaces(bean))
+						.map(Class::getSimpleName)
+						.collect(Collectors.joining(", "))
+					+ "); declare it there or proxy the bean's class");
+		}
 		ReflectionUtils.makeAccessible(invocable);
 		return new TaskHandlerMethod(queue, beanName, bean, invocable, method.getGenericParameterTypes()[0],
 				takesContext, annotation.concurrency(), annotation.maxAttempts());
+	}
+
+	private String resolve(String queue, String where) {
+		if (this.valueResolver == null) {
+			return queue;
+		}
+		try {
+			return this.valueResolver.resolveStringValue(queue);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(where + " names queue '" + queue + "', which cannot be resolved: "
+					+ ex.getMessage());
+		}
 	}
 
 }

@@ -16,8 +16,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
- * Enqueues, claims and settles tasks. Every statement that settles a task is fenced by the claiming session:
- * when another session has taken the task over, it changes 0 rows and says so by returning {@code false}.
+ * Enqueues, claims and settles tasks. Every statement that settles a task is fenced by its claim, the claiming
+ * session and the attempt it started: when the claim was lost (the session expired, or a later attempt has
+ * started), it changes 0 rows and says so by returning {@code false}.
  * <p>
  * Statements run on the application's {@link DataSource} and join the current Spring-managed transaction.
  */
@@ -55,17 +56,17 @@ public class TaskRepository {
 			""";
 
 	private static final String COMPLETE = """
-			DELETE FROM %1$s WHERE id = :id AND claimed_by = :session
+			DELETE FROM %1$s WHERE id = :id AND claimed_by = :session AND attempt = :attempt
 			""";
 
 	private static final String RETRY_LATER = """
 			UPDATE %1$s SET claimed_by = NULL, claimed_at = NULL, last_error = :error,
 			       run_at = now() + :delayMicros * interval '1 microsecond'
-			WHERE id = :id AND claimed_by = :session
+			WHERE id = :id AND claimed_by = :session AND attempt = :attempt
 			""";
 
 	private static final String MOVE_TO_DEAD = """
-			WITH dead AS (DELETE FROM %1$s WHERE id = :id AND claimed_by = :session RETURNING *)
+			WITH dead AS (DELETE FROM %1$s WHERE id = :id AND claimed_by = :session AND attempt = :attempt RETURNING *)
 			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error)
 			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), :error FROM dead
 			ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, attempts = excluded.attempts,
@@ -159,28 +160,21 @@ public class TaskRepository {
 			.list();
 	}
 
-	/** Deletes a completed task; {@code false} when {@code session} no longer holds its claim. */
-	public boolean complete(UUID id, UUID session) {
-		return this.jdbc.sql(this.complete).param("id", id).param("session", session).update() == 1;
+	/** Deletes a completed task; {@code false} when the claim was lost. */
+	public boolean complete(ClaimedTask task) {
+		return fenced(this.complete, task).update() == 1;
 	}
 
 	/** Makes a failed task ready again after {@code delay}; {@code false} when the claim was lost. */
 	public boolean retryLater(ClaimedTask task, Duration delay, String error) {
-		return this.jdbc.sql(this.retryLater)
-			.param("id", task.id())
-			.param("session", task.claimedBy())
-			.param("delayMicros", micros(delay), Types.BIGINT)
+		return fenced(this.retryLater, task).param("delayMicros", micros(delay), Types.BIGINT)
 			.param("error", error)
 			.update() == 1;
 	}
 
 	/** Moves a task to the dead letters; {@code false} when the claim was lost. */
 	public boolean moveToDead(ClaimedTask task, String error) {
-		return this.jdbc.sql(this.moveToDead)
-			.param("id", task.id())
-			.param("session", task.claimedBy())
-			.param("error", error)
-			.update() == 1;
+		return fenced(this.moveToDead, task).param("error", error).update() == 1;
 	}
 
 	/** Gives back tasks that were claimed but never started, without counting an attempt. */
@@ -192,6 +186,13 @@ public class TaskRepository {
 			.param("ids", new SqlArrayValue("uuid", ids.toArray()))
 			.param("session", session)
 			.update();
+	}
+
+	private JdbcClient.StatementSpec fenced(String sql, ClaimedTask task) {
+		return this.jdbc.sql(sql)
+			.param("id", task.id())
+			.param("session", task.claimedBy())
+			.param("attempt", task.attempt());
 	}
 
 	private static Long micros(Duration duration) {

@@ -69,7 +69,7 @@ public class TaskDispatcher {
 		try {
 			completed = this.handlerTransactions.execute((status) -> {
 				invoke(handler, payload, context);
-				if (this.tasks.complete(task.id(), task.claimedBy())) {
+				if (this.tasks.complete(task)) {
 					return true;
 				}
 				status.setRollbackOnly();
@@ -85,6 +85,17 @@ public class TaskDispatcher {
 					+ ") lost its claim while its handler ran; its transaction was rolled back and another "
 					+ "instance runs it");
 		}
+	}
+
+	/**
+	 * Counts the task as failed because its handler ran past {@code timeout}. Its thread has been interrupted;
+	 * should the handler still finish, its completion finds the claim gone and rolls back.
+	 */
+	void timedOut(ClaimedTask task, QueueSettings settings, Thread handlerThread) {
+		HandlerTimeoutException timeout = new HandlerTimeoutException("The handler did not finish within "
+				+ settings.timeout() + " (taskqueue.queues." + task.queue() + ".timeout); its thread was interrupted");
+		timeout.setStackTrace(handlerThread.getStackTrace()); // where the handler was stuck
+		failed(task, settings, timeout);
 	}
 
 	/** Tries again to record the outcomes that could not be recorded before; keeps those that still fail. */
@@ -128,8 +139,9 @@ public class TaskDispatcher {
 		}
 		else {
 			java.time.Duration delay = settings.retryPolicy().delayAfter(task.attempt());
+			// One line: the full trace is kept with the task (last_error) and logged when it gives up.
 			logger.warn(describe(task) + " failed; retrying in " + delay.toMillis() + " ms: "
-					+ ErrorText.summary(failure), failure);
+					+ ErrorText.summary(failure));
 			record(() -> this.tasks.retryLater(task, delay, error));
 		}
 	}
@@ -151,6 +163,15 @@ public class TaskDispatcher {
 
 	private static String describe(ClaimedTask task) {
 		return "Task " + task.id() + " on queue '" + task.queue() + "' (attempt " + task.attempt() + ")";
+	}
+
+	/** A handler ran past its queue's timeout. */
+	static final class HandlerTimeoutException extends RuntimeException {
+
+		HandlerTimeoutException(String message) {
+			super(message);
+		}
+
 	}
 
 	/** Carries a checked exception of a handler through the transaction template. */

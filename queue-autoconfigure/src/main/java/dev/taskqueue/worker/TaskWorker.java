@@ -11,8 +11,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -60,6 +62,10 @@ public class TaskWorker implements SmartLifecycle {
 
 	private volatile List<QueueState> queues = List.of();
 
+	private final AtomicInteger handlersInFlight = new AtomicInteger();
+
+	private int nextQueue;
+
 	private volatile boolean running;
 
 	private Thread claimLoop;
@@ -67,6 +73,8 @@ public class TaskWorker implements SmartLifecycle {
 	private ExecutorService handlerThreads;
 
 	private ScheduledExecutorService heartbeatThread;
+
+	private ScheduledExecutorService timeoutThread;
 
 	public TaskWorker(TaskHandlerRegistry registry, TaskRepository tasks, WorkerSession session,
 			TaskDispatcher dispatcher, TransactionOperations ownTransactions, WorkerSettings settings,
@@ -105,19 +113,30 @@ public class TaskWorker implements SmartLifecycle {
 		}
 		this.queues = List.copyOf(states);
 		this.session.open();
-		int threads = states.stream().mapToInt((state) -> state.settings.concurrency()).sum();
-		this.handlerThreads = Executors.newFixedThreadPool(threads, named("taskqueue-handler-"));
-		this.heartbeatThread = Executors.newSingleThreadScheduledExecutor(named("taskqueue-heartbeat-"));
+		// Not a fixed pool: a handler that ignores its timeout's interrupt keeps its thread, and the queue's
+		// concurrency (counted per queue, not per thread) must still be available to other tasks.
+		this.handlerThreads = Executors.newCachedThreadPool(named("tq-handler-", true));
+		this.heartbeatThread = Executors.newScheduledThreadPool(1, named("tq-heartbeat-"));
+		this.timeoutThread = Executors.newScheduledThreadPool(1, named("tq-timeout-"));
 		long beat = this.settings.heartbeatInterval().toMillis();
 		this.heartbeatThread.scheduleWithFixedDelay(this::beat, beat, beat, TimeUnit.MILLISECONDS);
 		this.running = true;
-		this.claimLoop = named("taskqueue-claim-").newThread(this::claimUntilStopped);
+		this.claimLoop = named("tq-claim-").newThread(this::claimUntilStopped);
 		this.claimLoop.start();
 		logger.info("TaskQueue worker started as session " + this.session.id() + ": queues "
 				+ states.stream().map(QueueState::describe).collect(Collectors.joining(", ")) + "; poll-interval "
 				+ this.settings.pollInterval() + ", heartbeat-interval " + this.settings.heartbeatInterval()
 				+ ", session-timeout " + this.settings.sessionTimeout() + ", shutdown-timeout "
-				+ this.settings.shutdownTimeout());
+				+ this.settings.shutdownTimeout()
+				+ ((this.settings.maxHandlers() < Integer.MAX_VALUE)
+						? ", at most " + this.settings.maxHandlers() + " handlers at once (connection pool)" : ""));
+		int wanted = states.stream().mapToInt((state) -> state.settings.concurrency()).sum();
+		if (wanted > this.settings.maxHandlers()) {
+			logger.warn("The queues' concurrency adds up to " + wanted + " but the connection pool leaves room for "
+					+ this.settings.maxHandlers() + " handlers (pool size - 2): TaskQueue runs at most "
+					+ this.settings.maxHandlers() + " at once. Size the pool at least the sum of the queues' "
+					+ "concurrency + 2, plus what the rest of the application uses");
+		}
 	}
 
 	@Override
@@ -140,7 +159,7 @@ public class TaskWorker implements SmartLifecycle {
 		}
 		this.running = false;
 		this.wakeUp.signal();
-		Thread shutdown = named("taskqueue-shutdown-").newThread(() -> {
+		Thread shutdown = named("tq-shutdown-").newThread(() -> {
 			try {
 				shutDown();
 			}
@@ -160,8 +179,11 @@ public class TaskWorker implements SmartLifecycle {
 		while (this.running) {
 			try {
 				this.dispatcher.recordPendingOutcomes();
-				for (QueueState queue : this.queues) {
-					claim(queue);
+				// Start with another queue each time, so that with a pool-bound limit no queue starves the others.
+				List<QueueState> all = this.queues;
+				this.nextQueue = (this.nextQueue + 1) % all.size();
+				for (int i = 0; i < all.size(); i++) {
+					claim(all.get((this.nextQueue + i) % all.size()));
 				}
 				this.wakeUp.await(this.settings.pollInterval());
 			}
@@ -184,7 +206,8 @@ public class TaskWorker implements SmartLifecycle {
 	}
 
 	private void claim(QueueState queue) {
-		int free = queue.settings.concurrency() - queue.inFlight.get();
+		int free = Math.min(queue.settings.concurrency() - queue.inFlight.get(),
+				this.settings.maxHandlers() - this.handlersInFlight.get());
 		if (free <= 0 || !this.running) {
 			return;
 		}
@@ -193,27 +216,13 @@ public class TaskWorker implements SmartLifecycle {
 			.execute((status) -> this.tasks.claim(queue.handler.queue(), sessionId, free));
 		queue.mayHaveMore = claimed.size() == free;
 		for (ClaimedTask task : claimed) {
-			queue.inFlight.incrementAndGet();
+			HandlerRun run = new HandlerRun(queue, task);
 			this.unstarted.put(task.id(), task);
 			try {
-				this.handlerThreads.execute(() -> runClaimed(queue, task));
+				this.handlerThreads.execute(run);
 			}
 			catch (RejectedExecutionException ex) {
-				queue.inFlight.decrementAndGet(); // stays in unstarted, released on shutdown
-			}
-		}
-	}
-
-	private void runClaimed(QueueState queue, ClaimedTask task) {
-		try {
-			if (this.unstarted.remove(task.id()) != null) {
-				this.dispatcher.run(task, queue.handler, queue.settings);
-			}
-		}
-		finally {
-			queue.inFlight.decrementAndGet();
-			if (queue.mayHaveMore) {
-				this.wakeUp.signal();
+				run.finish(); // stays in unstarted, released on shutdown
 			}
 		}
 	}
@@ -247,6 +256,7 @@ public class TaskWorker implements SmartLifecycle {
 			this.handlerThreads.shutdownNow();
 		}
 		this.heartbeatThread.shutdownNow();
+		this.timeoutThread.shutdownNow();
 		this.session.close();
 		logger.info("TaskQueue worker stopped, session " + this.session.id() + " ended");
 	}
@@ -276,12 +286,82 @@ public class TaskWorker implements SmartLifecycle {
 	}
 
 	private static ThreadFactory named(String prefix) {
+		return named(prefix, false);
+	}
+
+	/** Handler threads are daemons: a handler stuck past its timeout must not keep the JVM from exiting. */
+	private static ThreadFactory named(String prefix, boolean daemon) {
 		AtomicInteger count = new AtomicInteger();
 		return (runnable) -> {
 			Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
-			thread.setDaemon(false);
+			thread.setDaemon(daemon);
 			return thread;
 		};
+	}
+
+	/**
+	 * One claimed task on its way through a handler thread. It holds one unit of its queue's concurrency until it
+	 * finishes or times out, whichever comes first.
+	 */
+	private final class HandlerRun implements Runnable {
+
+		private final QueueState queue;
+
+		private final ClaimedTask task;
+
+		private final AtomicBoolean finished = new AtomicBoolean();
+
+		HandlerRun(QueueState queue, ClaimedTask task) {
+			this.queue = queue;
+			this.task = task;
+			queue.inFlight.incrementAndGet();
+			TaskWorker.this.handlersInFlight.incrementAndGet();
+		}
+
+		@Override
+		public void run() {
+			if (TaskWorker.this.unstarted.remove(this.task.id()) == null) {
+				finish(); // released by shutdown before it started
+				return;
+			}
+			Thread thread = Thread.currentThread();
+			ScheduledFuture<?> timeout = TaskWorker.this.timeoutThread.schedule(() -> timeOut(thread),
+					this.queue.settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+			try {
+				TaskWorker.this.dispatcher.run(this.task, this.queue.handler, this.queue.settings);
+			}
+			finally {
+				timeout.cancel(false);
+				synchronized (this) {
+					finish();
+					Thread.interrupted(); // a timeout's interrupt must not reach the next task on this thread
+				}
+			}
+		}
+
+		private void timeOut(Thread thread) {
+			synchronized (this) {
+				if (!finish()) {
+					return;
+				}
+				thread.interrupt();
+			}
+			TaskWorker.this.dispatcher.timedOut(this.task, this.queue.settings, thread);
+		}
+
+		/** Gives the queue its unit of concurrency back; {@code true} for the one call that does. */
+		boolean finish() {
+			if (!this.finished.compareAndSet(false, true)) {
+				return false;
+			}
+			this.queue.inFlight.decrementAndGet();
+			TaskWorker.this.handlersInFlight.decrementAndGet();
+			if (this.queue.mayHaveMore) {
+				TaskWorker.this.wakeUp.signal();
+			}
+			return true;
+		}
+
 	}
 
 	private static final class QueueState {
@@ -301,7 +381,7 @@ public class TaskWorker implements SmartLifecycle {
 
 		String describe() {
 			return this.handler.queue() + " (concurrency " + this.settings.concurrency() + ", max-attempts "
-					+ this.settings.maxAttempts() + ")";
+					+ this.settings.maxAttempts() + ", timeout " + this.settings.timeout() + ")";
 		}
 
 	}

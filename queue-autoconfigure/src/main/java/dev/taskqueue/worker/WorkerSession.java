@@ -29,6 +29,8 @@ public class WorkerSession {
 
 	private volatile UUID id;
 
+	private boolean beatBefore;
+
 	public WorkerSession(SessionRepository sessions, TransactionOperations transactions, String name,
 			Duration timeout) {
 		this.sessions = sessions;
@@ -61,13 +63,18 @@ public class WorkerSession {
 				logger.warn("TaskQueue session " + lost + " was expired by another instance (no heartbeat for "
 						+ this.timeout + "); its tasks were released. Continuing as session " + this.id);
 			}
-			Integer released = this.transactions.execute((status) -> this.sessions.expire(this.timeout));
+			// After the database was away, every session looks expired: give the others one heartbeat interval
+			// to beat again before judging them.
+			boolean judge = this.beatBefore;
+			this.beatBefore = true;
+			Integer released = judge ? this.transactions.execute((status) -> this.sessions.expire(this.timeout)) : null;
 			if (released != null && released > 0) {
 				logger.info("Released " + released + " tasks of expired TaskQueue sessions");
 				return released;
 			}
 		}
 		catch (RuntimeException ex) {
+			this.beatBefore = false;
 			logger.warn("TaskQueue heartbeat failed: " + ErrorText.summary(ex));
 		}
 		return 0;

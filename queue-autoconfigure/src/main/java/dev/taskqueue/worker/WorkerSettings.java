@@ -9,7 +9,9 @@ import java.time.Duration;
  * @param heartbeatInterval how often the session proves it is alive and expired sessions are looked for
  * @param sessionTimeout how long a silent session lives before other instances release its tasks
  * @param shutdownTimeout how long shutdown waits for running handlers
+ * @param maxHandlers how many handlers may run at once over all queues, so that they never wait for a
+ * connection the pool does not have ({@link Integer#MAX_VALUE} when the pool size is unknown)
  */
 public record WorkerSettings(Duration pollInterval, Duration heartbeatInterval, Duration sessionTimeout,
-		Duration shutdownTimeout) {
+		Duration shutdownTimeout, int maxHandlers) {
 }

@@ -1,0 +1,139 @@
+package dev.taskqueue.sample;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import dev.taskqueue.sample.DemoTaskController.Enqueued;
+import dev.taskqueue.sample.SignupController.Signup;
+import dev.taskqueue.sample.StatsController.Stats;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.MediaType;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.web.servlet.client.RestTestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The sample over HTTP, on its own embedded PostgreSQL in a temporary directory.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "sample.embedded-postgres.data-dir=", "sample.embedded-postgres.port=0",
+				"taskqueue.worker.poll-interval=50ms", "taskqueue.retry.backoff.initial-delay=10ms",
+				"taskqueue.retry.backoff.max-delay=100ms", "taskqueue.queues.demo.max-attempts=50" })
+class SampleApplicationTests {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private JdbcClient jdbc;
+
+	private RestTestClient http;
+
+	@BeforeEach
+	void connect() {
+		this.http = RestTestClient.bindToServer().baseUrl("http://localhost:" + this.port).build();
+	}
+
+	@Test
+	void signupIsStoredAndWelcomed() {
+		String email = uniqueEmail();
+		Signup signup = signUp(email);
+		assertThat(signup.email()).isEqualTo(email);
+		await().atMost(TIMEOUT).until(() -> welcomed(email) && tasksFor(email, "taskqueue_task") == 0);
+		assertThat(tasksFor(email, "taskqueue_dead_task")).isZero();
+		assertThat(this.jdbc.sql("SELECT id FROM signup WHERE email = ?").param(email).query(UUID.class).single())
+			.isEqualTo(signup.id());
+	}
+
+	@Test
+	void secondSignupWithTheSameEmailIsRejectedAndItsTaskRolledBack() {
+		String email = uniqueEmail();
+		signUp(email);
+		post("/signups", Map.of("email", email)).expectStatus().isEqualTo(409);
+		await().atMost(TIMEOUT).until(() -> welcomed(email) && tasksFor(email, "taskqueue_task") == 0);
+		assertThat(tasksFor(email, "taskqueue_dead_task")).isZero();
+		assertThat(this.jdbc.sql("SELECT count(*) FROM signup WHERE email = ?").param(email).query(Long.class).single())
+			.isOne();
+	}
+
+	@Test
+	void invalidEmailIsRejectedAndNothingIsEnqueued() {
+		String email = "not-an-email-" + UUID.randomUUID();
+		post("/signups", Map.of("email", email)).expectStatus().isBadRequest();
+		post("/signups", Map.of("email", " ")).expectStatus().isBadRequest();
+		assertThat(tasksFor(email, "taskqueue_task")).isZero();
+		assertThat(this.jdbc.sql("SELECT count(*) FROM signup WHERE email = ?").param(email).query(Long.class).single())
+			.isZero();
+	}
+
+	@Test
+	void demoTasksAreAllHandledDespiteRandomFailures() {
+		Enqueued enqueued = post("/tasks/demo?count=20", Map.of()).expectStatus()
+			.isAccepted()
+			.expectBody(Enqueued.class)
+			.returnResult()
+			.getResponseBody();
+		assertThat(enqueued).isEqualTo(new Enqueued("demo", 20));
+		await().atMost(TIMEOUT).until(() -> tasksOn("demo", "taskqueue_task") == 0);
+		assertThat(tasksOn("demo", "taskqueue_dead_task")).isZero();
+		Stats stats = this.http.get().uri("/stats").exchange().expectBody(Stats.class).returnResult().getResponseBody();
+		assertThat(stats.waiting()).isZero();
+		assertThat(stats.running()).isZero();
+		assertThat(stats.dead()).isZero();
+	}
+
+	@Test
+	void invalidQueueNameIsRejected() {
+		post("/tasks/not a queue?count=1", Map.of()).expectStatus().isBadRequest();
+		post("/tasks/demo?count=0", Map.of()).expectStatus().isBadRequest();
+	}
+
+	private Signup signUp(String email) {
+		return post("/signups", Map.of("email", email)).expectStatus()
+			.isCreated()
+			.expectBody(Signup.class)
+			.returnResult()
+			.getResponseBody();
+	}
+
+	private RestTestClient.ResponseSpec post(String uri, Object body) {
+		return this.http.post().uri(uri).contentType(MediaType.APPLICATION_JSON).body(body).exchange();
+	}
+
+	private boolean welcomed(String email) {
+		return this.jdbc.sql("SELECT welcome_sent_at IS NOT NULL FROM signup WHERE email = ?")
+			.param(email)
+			.query(Boolean.class)
+			.single();
+	}
+
+	private long tasksFor(String email, String table) {
+		return this.jdbc.sql("SELECT count(*) FROM " + table + " WHERE payload ->> 'address' = ?")
+			.param(email)
+			.query(Long.class)
+			.single();
+	}
+
+	private long tasksOn(String queue, String table) {
+		return this.jdbc.sql("SELECT count(*) FROM " + table + " WHERE queue = ?")
+			.param(queue)
+			.query(Long.class)
+			.single();
+	}
+
+	private static String uniqueEmail() {
+		return "user-" + UUID.randomUUID() + "@example.com";
+	}
+
+}
