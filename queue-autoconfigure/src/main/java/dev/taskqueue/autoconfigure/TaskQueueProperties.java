@@ -33,7 +33,8 @@ public class TaskQueueProperties implements InitializingBean {
 	private final Retry retry = new Retry();
 
 	/**
-	 * Settings per queue, keyed by queue name; they take precedence over the handler's annotation attributes.
+	 * Settings per queue, keyed by queue name (concurrency, max-attempts, timeout); they take precedence over the
+	 * handler's annotation attributes. Names with dots or colons need brackets: taskqueue.queues[billing.v2].
 	 */
 	private final Map<String, Queue> queues = new LinkedHashMap<>();
 

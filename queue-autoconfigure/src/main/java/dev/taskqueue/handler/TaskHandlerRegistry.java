@@ -1,8 +1,8 @@
 package dev.taskqueue.handler;
 
 import java.util.Collection;
-import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -40,7 +40,7 @@ public class TaskHandlerRegistry {
 
 	/** All handlers, in the order they were found. */
 	public synchronized Collection<TaskHandlerMethod> all() {
-		return Collections.unmodifiableCollection(new java.util.ArrayList<>(this.handlers.values()));
+		return List.copyOf(this.handlers.values());
 	}
 
 }

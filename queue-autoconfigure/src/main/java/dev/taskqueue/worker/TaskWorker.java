@@ -2,6 +2,7 @@ package dev.taskqueue.worker;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -41,6 +42,13 @@ public class TaskWorker implements SmartLifecycle {
 	public static final int PHASE = Integer.MAX_VALUE - 100;
 
 	private static final Log logger = LogFactory.getLog(TaskWorker.class);
+
+	/** The order of the claim query, which its RETURNING clause does not keep. */
+	private static final Comparator<ClaimedTask> CLAIM_ORDER = Comparator
+		.comparingInt(ClaimedTask::priority)
+		.reversed()
+		.thenComparing(ClaimedTask::runAt)
+		.thenComparing(ClaimedTask::id);
 
 	private final TaskHandlerRegistry registry;
 
@@ -215,7 +223,7 @@ public class TaskWorker implements SmartLifecycle {
 		List<ClaimedTask> claimed = this.ownTransactions
 			.execute((status) -> this.tasks.claim(queue.handler.queue(), sessionId, free));
 		queue.mayHaveMore = claimed.size() == free;
-		for (ClaimedTask task : claimed) {
+		for (ClaimedTask task : claimed.stream().sorted(CLAIM_ORDER).toList()) {
 			HandlerRun run = new HandlerRun(queue, task);
 			this.unstarted.put(task.id(), task);
 			try {

@@ -1,0 +1,212 @@
+package dev.taskqueue.autoconfigure;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.TaskHandler;
+import dev.taskqueue.TaskQueue;
+import dev.taskqueue.test.Await;
+import dev.taskqueue.test.TestApplications;
+import dev.taskqueue.test.TestDatabase;
+import org.flywaydb.core.api.FlywayException;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+
+/**
+ * TaskQueue's own Flyway next to the application's, in another schema, and switched off.
+ */
+class SchemaMigrationTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(20);
+
+	private static final String APP_MIGRATIONS = "spring.flyway.locations=classpath:db/app-migration";
+
+	@Test
+	void applicationFlywayAndTaskQueueMigrationsAreBothApplied() {
+		String url = TestDatabase.createDatabase();
+		try (ConfigurableApplicationContext context = TestApplications.start(url,
+				List.of(AppFlyway.class, Handlers.class), APP_MIGRATIONS)) {
+			assertThat(tables(url, "public")).contains("flyway_schema_history", "taskqueue_schema_history", "app_table",
+					"taskqueue_task", "taskqueue_session", "taskqueue_dead_task");
+			assertThat(history(url, "flyway_schema_history")).containsExactly("1 V1__app.sql true");
+			assertThat(history(url, "taskqueue_schema_history")).containsExactly("0 << Flyway Baseline >> true",
+					"1 V1__create_taskqueue_tables.sql true");
+			assertHandled(context);
+		}
+	}
+
+	@Test
+	void taskQueueMigratesASchemaThatAlreadyHoldsTheApplicationsTables() {
+		String url = TestDatabase.createDatabase();
+		TestDatabase.execute(url, "CREATE TABLE app_table (id bigint PRIMARY KEY, name text NOT NULL)");
+		TestDatabase.execute(url, "INSERT INTO app_table VALUES (1, 'kept')");
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
+			assertThat(history(url, "taskqueue_schema_history")).containsExactly("0 << Flyway Baseline >> true",
+					"1 V1__create_taskqueue_tables.sql true");
+			assertThat(jdbc(url).queryForList("SELECT name FROM app_table", String.class)).containsExactly("kept");
+			assertHandled(context);
+		}
+		try (ConfigurableApplicationContext restarted = TestApplications.start(url, List.of(Handlers.class))) {
+			assertThat(history(url, "taskqueue_schema_history")).hasSize(2);
+		}
+	}
+
+	@Test
+	void applicationFlywayAddedAfterTaskQueueNeedsABaselineBelowItsFirstVersion() {
+		String url = TestDatabase.createDatabase();
+		TestApplications.start(url, List.of()).close();
+		assertThatException().isThrownBy(() -> TestApplications.start(url, List.of(AppFlyway.class), APP_MIGRATIONS))
+			.havingRootCause()
+			.isExactlyInstanceOf(FlywayException.class)
+			.withMessageStartingWith("Found non-empty schema(s) \"public\" but no schema history table");
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(AppFlyway.class),
+				APP_MIGRATIONS, "spring.flyway.baseline-on-migrate=true", "spring.flyway.baseline-version=0")) {
+			assertThat(history(url, "flyway_schema_history")).containsExactly("0 << Flyway Baseline >> true",
+					"1 V1__app.sql true");
+			assertThat(tables(url, "public")).contains("app_table", "taskqueue_task");
+		}
+	}
+
+	@Test
+	void schemaNamePutsEverythingInThatSchema() {
+		String url = TestDatabase.createDatabase();
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class),
+				"taskqueue.schema.name=jobs")) {
+			assertThat(tables(url, "jobs")).containsExactlyInAnyOrder("taskqueue_schema_history", "taskqueue_task",
+					"taskqueue_session", "taskqueue_dead_task");
+			assertThat(tables(url, "public")).isEmpty();
+			assertThat(jdbc(url).queryForObject("SELECT count(*) FROM jobs.taskqueue_session", Integer.class))
+				.isEqualTo(1);
+			assertHandled(context);
+			assertThat(jdbc(url).queryForObject("SELECT count(*) FROM jobs.taskqueue_task", Integer.class)).isZero();
+		}
+	}
+
+	@Test
+	void shippedSqlAppliedByHandWorksWithoutMigration() throws IOException {
+		String url = TestDatabase.createDatabase();
+		try (InputStream in = getClass().getClassLoader()
+			.getResourceAsStream("db/taskqueue/V1__create_taskqueue_tables.sql")) {
+			TestDatabase.execute(url, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+		}
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class),
+				"taskqueue.schema.migrate=false")) {
+			assertThat(context.getBeansOfType(TaskQueueSchemaMigrator.class)).isEmpty();
+			assertThat(tables(url, "public")).containsExactlyInAnyOrder("taskqueue_task", "taskqueue_session",
+					"taskqueue_dead_task");
+			assertHandled(context);
+		}
+	}
+
+	@Test
+	void twoInstancesStartingTogetherOnAnEmptyDatabaseBothComeUp() throws Exception {
+		String url = TestDatabase.createDatabase();
+		ExecutorService starters = Executors.newFixedThreadPool(2);
+		try {
+			Future<ConfigurableApplicationContext> first = starters
+				.submit(() -> TestApplications.start(url, List.of(Handlers.class)));
+			Future<ConfigurableApplicationContext> second = starters
+				.submit(() -> TestApplications.start(url, List.of(Handlers.class)));
+			try (ConfigurableApplicationContext one = first.get(60, TimeUnit.SECONDS);
+					ConfigurableApplicationContext two = second.get(60, TimeUnit.SECONDS)) {
+				assertThat(history(url, "taskqueue_schema_history"))
+					.containsExactly("1 V1__create_taskqueue_tables.sql true");
+				assertThat(jdbc(url).queryForObject("SELECT count(*) FROM taskqueue_session", Integer.class))
+					.isEqualTo(2);
+				UUID fromOne = one.getBean(TaskQueue.class).enqueue("schema-check", "one");
+				UUID fromTwo = two.getBean(TaskQueue.class).enqueue("schema-check", "two");
+				Map<UUID, String> handled = new ConcurrentHashMap<>();
+				Await.until("both tasks are handled", WAIT, () -> {
+					handled.putAll(one.getBean(Handlers.class).handled);
+					handled.putAll(two.getBean(Handlers.class).handled);
+					return handled.size() == 2;
+				});
+				assertThat(handled).containsExactlyInAnyOrderEntriesOf(Map.of(fromOne, "one", fromTwo, "two"));
+			}
+		}
+		finally {
+			starters.shutdownNow();
+		}
+	}
+
+	@Test
+	void aBeanThatEnqueuesWhileTheApplicationStartsFindsTheTables() {
+		String url = TestDatabase.createDatabase();
+		try (ConfigurableApplicationContext context = TestApplications.start(url,
+				List.of(EnqueuesOnStartup.class, Handlers.class))) {
+			UUID id = context.getBean(EnqueuesOnStartup.class).id;
+			Handlers handlers = context.getBean(Handlers.class);
+			Await.until("the task enqueued on startup is handled", WAIT, () -> handlers.handled.containsKey(id));
+			assertThat(handlers.handled.get(id)).isEqualTo("on startup");
+		}
+	}
+
+	private static void assertHandled(ConfigurableApplicationContext context) {
+		UUID id = context.getBean(TaskQueue.class).enqueue("schema-check", "ping");
+		Handlers handlers = context.getBean(Handlers.class);
+		Await.until("the task is handled", WAIT, () -> handlers.handled.containsKey(id));
+		assertThat(handlers.handled.get(id)).isEqualTo("ping");
+	}
+
+	private static List<String> tables(String url, String schema) {
+		return jdbc(url).queryForList("SELECT table_name FROM information_schema.tables WHERE table_schema = ? "
+				+ "ORDER BY table_name", String.class, schema);
+	}
+
+	private static List<String> history(String url, String table) {
+		return jdbc(url).queryForList("SELECT concat_ws(' ', version, script, success::text) FROM " + table
+				+ " ORDER BY installed_rank", String.class);
+	}
+
+	private static JdbcTemplate jdbc(String url) {
+		return new JdbcTemplate(new DriverManagerDataSource(url));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration(FlywayAutoConfiguration.class)
+	static class AppFlyway {
+
+	}
+
+	static class EnqueuesOnStartup {
+
+		final UUID id;
+
+		EnqueuesOnStartup(TaskQueue taskQueue) {
+			this.id = taskQueue.enqueue("schema-check", "on startup");
+		}
+
+	}
+
+	static class Handlers {
+
+		final Map<UUID, String> handled = new ConcurrentHashMap<>();
+
+		@TaskHandler(queue = "schema-check")
+		void handle(String payload, TaskContext context) {
+			this.handled.put(context.id(), payload);
+		}
+
+	}
+
+}

@@ -1,0 +1,294 @@
+package dev.taskqueue.jdbc;
+
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.test.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TaskRepositoryTests {
+
+	private static final Instant PAST = Instant.parse("2020-01-01T00:00:00Z");
+
+	private static final ExecutorService otherThread = Executors.newSingleThreadExecutor();
+
+	private static TaskRepository tasks;
+
+	private static SessionRepository sessions;
+
+	private static JdbcTemplate jdbc;
+
+	private static TransactionTemplate transaction;
+
+	private final UUID session = UUID.randomUUID();
+
+	@BeforeAll
+	static void migrate() {
+		DataSource dataSource = new DriverManagerDataSource(TestDatabase.createDatabase());
+		TaskTables tables = TaskTables.inSchema(null);
+		new TaskQueueSchemaMigrator(dataSource, tables).afterPropertiesSet();
+		tasks = new TaskRepository(dataSource, tables);
+		sessions = new SessionRepository(dataSource, tables);
+		jdbc = new JdbcTemplate(dataSource);
+		transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+	}
+
+	@AfterAll
+	static void stopThread() {
+		otherThread.shutdownNow();
+	}
+
+	@BeforeEach
+	void emptyTables() {
+		jdbc.execute("TRUNCATE taskqueue_task, taskqueue_session, taskqueue_dead_task");
+		sessions.register(this.session, "test");
+	}
+
+	@Test
+	void claimTakesExactlyTheLimitHighestPriorityThenOldestRunAt() {
+		UUID low = insert("q", -1, PAST);
+		UUID zeroLater = insert("q", 0, PAST.plusSeconds(50));
+		UUID zeroEarlier = insert("q", 0, PAST.plusSeconds(40));
+		UUID fiveLater = insert("q", 5, PAST.plusSeconds(90));
+		UUID fiveEarlier = insert("q", 5, PAST.plusSeconds(80));
+		insert("q", 9, Instant.now().plus(Duration.ofDays(1)));
+		insert("other", 100, PAST);
+		List<ClaimedTask> claimed = claim("q", this.session, 3);
+		assertThat(claimed).extracting(ClaimedTask::id).containsExactlyInAnyOrder(fiveEarlier, fiveLater, zeroEarlier);
+		assertThat(claimed).allSatisfy((task) -> {
+			assertThat(task.attempt()).isEqualTo(1);
+			assertThat(task.claimedBy()).isEqualTo(this.session);
+			assertThat(task.queue()).isEqualTo("q");
+		});
+		assertThat(claim("q", this.session, 1)).extracting(ClaimedTask::id).containsExactly(zeroLater);
+		assertThat(claim("q", this.session, 1)).extracting(ClaimedTask::id).containsExactly(low);
+		assertThat(claim("q", this.session, 10)).isEmpty();
+		assertThat(count("claimed_by = '" + this.session + "'")).isEqualTo(5);
+	}
+
+	@Test
+	void concurrentClaimsGetDisjointSets() throws Exception {
+		Set<UUID> all = new HashSet<>();
+		for (int i = 0; i < 10; i++) {
+			all.add(insert("q", 0, PAST.plusSeconds(i)));
+		}
+		UUID other = UUID.randomUUID();
+		sessions.register(other, "other");
+		CountDownLatch claimed = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		Future<List<ClaimedTask>> first = otherThread.submit(() -> transaction.execute((status) -> {
+			List<ClaimedTask> mine = tasks.claim("q", this.session, 4);
+			claimed.countDown();
+			await(release);
+			return mine;
+		}));
+		await(claimed);
+		List<ClaimedTask> second = claim("q", other, 10);
+		release.countDown();
+		List<ClaimedTask> firstClaimed = first.get(10, TimeUnit.SECONDS);
+		assertThat(firstClaimed).hasSize(4);
+		assertThat(second).hasSize(6);
+		Set<UUID> union = new HashSet<>();
+		firstClaimed.forEach((task) -> union.add(task.id()));
+		second.forEach((task) -> assertThat(union.add(task.id())).as("claimed twice: " + task.id()).isTrue());
+		assertThat(union).isEqualTo(all);
+		assertThat(count("claimed_by = '" + this.session + "'")).isEqualTo(4);
+		assertThat(count("claimed_by = '" + other + "'")).isEqualTo(6);
+	}
+
+	@Test
+	void claimForASessionThatDoesNotExistTakesNothing() {
+		UUID id = insert("q", 0, PAST);
+		assertThat(claim("q", UUID.randomUUID(), 5)).isEmpty();
+		assertThat(jdbc.queryForMap("SELECT attempt, claimed_by FROM taskqueue_task WHERE id = ?", id))
+			.containsEntry("attempt", 0)
+			.containsEntry("claimed_by", null);
+	}
+
+	@Test
+	void completeWithAnotherSessionChangesNothing() {
+		UUID id = insert("q", 0, PAST);
+		ClaimedTask task = claim("q", this.session, 1).get(0);
+		ClaimedTask otherSession = new ClaimedTask(id, "q", task.payload(), 0, task.attempt(), task.enqueuedAt(),
+				task.runAt(), UUID.randomUUID(), null);
+		assertThat(tasks.complete(otherSession)).isFalse();
+		assertThat(jdbc.queryForObject("SELECT claimed_by FROM taskqueue_task WHERE id = ?", UUID.class, id))
+			.isEqualTo(this.session);
+		assertThat(tasks.complete(task)).isTrue();
+		assertThat(count("true")).isZero();
+		assertThat(tasks.complete(task)).isFalse();
+	}
+
+	@Test
+	void expireDeletesSilentSessionsAndReleasesTheirTasks() {
+		UUID silent = UUID.randomUUID();
+		sessions.register(silent, "silent");
+		insert("q", 0, PAST);
+		insert("q", 0, PAST.plusSeconds(1));
+		UUID alive = insert("q", 0, PAST.plusSeconds(2));
+		List<ClaimedTask> lost = claim("q", silent, 2);
+		claim("q", this.session, 1);
+		jdbc.update("UPDATE taskqueue_session SET heartbeat_at = now() - interval '1 hour' WHERE id = ?", silent);
+		assertThat(sessions.expire(Duration.ofSeconds(1))).isEqualTo(2);
+		assertThat(jdbc.queryForList("SELECT id FROM taskqueue_session", UUID.class)).containsExactly(this.session);
+		for (ClaimedTask task : lost) {
+			assertThat(jdbc.queryForMap("SELECT attempt, claimed_by, claimed_at FROM taskqueue_task WHERE id = ?",
+					task.id()))
+				.containsEntry("attempt", 1)
+				.containsEntry("claimed_by", null)
+				.containsEntry("claimed_at", null);
+		}
+		assertThat(jdbc.queryForObject("SELECT claimed_by FROM taskqueue_task WHERE id = ?", UUID.class, alive))
+			.isEqualTo(this.session);
+		assertThat(sessions.expire(Duration.ofSeconds(1))).isZero();
+		assertThat(claim("q", this.session, 5)).extracting(ClaimedTask::attempt).containsExactly(2, 2);
+	}
+
+	@Test
+	void expireReleasesTasksOfSessionsThatNoLongerExist() {
+		UUID gone = UUID.randomUUID();
+		sessions.register(gone, "gone");
+		UUID id = insert("q", 0, PAST);
+		claim("q", gone, 1);
+		jdbc.update("DELETE FROM taskqueue_session WHERE id = ?", gone);
+		assertThat(sessions.expire(Duration.ofMinutes(1))).isEqualTo(1);
+		assertThat(jdbc.queryForObject("SELECT claimed_by FROM taskqueue_task WHERE id = ?", UUID.class, id)).isNull();
+		assertThat(jdbc.queryForList("SELECT id FROM taskqueue_session", UUID.class)).containsExactly(this.session);
+	}
+
+	@Test
+	void endReleasesTheSessionsTasks() {
+		UUID id = insert("q", 0, PAST);
+		claim("q", this.session, 1);
+		assertThat(sessions.end(this.session)).isEqualTo(1);
+		assertThat(jdbc.queryForObject("SELECT claimed_by FROM taskqueue_task WHERE id = ?", UUID.class, id)).isNull();
+		assertThat(count("true")).isEqualTo(1);
+		assertThat(sessions.heartbeat(this.session)).isFalse();
+	}
+
+	@Test
+	void releaseUnstartedGivesTheAttemptBack() {
+		insert("q", 0, PAST);
+		insert("q", 0, PAST.plusSeconds(1));
+		List<UUID> ids = claim("q", this.session, 2).stream().map(ClaimedTask::id).toList();
+		assertThat(tasks.releaseUnstarted(ids, UUID.randomUUID())).isZero();
+		assertThat(count("attempt = 1 AND claimed_by IS NOT NULL")).isEqualTo(2);
+		assertThat(tasks.releaseUnstarted(ids, this.session)).isEqualTo(2);
+		assertThat(count("attempt = 0 AND claimed_by IS NULL AND claimed_at IS NULL")).isEqualTo(2);
+		assertThat(claim("q", this.session, 2)).extracting(ClaimedTask::attempt).containsExactly(1, 1);
+	}
+
+	@Test
+	void moveToDeadKeepsPayloadAttemptsAndError() {
+		String payload = "{\"name\": \"ada\", \"tags\": [1, 2], \"nested\": {\"ok\": true}}";
+		UUID id = UUID.randomUUID();
+		tasks.insert(new NewTask(id, "mail", payload, 3, null, PAST));
+		Instant enqueuedAt = jdbc.queryForObject("SELECT enqueued_at FROM taskqueue_task", Instant.class);
+		ClaimedTask first = claim("mail", this.session, 1).get(0);
+		assertThat(tasks.retryLater(first, Duration.ZERO, "first error")).isTrue();
+		ClaimedTask second = claim("mail", this.session, 1).get(0);
+		assertThat(second.attempt()).isEqualTo(2);
+		assertThat(second.lastError()).isEqualTo("first error");
+		ClaimedTask otherSession = new ClaimedTask(id, "mail", second.payload(), 3, 2, second.enqueuedAt(),
+				second.runAt(), UUID.randomUUID(), null);
+		assertThat(tasks.moveToDead(otherSession, "not mine")).isFalse();
+		assertThat(count("true")).isEqualTo(1);
+		assertThat(tasks.moveToDead(second, "second error")).isTrue();
+		assertThat(count("true")).isZero();
+		Map<String, Object> dead = jdbc.queryForMap("SELECT id, queue, priority, attempts, error, enqueued_at, "
+				+ "payload = CAST(? AS jsonb) AS same_payload FROM taskqueue_dead_task", payload);
+		assertThat(dead).containsEntry("id", id)
+			.containsEntry("queue", "mail")
+			.containsEntry("priority", 3)
+			.containsEntry("attempts", 2)
+			.containsEntry("error", "second error")
+			.containsEntry("same_payload", true);
+		assertThat(((Timestamp) dead.get("enqueued_at")).toInstant()).isEqualTo(enqueuedAt);
+	}
+
+	@Test
+	void insertAllPutsRunAtAtNowAfterTheDelayOrAtTheGivenTime() {
+		Instant at = Instant.parse("2030-01-02T03:04:05.123456789Z");
+		List<NewTask> batch = List.of(new NewTask(UUID.randomUUID(), "a", "1", 0, null, null),
+				new NewTask(UUID.randomUUID(), "b", "\"two\"", 7, Duration.ofSeconds(90), null),
+				new NewTask(UUID.randomUUID(), "c", "[3]", -2, null, at),
+				new NewTask(UUID.randomUUID(), "d", "{}", 0, Duration.ofNanos(1_500_999), null));
+		List<Map<String, Object>> rows = transaction.execute((status) -> {
+			tasks.insertAll(batch);
+			return jdbc.queryForList("SELECT queue, priority, payload::text AS payload, "
+					+ "enqueued_at = now() AS enqueued_now, "
+					+ "(extract(epoch FROM run_at - now()) * 1000000)::bigint AS after_now, "
+					+ "(extract(epoch FROM run_at) * 1000000)::bigint AS epoch_micros "
+					+ "FROM taskqueue_task ORDER BY queue");
+		});
+		assertThat(rows).extracting((row) -> row.get("queue")).containsExactly("a", "b", "c", "d");
+		assertThat(rows).extracting((row) -> row.get("payload")).containsExactly("1", "\"two\"", "[3]", "{}");
+		assertThat(rows).extracting((row) -> row.get("priority")).containsExactly(0, 7, -2, 0);
+		assertThat(rows).allSatisfy((row) -> assertThat(row.get("enqueued_now")).isEqualTo(true));
+		assertThat(rows.get(0).get("after_now")).isEqualTo(0L);
+		assertThat(rows.get(1).get("after_now")).isEqualTo(90_000_000L);
+		assertThat(rows.get(2).get("epoch_micros")).isEqualTo(1_893_553_445_123_456L);
+		assertThat(rows.get(3).get("after_now")).isEqualTo(1_500L);
+	}
+
+	@Test
+	void insertPutsRunAtAfterTheDelay() {
+		UUID id = UUID.randomUUID();
+		Long afterNow = transaction.execute((status) -> {
+			tasks.insert(new NewTask(id, "q", "\"x\"", 0, Duration.ofMillis(1500), null));
+			return jdbc.queryForObject("SELECT (extract(epoch FROM run_at - now()) * 1000000)::bigint "
+					+ "FROM taskqueue_task WHERE id = ?", Long.class, id);
+		});
+		assertThat(afterNow).isEqualTo(1_500_000L);
+	}
+
+	private static UUID insert(String queue, int priority, Instant runAt) {
+		UUID id = UUID.randomUUID();
+		tasks.insert(new NewTask(id, queue, "{\"queue\": \"" + queue + "\"}", priority, null, runAt));
+		return id;
+	}
+
+	private static List<ClaimedTask> claim(String queue, UUID session, int limit) {
+		return new ArrayList<>(transaction.execute((status) -> tasks.claim(queue, session, limit)));
+	}
+
+	private static int count(String where) {
+		return jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE " + where, Integer.class);
+	}
+
+	private static void await(CountDownLatch latch) {
+		try {
+			assertThat(latch.await(10, TimeUnit.SECONDS)).as("latch released").isTrue();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new AssertionError(ex);
+		}
+	}
+
+}

@@ -1,0 +1,4 @@
+CREATE TABLE app_table (
+    id   bigint PRIMARY KEY,
+    name text   NOT NULL
+);
