@@ -8,7 +8,9 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 
+import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueue;
+import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.handler.TaskHandlerLazyInitializationExcludeFilter;
 import dev.taskqueue.handler.TaskHandlerMethod;
@@ -17,6 +19,7 @@ import dev.taskqueue.jdbc.SessionRepository;
 import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.producer.DefaultTaskQueue;
+import dev.taskqueue.support.TaskQueueListeners;
 import dev.taskqueue.worker.PayloadReader;
 import dev.taskqueue.worker.QueueSettings;
 import dev.taskqueue.worker.RetryPolicy;
@@ -109,8 +112,10 @@ public class TaskQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
-	TaskQueue taskQueue(TaskRepository taskRepository, ObjectProvider<JsonMapper> jsonMapper) {
-		return new DefaultTaskQueue(taskRepository, jsonMapper.getIfAvailable(JsonMapper::new));
+	TaskQueue taskQueue(TaskRepository taskRepository, ObjectProvider<JsonMapper> jsonMapper,
+			ObjectProvider<TaskQueueListener> listeners) {
+		return new DefaultTaskQueue(taskRepository, jsonMapper.getIfAvailable(JsonMapper::new),
+				new TaskQueueListeners(listeners.orderedStream().toList()));
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -123,6 +128,7 @@ public class TaskQueueAutoConfiguration {
 		TaskWorker taskWorker(TaskQueueProperties properties, TaskHandlerRegistry registry, TaskRepository tasks,
 				SessionRepository sessions, DataSource dataSource,
 				ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
+				ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors,
 				Environment environment) {
 			TransactionTemplate ownTransactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 			TransactionTemplate handlerTransactions = new TransactionTemplate(
@@ -134,7 +140,8 @@ public class TaskQueueAutoConfiguration {
 					worker.getSessionTimeout());
 			TaskDispatcher dispatcher = new TaskDispatcher(tasks,
 					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)), handlerTransactions,
-					ownTransactions);
+					ownTransactions, new TaskQueueListeners(listeners.orderedStream().toList()),
+					interceptors.orderedStream().toList());
 			return new TaskWorker(registry, tasks, session, dispatcher, ownTransactions, settings,
 					(handler) -> queueSettings(properties, handler));
 		}

@@ -13,9 +13,10 @@ import java.util.UUID;
  * @param attempt the attempt this claim starts, 1 on the first
  * @param enqueuedAt when it was enqueued
  * @param runAt when it became due
+ * @param claimedAt when it was claimed, on the database clock
  * @param claimedBy the session that claimed it, which fences its completion
  * @param lastError the error of the previous attempt, or {@code null}
  */
 public record ClaimedTask(UUID id, String queue, String payload, int priority, int attempt, Instant enqueuedAt,
-		Instant runAt, UUID claimedBy, String lastError) {
+		Instant runAt, Instant claimedAt, UUID claimedBy, String lastError) {
 }

@@ -52,7 +52,7 @@ public class TaskRepository {
 			UPDATE %1$s t SET claimed_by = :session, claimed_at = now(), attempt = t.attempt + 1
 			FROM ready WHERE t.id = ready.id
 			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
-			          t.claimed_by, t.last_error
+			          t.claimed_at, t.claimed_by, t.last_error
 			""";
 
 	private static final String COMPLETE = """
@@ -207,7 +207,8 @@ public class TaskRepository {
 	private static ClaimedTask claimedTask(ResultSet rs, int row) throws SQLException {
 		return new ClaimedTask(rs.getObject("id", UUID.class), rs.getString("queue"), rs.getString("payload"),
 				rs.getInt("priority"), rs.getInt("attempt"), rs.getTimestamp("enqueued_at").toInstant(),
-				rs.getTimestamp("run_at").toInstant(), rs.getObject("claimed_by", UUID.class),
+				rs.getTimestamp("run_at").toInstant(), rs.getTimestamp("claimed_at").toInstant(),
+				rs.getObject("claimed_by", UUID.class),
 				rs.getString("last_error"));
 	}
 

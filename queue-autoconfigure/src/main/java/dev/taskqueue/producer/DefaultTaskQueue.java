@@ -1,10 +1,13 @@
 package dev.taskqueue.producer;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 import dev.taskqueue.TaskQueue;
+import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.jdbc.NewTask;
 import dev.taskqueue.jdbc.TaskRepository;
@@ -21,15 +24,19 @@ public class DefaultTaskQueue implements TaskQueue {
 
 	private final JsonMapper mapper;
 
-	public DefaultTaskQueue(TaskRepository tasks, JsonMapper mapper) {
+	private final TaskQueueListener listener;
+
+	public DefaultTaskQueue(TaskRepository tasks, JsonMapper mapper, TaskQueueListener listener) {
 		this.tasks = tasks;
 		this.mapper = mapper;
+		this.listener = listener;
 	}
 
 	@Override
 	public UUID enqueue(TaskRequest request) {
 		NewTask task = newTask(request, "request");
 		this.tasks.insert(task);
+		this.listener.enqueued(task.queue(), 1);
 		return task.id();
 	}
 
@@ -44,6 +51,9 @@ public class DefaultTaskQueue implements TaskQueue {
 		}
 		if (!newTasks.isEmpty()) {
 			this.tasks.insertAll(newTasks);
+			newTasks.stream()
+				.collect(Collectors.groupingBy(NewTask::queue, LinkedHashMap::new, Collectors.counting()))
+				.forEach((queue, count) -> this.listener.enqueued(queue, count.intValue()));
 		}
 		return newTasks.stream().map(NewTask::id).toList();
 	}

@@ -1,11 +1,16 @@
 package dev.taskqueue.worker;
 
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BooleanSupplier;
 
 import dev.taskqueue.NonRetryableTaskException;
 import dev.taskqueue.TaskContext;
+import dev.taskqueue.TaskHandlerInterceptor;
+import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
@@ -32,6 +37,10 @@ public class TaskDispatcher {
 
 	private final TransactionOperations ownTransactions;
 
+	private final TaskQueueListener listener;
+
+	private final List<TaskHandlerInterceptor> interceptors;
+
 	private final Queue<BooleanSupplier> unrecordedOutcomes = new ConcurrentLinkedQueue<>();
 
 	/**
@@ -39,20 +48,26 @@ public class TaskDispatcher {
 	 * @param payloads reads payloads as the handler's type
 	 * @param handlerTransactions transactions of the application's transaction manager, for handlers
 	 * @param ownTransactions transactions for the worker's own bookkeeping
+	 * @param listener hears what happens to each task
+	 * @param interceptors wrap each handler invocation, first one outermost
 	 */
 	public TaskDispatcher(TaskRepository tasks, PayloadReader payloads, TransactionOperations handlerTransactions,
-			TransactionOperations ownTransactions) {
+			TransactionOperations ownTransactions, TaskQueueListener listener,
+			List<TaskHandlerInterceptor> interceptors) {
 		this.tasks = tasks;
 		this.payloads = payloads;
 		this.handlerTransactions = handlerTransactions;
 		this.ownTransactions = ownTransactions;
+		this.listener = listener;
+		this.interceptors = List.copyOf(interceptors);
 	}
 
 	void run(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings) {
+		TaskContext context = new TaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt());
 		if (task.attempt() > settings.maxAttempts()) {
-			deadLetter(task, "Gave up after " + settings.maxAttempts() + " attempts; the last one ended without an "
-					+ "outcome because its worker stopped or lost its session"
-					+ ((task.lastError() != null) ? ". Error before that:\n" + task.lastError() : ""));
+			deadLetter(task, context, new IllegalStateException("Gave up after " + settings.maxAttempts()
+					+ " attempts; the last one ended without an outcome because its worker stopped or lost its "
+					+ "session" + ((task.lastError() != null) ? ". Error before that:\n" + task.lastError() : "")));
 			return;
 		}
 		Object payload;
@@ -60,15 +75,17 @@ public class TaskDispatcher {
 			payload = this.payloads.read(task.payload(), handler.payloadType());
 		}
 		catch (RuntimeException ex) {
-			deadLetter(task, "Payload cannot be read as " + handler.payloadType().getTypeName() + " for "
-					+ handler.describe() + ": " + ex.getMessage());
+			deadLetter(task, context, new IllegalArgumentException("Payload cannot be read as "
+					+ handler.payloadType().getTypeName() + " for " + handler.describe() + ": " + ex.getMessage(), ex));
 			return;
 		}
-		TaskContext context = new TaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt());
+		Duration pickupLatency = Duration.between(task.runAt(), task.claimedAt());
+		this.listener.started(context, pickupLatency.isNegative() ? Duration.ZERO : pickupLatency);
+		long start = System.nanoTime();
 		Boolean completed;
 		try {
 			completed = this.handlerTransactions.execute((status) -> {
-				invoke(handler, payload, context);
+				invoke(handler, payload, context, Map.of());
 				if (this.tasks.complete(task)) {
 					return true;
 				}
@@ -77,25 +94,30 @@ public class TaskDispatcher {
 			});
 		}
 		catch (Throwable ex) {
-			failed(task, settings, (ex instanceof HandlerException wrapped) ? wrapped.getCause() : ex);
+			failed(task, context, settings, (ex instanceof HandlerException wrapped) ? wrapped.getCause() : ex,
+					Duration.ofNanos(System.nanoTime() - start));
 			return;
 		}
-		if (!Boolean.TRUE.equals(completed)) {
-			logger.warn("Task " + task.id() + " on queue '" + task.queue() + "' (attempt " + task.attempt()
-					+ ") lost its claim while its handler ran; its transaction was rolled back and another "
-					+ "instance runs it");
+		if (Boolean.TRUE.equals(completed)) {
+			this.listener.completed(context, Duration.ofNanos(System.nanoTime() - start));
+		}
+		else {
+			logger.warn(describe(task) + " lost its claim while its handler ran; its transaction was rolled back "
+					+ "and another instance runs it");
+			this.listener.claimLost(context);
 		}
 	}
 
 	/**
-	 * Counts the task as failed because its handler ran past {@code timeout}. Its thread has been interrupted;
+	 * Counts the task as failed because its handler ran past its queue's timeout. Its thread has been interrupted;
 	 * should the handler still finish, its completion finds the claim gone and rolls back.
 	 */
 	void timedOut(ClaimedTask task, QueueSettings settings, Thread handlerThread) {
 		HandlerTimeoutException timeout = new HandlerTimeoutException("The handler did not finish within "
 				+ settings.timeout() + " (taskqueue.queues." + task.queue() + ".timeout); its thread was interrupted");
 		timeout.setStackTrace(handlerThread.getStackTrace()); // where the handler was stuck
-		failed(task, settings, timeout);
+		failed(task, new TaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt()), settings, timeout,
+				settings.timeout());
 	}
 
 	/** Tries again to record the outcomes that could not be recorded before; keeps those that still fail. */
@@ -114,9 +136,9 @@ public class TaskDispatcher {
 		return this.unrecordedOutcomes.size();
 	}
 
-	private void invoke(TaskHandlerMethod handler, Object payload, TaskContext context) {
+	private void invoke(TaskHandlerMethod handler, Object payload, TaskContext context, Map<String, String> headers) {
 		try {
-			handler.invoke(payload, context);
+			proceed(0, handler, payload, context, headers);
 		}
 		catch (RuntimeException ex) {
 			throw ex;
@@ -126,29 +148,45 @@ public class TaskDispatcher {
 		}
 	}
 
-	private void failed(ClaimedTask task, QueueSettings settings, Throwable failure) {
+	private void proceed(int index, TaskHandlerMethod handler, Object payload, TaskContext context,
+			Map<String, String> headers) throws Exception {
+		if (index == this.interceptors.size()) {
+			handler.invoke(payload, context);
+		}
+		else {
+			this.interceptors.get(index)
+				.intercept(context, headers, () -> proceed(index + 1, handler, payload, context, headers));
+		}
+	}
+
+	private void failed(ClaimedTask task, TaskContext context, QueueSettings settings, Throwable failure,
+			Duration duration) {
 		String error = ErrorText.of(failure);
 		if (failure instanceof NonRetryableTaskException) {
 			logger.warn(describe(task) + " failed and will not be retried: " + ErrorText.summary(failure));
 			record(() -> this.tasks.moveToDead(task, error));
+			this.listener.failed(context, duration, failure, true);
 		}
 		else if (task.attempt() >= settings.maxAttempts()) {
 			logger.warn(describe(task) + " failed on its last attempt and goes to the dead letters: "
 					+ ErrorText.summary(failure), failure);
 			record(() -> this.tasks.moveToDead(task, error));
+			this.listener.failed(context, duration, failure, true);
 		}
 		else {
-			java.time.Duration delay = settings.retryPolicy().delayAfter(task.attempt());
+			Duration delay = settings.retryPolicy().delayAfter(task.attempt());
 			// One line: the full trace is kept with the task (last_error) and logged when it gives up.
 			logger.warn(describe(task) + " failed; retrying in " + delay.toMillis() + " ms: "
 					+ ErrorText.summary(failure));
 			record(() -> this.tasks.retryLater(task, delay, error));
+			this.listener.failed(context, duration, failure, false);
 		}
 	}
 
-	private void deadLetter(ClaimedTask task, String error) {
-		logger.warn(describe(task) + " goes to the dead letters: " + error);
-		record(() -> this.tasks.moveToDead(task, error));
+	private void deadLetter(ClaimedTask task, TaskContext context, Exception reason) {
+		logger.warn(describe(task) + " goes to the dead letters: " + reason.getMessage());
+		record(() -> this.tasks.moveToDead(task, reason.getMessage()));
+		this.listener.failed(context, Duration.ZERO, reason, true);
 	}
 
 	private void record(BooleanSupplier outcome) {

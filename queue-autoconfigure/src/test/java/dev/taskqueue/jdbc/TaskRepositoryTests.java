@@ -135,7 +135,7 @@ class TaskRepositoryTests {
 		UUID id = insert("q", 0, PAST);
 		ClaimedTask task = claim("q", this.session, 1).get(0);
 		ClaimedTask otherSession = new ClaimedTask(id, "q", task.payload(), 0, task.attempt(), task.enqueuedAt(),
-				task.runAt(), UUID.randomUUID(), null);
+				task.runAt(), task.claimedAt(), UUID.randomUUID(), null);
 		assertThat(tasks.complete(otherSession)).isFalse();
 		assertThat(jdbc.queryForObject("SELECT claimed_by FROM taskqueue_task WHERE id = ?", UUID.class, id))
 			.isEqualTo(this.session);
@@ -215,7 +215,7 @@ class TaskRepositoryTests {
 		assertThat(second.attempt()).isEqualTo(2);
 		assertThat(second.lastError()).isEqualTo("first error");
 		ClaimedTask otherSession = new ClaimedTask(id, "mail", second.payload(), 3, 2, second.enqueuedAt(),
-				second.runAt(), UUID.randomUUID(), null);
+				second.runAt(), second.claimedAt(), UUID.randomUUID(), null);
 		assertThat(tasks.moveToDead(otherSession, "not mine")).isFalse();
 		assertThat(count("true")).isEqualTo(1);
 		assertThat(tasks.moveToDead(second, "second error")).isTrue();
