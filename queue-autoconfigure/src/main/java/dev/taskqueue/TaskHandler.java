@@ -38,4 +38,29 @@ public @interface TaskHandler {
 	 */
 	int maxAttempts() default 0;
 
+	/**
+	 * How a task's completion is recorded: in the handler's transaction (the default, exactly-once database
+	 * effects), or batched with other tasks' completions after the handler returns (faster; at-least-once).
+	 */
+	Completion completion() default Completion.TRANSACTIONAL;
+
+	/**
+	 * How a task's completion is recorded.
+	 */
+	enum Completion {
+
+		/**
+		 * The handler runs in a transaction that also deletes the task, so its database work commits exactly once.
+		 */
+		TRANSACTIONAL,
+
+		/**
+		 * The handler runs without a transaction of TaskQueue's; completions of many tasks are deleted together,
+		 * by one statement, shortly after their handlers return. Much faster for handlers whose work is outside
+		 * the database or idempotent: a crash between the handler and the flush runs the task again.
+		 */
+		BATCHED
+
+	}
+
 }

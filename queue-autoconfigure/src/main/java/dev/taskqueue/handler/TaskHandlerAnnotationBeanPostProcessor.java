@@ -105,7 +105,8 @@ public class TaskHandlerAnnotationBeanPostProcessor
 		}
 		ReflectionUtils.makeAccessible(invocable);
 		return new TaskHandlerMethod(queue, beanName, bean, invocable, method.getGenericParameterTypes()[0],
-				takesContext, annotation.concurrency(), annotation.maxAttempts());
+				takesContext, annotation.concurrency(), annotation.maxAttempts(),
+				annotation.completion() == TaskHandler.Completion.BATCHED);
 	}
 
 	private String resolve(String queue, String where) {

@@ -18,9 +18,10 @@ import dev.taskqueue.TaskContext;
  * @param takesContext whether the method takes a {@link TaskContext} second
  * @param concurrency the concurrency the annotation asks for, 0 when it leaves it to the configuration
  * @param maxAttempts the attempts the annotation asks for, 0 when it leaves it to the configuration
+ * @param batchedCompletion whether completions are batched after the handler rather than part of its transaction
  */
 public record TaskHandlerMethod(String queue, String beanName, Object bean, Method method, Type payloadType,
-		boolean takesContext, int concurrency, int maxAttempts) {
+		boolean takesContext, int concurrency, int maxAttempts, boolean batchedCompletion) {
 
 	/**
 	 * Calls the handler. Whatever the handler throws is thrown as it is; a checked exception is wrapped in an

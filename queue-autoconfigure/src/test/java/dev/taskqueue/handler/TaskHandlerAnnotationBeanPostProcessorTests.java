@@ -81,7 +81,7 @@ class TaskHandlerAnnotationBeanPostProcessorTests {
 			TaskHandlerRegistry registry = registry(context);
 			TaskHandlerMethod existing = registry.get("public");
 			TaskHandlerMethod late = new TaskHandlerMethod("late", "late", existing.bean(), existing.method(),
-					String.class, false, 0, 0);
+					String.class, false, 0, 0, false);
 			assertThatIllegalStateException().isThrownBy(() -> registry.register(late))
 				.withMessage("Cannot register bean 'late' method Handlers.publicHandler(String) after startup");
 			assertThat(registry.get("late")).isNull();
