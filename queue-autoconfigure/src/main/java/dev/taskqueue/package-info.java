@@ -1,6 +1,6 @@
 /**
  * The public API of TaskQueue: {@link dev.taskqueue.TaskHandler}, {@link dev.taskqueue.TaskQueue},
- * {@link dev.taskqueue.TaskRequest}, {@link dev.taskqueue.TaskContext} and
- * {@link dev.taskqueue.NonRetryableTaskException}.
+ * {@link dev.taskqueue.TaskRequest}, {@link dev.taskqueue.TaskContext},
+ * {@link dev.taskqueue.NonRetryableTaskException} and, for operators, {@link dev.taskqueue.TaskQueueOperations}.
  */
 package dev.taskqueue;

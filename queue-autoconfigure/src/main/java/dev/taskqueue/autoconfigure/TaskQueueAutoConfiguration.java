@@ -3,22 +3,35 @@ package dev.taskqueue.autoconfigure;
 import java.lang.management.ManagementFactory;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import com.zaxxer.hikari.HikariDataSource;
 
 import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueListener;
+import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.handler.TaskHandlerLazyInitializationExcludeFilter;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.handler.TaskHandlerRegistry;
+import dev.taskqueue.jdbc.DeadTaskRepository;
+import dev.taskqueue.jdbc.QueueRepository;
+import dev.taskqueue.jdbc.QueueStatsRepository;
+import dev.taskqueue.jdbc.RetentionRepository;
 import dev.taskqueue.jdbc.SessionRepository;
+import dev.taskqueue.jdbc.TaskNotifications;
 import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.operations.DefaultTaskQueueOperations;
+import dev.taskqueue.operations.RetentionPruner;
 import dev.taskqueue.producer.DefaultTaskQueue;
+import dev.taskqueue.producer.EnqueueNotifier;
 import dev.taskqueue.support.TaskQueueListeners;
 import dev.taskqueue.worker.PayloadReader;
 import dev.taskqueue.worker.QueueSettings;
@@ -27,6 +40,7 @@ import dev.taskqueue.worker.TaskDispatcher;
 import dev.taskqueue.worker.TaskWorker;
 import dev.taskqueue.worker.WorkerSession;
 import dev.taskqueue.worker.WorkerSettings;
+import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -42,6 +56,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.boot.thread.Threading;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -99,8 +114,8 @@ public class TaskQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TaskRepository taskRepository(DataSource dataSource, TaskTables tables) {
-		return new TaskRepository(dataSource, tables);
+	TaskRepository taskRepository(DataSource dataSource, TaskTables tables, TaskQueueProperties properties) {
+		return new TaskRepository(dataSource, tables, properties.getHistory().isEnabled());
 	}
 
 	@Bean
@@ -111,50 +126,106 @@ public class TaskQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	QueueRepository taskQueueQueueRepository(DataSource dataSource, TaskTables tables) {
+		return new QueueRepository(dataSource, tables);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TaskQueueOperations taskQueueOperations(DataSource dataSource, TaskTables tables, QueueRepository queues,
+			TaskQueueProperties properties, TaskHandlerRegistry registry) {
+		return new DefaultTaskQueueOperations(queues, new DeadTaskRepository(dataSource, tables),
+				new QueueStatsRepository(dataSource, tables),
+				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
+				properties.getMetrics().getCountLimit(),
+				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@DependsOnDatabaseInitialization
+	RetentionPruner taskQueueRetentionPruner(DataSource dataSource, TaskTables tables,
+			TaskQueueProperties properties) {
+		TaskQueueProperties.Retention retention = properties.getRetention();
+		return new RetentionPruner(new RetentionRepository(dataSource, tables), retention.getDeadLetters(),
+				retention.getHistory(), retention.getPruneInterval());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	TaskQueue taskQueue(TaskRepository taskRepository, ObjectProvider<JsonMapper> jsonMapper,
-			ObjectProvider<TaskQueueListener> listeners) {
+			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry) {
 		return new DefaultTaskQueue(taskRepository, jsonMapper.getIfAvailable(JsonMapper::new),
-				new TaskQueueListeners(listeners.orderedStream().toList()));
+				new TaskQueueListeners(listeners.orderedStream().toList()),
+				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.postgresql.PGConnection")
+	@ConditionalOnBooleanProperty(name = "taskqueue.notify.enabled", matchIfMissing = true)
+	static class NotifyConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		TaskNotifications taskNotifications(DataSource dataSource, TaskTables tables) {
+			return new TaskNotifications(dataSource, tables);
+		}
+
+		@Bean
+		EnqueueNotifier taskQueueEnqueueNotifier(TaskNotifications taskNotifications) {
+			return new EnqueueNotifier(taskNotifications);
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnBooleanProperty(name = "taskqueue.worker.enabled", matchIfMissing = true)
 	static class WorkerConfiguration {
 
+		private static final Log logger = LogFactory.getLog(TaskQueueAutoConfiguration.class);
+
 		@Bean
 		@ConditionalOnMissingBean
 		@DependsOnDatabaseInitialization
 		TaskWorker taskWorker(TaskQueueProperties properties, TaskHandlerRegistry registry, TaskRepository tasks,
-				SessionRepository sessions, DataSource dataSource,
+				SessionRepository sessions, QueueRepository queues, DataSource dataSource,
 				ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
 				ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors,
-				Environment environment) {
+				ObjectProvider<TaskNotifications> notifications, Environment environment) {
+			Integer poolSize = poolSize(dataSource);
+			TaskNotifications listening = notifications.getIfAvailable();
+			if (listening != null && poolSize != null && poolSize < 4) {
+				logger.warn("The connection pool (" + poolSize + " connections) is too small to keep one for LISTEN "
+						+ "besides a handler, claiming and heartbeats: this worker polls only");
+				listening = null;
+			}
 			TransactionTemplate ownTransactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 			TransactionTemplate handlerTransactions = new TransactionTemplate(
 					transactionManager.getIfUnique(() -> new DataSourceTransactionManager(dataSource)));
 			TaskQueueProperties.Worker worker = properties.getWorker();
 			WorkerSettings settings = new WorkerSettings(worker.getPollInterval(), worker.getHeartbeatInterval(),
-					worker.getSessionTimeout(), worker.getShutdownTimeout(), maxHandlers(dataSource));
-			WorkerSession session = new WorkerSession(sessions, ownTransactions, sessionName(environment),
+					worker.getSessionTimeout(), worker.getShutdownTimeout(),
+					(poolSize != null) ? Math.max(1, poolSize - ((listening != null) ? 3 : 2)) : Integer.MAX_VALUE,
+					Threading.VIRTUAL.isActive(environment), worker.getCompletionBatchSize(),
+					worker.getCompletionFlushInterval());
+			WorkerSession session = new WorkerSession(sessions, queues, ownTransactions, sessionName(environment),
 					worker.getSessionTimeout());
+			TaskQueueListeners listener = new TaskQueueListeners(listeners.orderedStream().toList());
 			TaskDispatcher dispatcher = new TaskDispatcher(tasks,
 					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)), handlerTransactions,
-					ownTransactions, new TaskQueueListeners(listeners.orderedStream().toList()),
-					interceptors.orderedStream().toList());
-			return new TaskWorker(registry, tasks, session, dispatcher, ownTransactions, settings,
-					(handler) -> queueSettings(properties, handler));
+					ownTransactions, listener, interceptors.orderedStream().toList());
+			return new TaskWorker(registry, tasks, session, dispatcher, ownTransactions, listener, settings,
+					(handler) -> queueSettings(properties, handler), dataSource, listening);
 		}
 
-		/** Room for handlers in the pool: one connection each, two kept for claiming and heartbeats. */
-		private static int maxHandlers(DataSource dataSource) {
-			if (ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", null)) {
-				Integer poolSize = HikariPool.maximumPoolSize(dataSource);
-				if (poolSize != null) {
-					return Math.max(1, poolSize - 2);
-				}
-			}
-			return Integer.MAX_VALUE;
+		/**
+		 * The size of a Hikari pool, or {@code null}. Handlers need one connection each; the worker keeps two for
+		 * claiming and heartbeats and, when it listens for enqueues, one for LISTEN.
+		 */
+		private static Integer poolSize(DataSource dataSource) {
+			return ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", null)
+					? HikariPool.maximumPoolSize(dataSource) : null;
 		}
 
 		private static String sessionName(Environment environment) {

@@ -32,6 +32,14 @@ public class TaskQueueProperties implements InitializingBean {
 
 	private final Retry retry = new Retry();
 
+	private final Notify notify = new Notify();
+
+	private final Metrics metrics = new Metrics();
+
+	private final Retention retention = new Retention();
+
+	private final History history = new History();
+
 	/**
 	 * Settings per queue, keyed by queue name (concurrency, max-attempts, timeout); they take precedence over the
 	 * handler's annotation attributes. Names with dots or colons need brackets: taskqueue.queues[billing.v2].
@@ -56,6 +64,22 @@ public class TaskQueueProperties implements InitializingBean {
 
 	public Retry getRetry() {
 		return this.retry;
+	}
+
+	public Notify getNotify() {
+		return this.notify;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
+	}
+
+	public Retention getRetention() {
+		return this.retention;
+	}
+
+	public History getHistory() {
+		return this.history;
 	}
 
 	public Map<String, Queue> getQueues() {
@@ -157,6 +181,16 @@ public class TaskQueueProperties implements InitializingBean {
 		 */
 		private Duration timeout = Duration.ofMinutes(10);
 
+		/**
+		 * The most completions of BATCHED handlers written by one statement.
+		 */
+		private int completionBatchSize = 100;
+
+		/**
+		 * How long a completion of a BATCHED handler waits for others before it is written.
+		 */
+		private Duration completionFlushInterval = Duration.ofMillis(5);
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -211,6 +245,41 @@ public class TaskQueueProperties implements InitializingBean {
 
 		public void setTimeout(Duration timeout) {
 			this.timeout = requirePositive(timeout, "taskqueue.worker.timeout");
+		}
+
+		public int getCompletionBatchSize() {
+			return this.completionBatchSize;
+		}
+
+		public void setCompletionBatchSize(int completionBatchSize) {
+			this.completionBatchSize = requirePositive(completionBatchSize, "taskqueue.worker.completion-batch-size");
+		}
+
+		public Duration getCompletionFlushInterval() {
+			return this.completionFlushInterval;
+		}
+
+		public void setCompletionFlushInterval(Duration completionFlushInterval) {
+			this.completionFlushInterval = requirePositive(completionFlushInterval,
+					"taskqueue.worker.completion-flush-interval");
+		}
+
+	}
+
+	public static class Notify {
+
+		/**
+		 * Whether enqueues send a PostgreSQL NOTIFY and workers LISTEN for it, to start new tasks without waiting
+		 * for the next poll; turn off behind PgBouncer in transaction pooling mode.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}
@@ -297,6 +366,98 @@ public class TaskQueueProperties implements InitializingBean {
 				throw new IllegalArgumentException("taskqueue.retry.backoff.jitter must be from 0 to 1 but was " + jitter);
 			}
 			this.jitter = jitter;
+		}
+
+	}
+
+	public static class Metrics {
+
+		/**
+		 * How often the queue gauges (ready, scheduled, running, dead, oldest ready age) are read from the database,
+		 * with one statement, whatever the number of scrapes.
+		 */
+		private Duration refreshInterval = Duration.ofSeconds(10);
+
+		/**
+		 * Count at which the per-queue counts of the gauges and of the operations API stop counting, so that reading
+		 * them stays cheap on a large backlog.
+		 */
+		private int countLimit = 10_000;
+
+		public Duration getRefreshInterval() {
+			return this.refreshInterval;
+		}
+
+		public void setRefreshInterval(Duration refreshInterval) {
+			this.refreshInterval = requirePositive(refreshInterval, "taskqueue.metrics.refresh-interval");
+		}
+
+		public int getCountLimit() {
+			return this.countLimit;
+		}
+
+		public void setCountLimit(int countLimit) {
+			this.countLimit = requirePositive(countLimit, "taskqueue.metrics.count-limit");
+		}
+
+	}
+
+	public static class Retention {
+
+		/**
+		 * How long a dead letter is kept before it is deleted.
+		 */
+		private Duration deadLetters = Duration.ofDays(14);
+
+		/**
+		 * How long a completed task is kept in the history before it is deleted.
+		 */
+		private Duration history = Duration.ofDays(7);
+
+		/**
+		 * How often each instance deletes, in batches, the dead letters and history rows older than their retention.
+		 */
+		private Duration pruneInterval = Duration.ofMinutes(1);
+
+		public Duration getDeadLetters() {
+			return this.deadLetters;
+		}
+
+		public void setDeadLetters(Duration deadLetters) {
+			this.deadLetters = requirePositive(deadLetters, "taskqueue.retention.dead-letters");
+		}
+
+		public Duration getHistory() {
+			return this.history;
+		}
+
+		public void setHistory(Duration history) {
+			this.history = requirePositive(history, "taskqueue.retention.history");
+		}
+
+		public Duration getPruneInterval() {
+			return this.pruneInterval;
+		}
+
+		public void setPruneInterval(Duration pruneInterval) {
+			this.pruneInterval = requirePositive(pruneInterval, "taskqueue.retention.prune-interval");
+		}
+
+	}
+
+	public static class History {
+
+		/**
+		 * Whether each completed task is also kept in the taskqueue_history table, which slows completions down.
+		 */
+		private boolean enabled;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}

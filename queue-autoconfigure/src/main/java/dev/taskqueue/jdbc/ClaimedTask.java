@@ -16,7 +16,15 @@ import java.util.UUID;
  * @param claimedAt when it was claimed, on the database clock
  * @param claimedBy the session that claimed it, which fences its completion
  * @param lastError the error of the previous attempt, or {@code null}
+ * @param headers the headers stored at enqueue, a JSON object of strings
  */
 public record ClaimedTask(UUID id, String queue, String payload, int priority, int attempt, Instant enqueuedAt,
-		Instant runAt, Instant claimedAt, UUID claimedBy, String lastError) {
+		Instant runAt, Instant claimedAt, UUID claimedBy, String lastError, String headers) {
+
+	/** A claimed task without headers. */
+	public ClaimedTask(UUID id, String queue, String payload, int priority, int attempt, Instant enqueuedAt,
+			Instant runAt, Instant claimedAt, UUID claimedBy, String lastError) {
+		this(id, queue, payload, priority, attempt, enqueuedAt, runAt, claimedAt, claimedBy, lastError, "{}");
+	}
+
 }

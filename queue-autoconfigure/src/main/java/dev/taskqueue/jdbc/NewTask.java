@@ -14,6 +14,14 @@ import java.util.UUID;
  * @param priority its priority
  * @param delay the delay after the enqueue, or {@code null}
  * @param runAt the time to run, or {@code null}
+ * @param headers its headers as a JSON object of strings, {@code "{}"} when it has none
  */
-public record NewTask(UUID id, String queue, String payload, int priority, Duration delay, Instant runAt) {
+public record NewTask(UUID id, String queue, String payload, int priority, Duration delay, Instant runAt,
+		String headers) {
+
+	/** A task without headers. */
+	public NewTask(UUID id, String queue, String payload, int priority, Duration delay, Instant runAt) {
+		this(id, queue, payload, priority, delay, runAt, "{}");
+	}
+
 }

@@ -25,19 +25,21 @@ import org.springframework.jdbc.support.SqlArrayValue;
 public class TaskRepository {
 
 	private static final String INSERT = """
-			INSERT INTO %1$s (id, queue, payload, priority, run_at)
+			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers)
 			VALUES (:id, :queue, CAST(:payload AS jsonb), :priority,
 			        COALESCE(timestamptz 'epoch' + :runAtMicros * interval '1 microsecond',
-			                 now() + :delayMicros * interval '1 microsecond'))
+			                 now() + :delayMicros * interval '1 microsecond'),
+			        CAST(:headers AS jsonb))
 			""";
 
 	private static final String INSERT_ALL = """
-			INSERT INTO %1$s (id, queue, payload, priority, run_at)
+			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers)
 			SELECT t.id, t.queue, CAST(t.payload AS jsonb), t.priority,
 			       COALESCE(timestamptz 'epoch' + t.run_at_micros * interval '1 microsecond',
-			                now() + t.delay_micros * interval '1 microsecond')
-			FROM unnest(:ids, :queues, :payloads, :priorities, :runAtMicros, :delayMicros)
-			     AS t(id, queue, payload, priority, run_at_micros, delay_micros)
+			                now() + t.delay_micros * interval '1 microsecond'),
+			       CAST(t.headers AS jsonb)
+			FROM unnest(:ids, :queues, :payloads, :priorities, :runAtMicros, :delayMicros, :headers)
+			     AS t(id, queue, payload, priority, run_at_micros, delay_micros, headers)
 			""";
 
 	// MATERIALIZED: the locked set is computed once, so the UPDATE never sees more than :limit rows.
@@ -52,11 +54,40 @@ public class TaskRepository {
 			UPDATE %1$s t SET claimed_by = :session, claimed_at = now(), attempt = t.attempt + 1
 			FROM ready WHERE t.id = ready.id
 			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
-			          t.claimed_at, t.claimed_by, t.last_error
+			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers
 			""";
 
 	private static final String COMPLETE = """
 			DELETE FROM %1$s WHERE id = :id AND claimed_by = :session AND attempt = :attempt
+			""";
+
+	// COMPLETE that also keeps the task in the history (taskqueue.history.enabled). Counts as one row exactly when
+	// the fenced delete does; DO UPDATE rather than DO NOTHING so that a conflict cannot pass for a lost claim.
+	private static final String COMPLETE_WITH_HISTORY = """
+			WITH done AS (DELETE FROM %1$s WHERE id = :id AND claimed_by = :session AND attempt = :attempt RETURNING *)
+			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
+			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers FROM done
+			ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at
+			""";
+
+	// Many completions in one statement, each fenced by its own claim.
+	private static final String COMPLETE_ALL = """
+			DELETE FROM %1$s t USING unnest(:ids, :attempts) AS done(id, attempt)
+			WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by = :session
+			RETURNING t.id
+			""";
+
+	// COMPLETE_ALL that also keeps the tasks in the history (taskqueue.history.enabled).
+	private static final String COMPLETE_ALL_WITH_HISTORY = """
+			WITH completed AS (
+			    DELETE FROM %1$s t USING unnest(:ids, :attempts) AS done(id, attempt)
+			    WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by = :session
+			    RETURNING t.*),
+			kept AS (
+			    INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
+			    SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers FROM completed
+			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
+			SELECT id FROM completed
 			""";
 
 	private static final String RETRY_LATER = """
@@ -67,10 +98,10 @@ public class TaskRepository {
 
 	private static final String MOVE_TO_DEAD = """
 			WITH dead AS (DELETE FROM %1$s WHERE id = :id AND claimed_by = :session AND attempt = :attempt RETURNING *)
-			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error)
-			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), :error FROM dead
+			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, headers)
+			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), :error, headers FROM dead
 			ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, attempts = excluded.attempts,
-			       failed_at = excluded.failed_at, error = excluded.error
+			       failed_at = excluded.failed_at, error = excluded.error, headers = excluded.headers
 			""";
 
 	// A claimed task that never started does not use up an attempt.
@@ -91,6 +122,8 @@ public class TaskRepository {
 
 	private final String complete;
 
+	private final String completeAll;
+
 	private final String retryLater;
 
 	private final String moveToDead;
@@ -98,11 +131,23 @@ public class TaskRepository {
 	private final String releaseUnstarted;
 
 	public TaskRepository(DataSource dataSource, TaskTables tables) {
+		this(dataSource, tables, false);
+	}
+
+	/**
+	 * @param dataSource the application's data source
+	 * @param tables the table names
+	 * @param history whether completions also record the task in the history table
+	 */
+	public TaskRepository(DataSource dataSource, TaskTables tables, boolean history) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.insert = INSERT.formatted(tables.task());
 		this.insertAll = INSERT_ALL.formatted(tables.task());
 		this.claim = CLAIM.formatted(tables.task(), tables.session());
-		this.complete = COMPLETE.formatted(tables.task());
+		this.complete = history ? COMPLETE_WITH_HISTORY.formatted(tables.task(), tables.history())
+				: COMPLETE.formatted(tables.task());
+		this.completeAll = history ? COMPLETE_ALL_WITH_HISTORY.formatted(tables.task(), tables.history())
+				: COMPLETE_ALL.formatted(tables.task());
 		this.retryLater = RETRY_LATER.formatted(tables.task());
 		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask());
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
@@ -116,6 +161,7 @@ public class TaskRepository {
 			.param("priority", task.priority())
 			.param("runAtMicros", epochMicros(task.runAt()), Types.BIGINT)
 			.param("delayMicros", micros(task.delay()), Types.BIGINT)
+			.param("headers", task.headers())
 			.update();
 	}
 
@@ -127,6 +173,7 @@ public class TaskRepository {
 		Integer[] priorities = new Integer[n];
 		Long[] runAtMicros = new Long[n];
 		Long[] delayMicros = new Long[n];
+		String[] headers = new String[n];
 		for (int i = 0; i < n; i++) {
 			NewTask task = tasks.get(i);
 			ids[i] = task.id();
@@ -135,6 +182,7 @@ public class TaskRepository {
 			priorities[i] = task.priority();
 			runAtMicros[i] = epochMicros(task.runAt());
 			delayMicros[i] = micros(task.delay());
+			headers[i] = task.headers();
 		}
 		this.jdbc.sql(this.insertAll)
 			.param("ids", new SqlArrayValue("uuid", (Object[]) ids))
@@ -143,6 +191,7 @@ public class TaskRepository {
 			.param("priorities", new SqlArrayValue("int4", (Object[]) priorities))
 			.param("runAtMicros", new SqlArrayValue("int8", (Object[]) runAtMicros))
 			.param("delayMicros", new SqlArrayValue("int8", (Object[]) delayMicros))
+			.param("headers", new SqlArrayValue("text", (Object[]) headers))
 			.update();
 	}
 
@@ -163,6 +212,25 @@ public class TaskRepository {
 	/** Deletes a completed task; {@code false} when the claim was lost. */
 	public boolean complete(ClaimedTask task) {
 		return fenced(this.complete, task).update() == 1;
+	}
+
+	/**
+	 * Deletes the completed {@code tasks}, all claimed by {@code session}, with one statement.
+	 * @return the ids of the tasks deleted; those missing had lost their claim
+	 */
+	public List<UUID> completeAll(UUID session, List<ClaimedTask> tasks) {
+		UUID[] ids = new UUID[tasks.size()];
+		Integer[] attempts = new Integer[tasks.size()];
+		for (int i = 0; i < ids.length; i++) {
+			ids[i] = tasks.get(i).id();
+			attempts[i] = tasks.get(i).attempt();
+		}
+		return this.jdbc.sql(this.completeAll)
+			.param("ids", new SqlArrayValue("uuid", (Object[]) ids))
+			.param("attempts", new SqlArrayValue("int4", (Object[]) attempts))
+			.param("session", session)
+			.query((rs, row) -> rs.getObject(1, UUID.class))
+			.list();
 	}
 
 	/** Makes a failed task ready again after {@code delay}; {@code false} when the claim was lost. */
@@ -209,7 +277,7 @@ public class TaskRepository {
 				rs.getInt("priority"), rs.getInt("attempt"), rs.getTimestamp("enqueued_at").toInstant(),
 				rs.getTimestamp("run_at").toInstant(), rs.getTimestamp("claimed_at").toInstant(),
 				rs.getObject("claimed_by", UUID.class),
-				rs.getString("last_error"));
+				rs.getString("last_error"), rs.getString("headers"));
 	}
 
 }

@@ -47,6 +47,14 @@ public final class TaskTables {
 		return qualify("taskqueue_dead_task");
 	}
 
+	String queue() {
+		return qualify("taskqueue_queue");
+	}
+
+	String history() {
+		return qualify("taskqueue_history");
+	}
+
 	private String qualify(String table) {
 		return (this.schema != null) ? '"' + this.schema + "\"." + table : table;
 	}

@@ -3,7 +3,9 @@ package dev.taskqueue.producer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import dev.taskqueue.TaskQueue;
@@ -11,12 +13,15 @@ import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.jdbc.NewTask;
 import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.observation.TaskQueueObservations;
+import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The {@link TaskQueue} on the application's database: writes the payload as JSON and inserts the task on the
- * application's {@code DataSource}, inside the caller's transaction when there is one.
+ * application's {@code DataSource}, inside the caller's transaction when there is one. Each insert is observed as
+ * {@code taskqueue.enqueue}, whose trace context is stored with the tasks as their headers.
  */
 public class DefaultTaskQueue implements TaskQueue {
 
@@ -26,16 +31,24 @@ public class DefaultTaskQueue implements TaskQueue {
 
 	private final TaskQueueListener listener;
 
+	private final ObservationRegistry observations;
+
 	public DefaultTaskQueue(TaskRepository tasks, JsonMapper mapper, TaskQueueListener listener) {
+		this(tasks, mapper, listener, ObservationRegistry.NOOP);
+	}
+
+	public DefaultTaskQueue(TaskRepository tasks, JsonMapper mapper, TaskQueueListener listener,
+			ObservationRegistry observations) {
 		this.tasks = tasks;
 		this.mapper = mapper;
 		this.listener = listener;
+		this.observations = observations;
 	}
 
 	@Override
 	public UUID enqueue(TaskRequest request) {
 		NewTask task = newTask(request, "request");
-		this.tasks.insert(task);
+		observed(task.queue(), 1, (headers) -> this.tasks.insert(withHeaders(task, headers)));
 		this.listener.enqueued(task.queue(), 1);
 		return task.id();
 	}
@@ -50,12 +63,31 @@ public class DefaultTaskQueue implements TaskQueue {
 			newTasks.add(newTask(requests.get(i), "requests[" + i + "]"));
 		}
 		if (!newTasks.isEmpty()) {
-			this.tasks.insertAll(newTasks);
+			String observedQueue = newTasks.stream().map(NewTask::queue).distinct().count() == 1
+					? newTasks.get(0).queue() : "multiple";
+			observed(observedQueue, newTasks.size(), (headers) -> this.tasks
+				.insertAll(newTasks.stream().map((task) -> withHeaders(task, headers)).toList()));
 			newTasks.stream()
 				.collect(Collectors.groupingBy(NewTask::queue, LinkedHashMap::new, Collectors.counting()))
 				.forEach((queue, count) -> this.listener.enqueued(queue, count.intValue()));
 		}
 		return newTasks.stream().map(NewTask::id).toList();
+	}
+
+	/** Runs {@code insert} with the headers of a {@code taskqueue.enqueue} observation around it. */
+	private void observed(String queue, int count, Consumer<String> insert) {
+		if (this.observations.isNoop()) {
+			insert.accept("{}");
+			return;
+		}
+		Map<String, String> headers = new LinkedHashMap<>();
+		TaskQueueObservations.enqueue(queue, count, headers, this.observations)
+			.observe(() -> insert.accept(headers.isEmpty() ? "{}" : this.mapper.writeValueAsString(headers)));
+	}
+
+	private static NewTask withHeaders(NewTask task, String headers) {
+		return new NewTask(task.id(), task.queue(), task.payload(), task.priority(), task.delay(), task.runAt(),
+				headers);
 	}
 
 	private NewTask newTask(TaskRequest request, String argument) {

@@ -3,6 +3,8 @@ package dev.taskqueue.worker;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 
+import org.springframework.core.NestedExceptionUtils;
+
 /**
  * Turns a handler's failure into the text stored with the task: the exception, its message and a stack trace
  * short enough for a database column and long enough for a person to find the cause.
@@ -21,9 +23,21 @@ final class ErrorText {
 		return (text.length() <= MAX_LENGTH) ? text : text.substring(0, MAX_LENGTH) + "\n\t... (truncated)";
 	}
 
-	/** The first line only: exception class and message, for logs. */
+	/**
+	 * One line for logs: the exception and its message, and the innermost cause when there is one, which for
+	 * Spring's data access exceptions is the database's own word ("permission denied", "connection refused").
+	 */
 	static String summary(Throwable failure) {
-		return failure.getClass().getName() + ((failure.getMessage() != null) ? ": " + failure.getMessage() : "");
+		Throwable cause = NestedExceptionUtils.getMostSpecificCause(failure);
+		return firstLine(failure) + ((cause != failure) ? "; caused by " + firstLine(cause) : "");
+	}
+
+	private static String firstLine(Throwable failure) {
+		String message = failure.getMessage();
+		if (message != null && message.indexOf('\n') >= 0) {
+			message = message.substring(0, message.indexOf('\n'));
+		}
+		return failure.getClass().getName() + ((message != null) ? ": " + message : "");
 	}
 
 }

@@ -1,14 +1,19 @@
 package dev.taskqueue.worker;
 
 import java.lang.reflect.Type;
+import java.util.Map;
 
+import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Reads a task's JSON payload as the type its handler declares, generics included.
+ * Reads a task's JSON payload as the type its handler declares, generics included, and its headers.
  */
 public class PayloadReader {
+
+	private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
+	};
 
 	private final JsonMapper mapper;
 
@@ -22,6 +27,22 @@ public class PayloadReader {
 	Object read(String json, Type type) {
 		JavaType javaType = this.mapper.getTypeFactory().constructType(type);
 		return this.mapper.readValue(json, javaType);
+	}
+
+	/**
+	 * The headers stored with a task. Headers that cannot be read count as none: they carry context such as a
+	 * trace, and losing it must not keep the task from running.
+	 */
+	Map<String, String> headers(String json) {
+		if (json == null || json.equals("{}")) {
+			return Map.of();
+		}
+		try {
+			return Map.copyOf(this.mapper.readValue(json, HEADERS));
+		}
+		catch (RuntimeException ex) {
+			return Map.of();
+		}
 	}
 
 }

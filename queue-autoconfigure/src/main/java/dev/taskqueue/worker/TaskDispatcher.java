@@ -41,7 +41,11 @@ public class TaskDispatcher {
 
 	private final List<TaskHandlerInterceptor> interceptors;
 
+	private static final long LOG_INTERVAL_NANOS = 60_000_000_000L;
+
 	private final Queue<BooleanSupplier> unrecordedOutcomes = new ConcurrentLinkedQueue<>();
+
+	private volatile long lastUnrecordedWarning;
 
 	/**
 	 * @param tasks the task repository
@@ -62,7 +66,11 @@ public class TaskDispatcher {
 		this.interceptors = List.copyOf(interceptors);
 	}
 
-	void run(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings) {
+	/**
+	 * Runs {@code task}: in a transaction with its completion, or, when {@code batched} is given, without one,
+	 * handing the completion to {@code batched}.
+	 */
+	void run(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, BatchedCompletions batched) {
 		TaskContext context = new TaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt());
 		if (task.attempt() > settings.maxAttempts()) {
 			deadLetter(task, context, new IllegalStateException("Gave up after " + settings.maxAttempts()
@@ -81,11 +89,21 @@ public class TaskDispatcher {
 		}
 		Duration pickupLatency = Duration.between(task.runAt(), task.claimedAt());
 		this.listener.started(context, pickupLatency.isNegative() ? Duration.ZERO : pickupLatency);
+		if (batched != null) {
+			runBatched(task, handler, settings, batched, context, payload);
+		}
+		else {
+			runInTransaction(task, handler, settings, context, payload);
+		}
+	}
+
+	private void runInTransaction(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings,
+			TaskContext context, Object payload) {
 		long start = System.nanoTime();
 		Boolean completed;
 		try {
 			completed = this.handlerTransactions.execute((status) -> {
-				invoke(handler, payload, context, Map.of());
+				invoke(handler, payload, context, this.payloads.headers(task.headers()));
 				if (this.tasks.complete(task)) {
 					return true;
 				}
@@ -105,6 +123,27 @@ public class TaskDispatcher {
 			logger.warn(describe(task) + " lost its claim while its handler ran; its transaction was rolled back "
 					+ "and another instance runs it");
 			this.listener.claimLost(context);
+		}
+	}
+
+	private void runBatched(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings,
+			BatchedCompletions batched, TaskContext context, Object payload) {
+		long start = System.nanoTime();
+		try {
+			invoke(handler, payload, context, this.payloads.headers(task.headers()));
+		}
+		catch (Throwable ex) {
+			failed(task, context, settings, (ex instanceof HandlerException wrapped) ? wrapped.getCause() : ex,
+					Duration.ofNanos(System.nanoTime() - start));
+			return;
+		}
+		try {
+			batched.add(task, context, Duration.ofNanos(System.nanoTime() - start));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			logger.warn(describe(task) + " finished but was interrupted before its completion was queued; it runs "
+					+ "again when this session ends");
 		}
 	}
 
@@ -194,7 +233,13 @@ public class TaskDispatcher {
 			this.ownTransactions.executeWithoutResult((status) -> outcome.getAsBoolean());
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not record a task outcome, will try again: " + ErrorText.summary(ex));
+			// Said once a minute at most: while the database is away this would fail on every poll.
+			long now = System.nanoTime();
+			if (now - this.lastUnrecordedWarning > LOG_INTERVAL_NANOS || this.lastUnrecordedWarning == 0) {
+				this.lastUnrecordedWarning = now;
+				logger.warn("Could not record a task outcome (" + (this.unrecordedOutcomes.size() + 1)
+						+ " waiting), will try again: " + ErrorText.summary(ex));
+			}
 			this.unrecordedOutcomes.add(outcome);
 		}
 	}

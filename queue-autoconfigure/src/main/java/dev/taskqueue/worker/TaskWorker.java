@@ -5,24 +5,22 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
+import javax.sql.DataSource;
+
+import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.jdbc.TaskNotifications;
 import dev.taskqueue.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -33,8 +31,8 @@ import org.springframework.transaction.support.TransactionOperations;
 /**
  * Runs the handlers of this instance. It starts last and stops first: on start it opens a {@link WorkerSession}
  * and a claim loop that takes exactly the free capacity of each queue; on stop it stops claiming, gives back
- * claimed tasks that have not started, waits for running handlers up to the shutdown timeout, then ends the
- * session.
+ * claimed tasks that have not started, waits for running handlers up to the shutdown timeout, writes the last
+ * batched completions, then ends the session.
  */
 public class TaskWorker implements SmartLifecycle {
 
@@ -44,8 +42,7 @@ public class TaskWorker implements SmartLifecycle {
 	private static final Log logger = LogFactory.getLog(TaskWorker.class);
 
 	/** The order of the claim query, which its RETURNING clause does not keep. */
-	private static final Comparator<ClaimedTask> CLAIM_ORDER = Comparator
-		.comparingInt(ClaimedTask::priority)
+	private static final Comparator<ClaimedTask> CLAIM_ORDER = Comparator.comparingInt(ClaimedTask::priority)
 		.reversed()
 		.thenComparing(ClaimedTask::runAt)
 		.thenComparing(ClaimedTask::id);
@@ -60,38 +57,51 @@ public class TaskWorker implements SmartLifecycle {
 
 	private final TransactionOperations ownTransactions;
 
+	private final TaskQueueListener listener;
+
 	private final WorkerSettings settings;
 
 	private final Function<TaskHandlerMethod, QueueSettings> queueSettings;
 
 	private final WakeUp wakeUp = new WakeUp();
 
-	private final Map<UUID, ClaimedTask> unstarted = new ConcurrentHashMap<>();
+	private final DataSource dataSource;
+
+	private final TaskNotifications notifications;
+
+	private NotificationListener notificationListener;
 
 	private volatile List<QueueState> queues = List.of();
 
-	private final AtomicInteger handlersInFlight = new AtomicInteger();
+	private volatile boolean running;
 
 	private int nextQueue;
 
-	private volatile boolean running;
-
 	private Thread claimLoop;
 
-	private ExecutorService handlerThreads;
+	private HandlerExecutor handlers;
+
+	private BatchedCompletions batched;
+
+	private Thread completionFlusher;
 
 	private ScheduledExecutorService heartbeatThread;
 
-	private ScheduledExecutorService timeoutThread;
-
+	/**
+	 * @param notifications where to {@code LISTEN} for enqueues on {@code dataSource}, or {@code null} to poll only
+	 */
 	public TaskWorker(TaskHandlerRegistry registry, TaskRepository tasks, WorkerSession session,
-			TaskDispatcher dispatcher, TransactionOperations ownTransactions, WorkerSettings settings,
-			Function<TaskHandlerMethod, QueueSettings> queueSettings) {
+			TaskDispatcher dispatcher, TransactionOperations ownTransactions, TaskQueueListener listener,
+			WorkerSettings settings, Function<TaskHandlerMethod, QueueSettings> queueSettings, DataSource dataSource,
+			TaskNotifications notifications) {
+		this.dataSource = dataSource;
+		this.notifications = notifications;
 		this.registry = registry;
 		this.tasks = tasks;
 		this.session = session;
 		this.dispatcher = dispatcher;
 		this.ownTransactions = ownTransactions;
+		this.listener = listener;
 		this.settings = settings;
 		this.queueSettings = queueSettings;
 	}
@@ -104,6 +114,11 @@ public class TaskWorker implements SmartLifecycle {
 	@Override
 	public boolean isRunning() {
 		return this.running;
+	}
+
+	/** This instance's session id, {@code null} while the worker has not started. */
+	public UUID sessionId() {
+		return this.session.id();
 	}
 
 	@Override
@@ -121,30 +136,26 @@ public class TaskWorker implements SmartLifecycle {
 		}
 		this.queues = List.copyOf(states);
 		this.session.open();
-		// Not a fixed pool: a handler that ignores its timeout's interrupt keeps its thread, and the queue's
-		// concurrency (counted per queue, not per thread) must still be available to other tasks.
-		this.handlerThreads = Executors.newCachedThreadPool(named("tq-handler-", true));
-		this.heartbeatThread = Executors.newScheduledThreadPool(1, named("tq-heartbeat-"));
-		this.timeoutThread = Executors.newScheduledThreadPool(1, named("tq-timeout-"));
+		if (states.stream().anyMatch((state) -> state.handler.batchedCompletion())) {
+			this.batched = new BatchedCompletions(this.tasks, this.ownTransactions, this.listener,
+					this.settings.completionBatchSize(), this.settings.completionFlushInterval());
+			this.completionFlusher = Threads.named("tq-completions-", false).newThread(this.batched::flushUntilStopped);
+			this.completionFlusher.start();
+		}
+		this.handlers = new HandlerExecutor(this.dispatcher, this.batched, this.wakeUp, this.settings.virtualThreads());
+		this.heartbeatThread = Executors.newScheduledThreadPool(1, Threads.named("tq-heartbeat-", true));
 		long beat = this.settings.heartbeatInterval().toMillis();
 		this.heartbeatThread.scheduleWithFixedDelay(this::beat, beat, beat, TimeUnit.MILLISECONDS);
 		this.running = true;
-		this.claimLoop = named("tq-claim-").newThread(this::claimUntilStopped);
+		this.claimLoop = Threads.named("tq-claim-", false).newThread(this::claimUntilStopped);
 		this.claimLoop.start();
-		logger.info("TaskQueue worker started as session " + this.session.id() + ": queues "
-				+ states.stream().map(QueueState::describe).collect(Collectors.joining(", ")) + "; poll-interval "
-				+ this.settings.pollInterval() + ", heartbeat-interval " + this.settings.heartbeatInterval()
-				+ ", session-timeout " + this.settings.sessionTimeout() + ", shutdown-timeout "
-				+ this.settings.shutdownTimeout()
-				+ ((this.settings.maxHandlers() < Integer.MAX_VALUE)
-						? ", at most " + this.settings.maxHandlers() + " handlers at once (connection pool)" : ""));
-		int wanted = states.stream().mapToInt((state) -> state.settings.concurrency()).sum();
-		if (wanted > this.settings.maxHandlers()) {
-			logger.warn("The queues' concurrency adds up to " + wanted + " but the connection pool leaves room for "
-					+ this.settings.maxHandlers() + " handlers (pool size - 2): TaskQueue runs at most "
-					+ this.settings.maxHandlers() + " at once. Size the pool at least the sum of the queues' "
-					+ "concurrency + 2, plus what the rest of the application uses");
+		if (this.notifications != null) {
+			Set<String> names = states.stream().map(QueueState::name).collect(Collectors.toSet());
+			this.notificationListener = new NotificationListener(this.dataSource, this.notifications, names,
+					this.wakeUp::signal, this.settings.pollInterval());
+			Threads.named("tq-listen-", true).newThread(this.notificationListener).start();
 		}
+		logStarted(states);
 	}
 
 	@Override
@@ -167,7 +178,7 @@ public class TaskWorker implements SmartLifecycle {
 		}
 		this.running = false;
 		this.wakeUp.signal();
-		Thread shutdown = named("tq-shutdown-").newThread(() -> {
+		Thread shutdown = Threads.named("tq-shutdown-", false).newThread(() -> {
 			try {
 				shutDown();
 			}
@@ -214,24 +225,19 @@ public class TaskWorker implements SmartLifecycle {
 	}
 
 	private void claim(QueueState queue) {
-		int free = Math.min(queue.settings.concurrency() - queue.inFlight.get(),
-				this.settings.maxHandlers() - this.handlersInFlight.get());
+		int free = Math.min(queue.free(), this.settings.maxHandlers() - this.handlers.inFlight());
 		if (free <= 0 || !this.running) {
 			return;
 		}
+		if (this.session.isPaused(queue.name())) {
+			return; // paused by an operator; the heartbeat tells when it resumes
+		}
 		UUID sessionId = this.session.id();
 		List<ClaimedTask> claimed = this.ownTransactions
-			.execute((status) -> this.tasks.claim(queue.handler.queue(), sessionId, free));
+			.execute((status) -> this.tasks.claim(queue.name(), sessionId, free));
 		queue.mayHaveMore = claimed.size() == free;
 		for (ClaimedTask task : claimed.stream().sorted(CLAIM_ORDER).toList()) {
-			HandlerRun run = new HandlerRun(queue, task);
-			this.unstarted.put(task.id(), task);
-			try {
-				this.handlerThreads.execute(run);
-			}
-			catch (RejectedExecutionException ex) {
-				run.finish(); // stays in unstarted, released on shutdown
-			}
+			this.handlers.submit(queue, task);
 		}
 	}
 
@@ -243,40 +249,32 @@ public class TaskWorker implements SmartLifecycle {
 
 	private void shutDown() {
 		Duration timeout = this.settings.shutdownTimeout();
+		if (this.notificationListener != null) {
+			this.notificationListener.stop();
+		}
 		try {
 			this.claimLoop.join(timeout.toMillis() + 1);
+			releaseUnstarted();
+			if (!this.handlers.awaitIdle(timeout)) {
+				logger.warn("TaskQueue handlers still running after the shutdown timeout of " + timeout
+						+ "; interrupting them. Their tasks are released and their transactions cannot complete them");
+			}
+			if (this.batched != null) {
+				this.batched.stop();
+				this.completionFlusher.join(timeout.toMillis() + 1);
+			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		releaseUnstarted();
-		this.handlerThreads.shutdown();
-		boolean finished = false;
-		try {
-			finished = this.handlerThreads.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		if (!finished) {
-			logger.warn("TaskQueue handlers still running after the shutdown timeout of " + timeout
-					+ "; interrupting them. Their tasks are released and their transactions cannot complete them");
-			this.handlerThreads.shutdownNow();
-		}
+		this.handlers.shutdownNow();
 		this.heartbeatThread.shutdownNow();
-		this.timeoutThread.shutdownNow();
 		this.session.close();
 		logger.info("TaskQueue worker stopped, session " + this.session.id() + " ended");
 	}
 
 	private void releaseUnstarted() {
-		List<ClaimedTask> release = new ArrayList<>();
-		for (UUID id : List.copyOf(this.unstarted.keySet())) {
-			ClaimedTask task = this.unstarted.remove(id);
-			if (task != null) {
-				release.add(task);
-			}
-		}
+		List<ClaimedTask> release = this.handlers.drainUnstarted();
 		if (release.isEmpty()) {
 			return;
 		}
@@ -293,105 +291,22 @@ public class TaskWorker implements SmartLifecycle {
 		}
 	}
 
-	private static ThreadFactory named(String prefix) {
-		return named(prefix, false);
-	}
-
-	/** Handler threads are daemons: a handler stuck past its timeout must not keep the JVM from exiting. */
-	private static ThreadFactory named(String prefix, boolean daemon) {
-		AtomicInteger count = new AtomicInteger();
-		return (runnable) -> {
-			Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
-			thread.setDaemon(daemon);
-			return thread;
-		};
-	}
-
-	/**
-	 * One claimed task on its way through a handler thread. It holds one unit of its queue's concurrency until it
-	 * finishes or times out, whichever comes first.
-	 */
-	private final class HandlerRun implements Runnable {
-
-		private final QueueState queue;
-
-		private final ClaimedTask task;
-
-		private final AtomicBoolean finished = new AtomicBoolean();
-
-		HandlerRun(QueueState queue, ClaimedTask task) {
-			this.queue = queue;
-			this.task = task;
-			queue.inFlight.incrementAndGet();
-			TaskWorker.this.handlersInFlight.incrementAndGet();
+	private void logStarted(List<QueueState> states) {
+		logger.info("TaskQueue worker started as session " + this.session.id() + ": queues "
+				+ states.stream().map(QueueState::describe).collect(Collectors.joining(", ")) + "; poll-interval "
+				+ this.settings.pollInterval() + ", heartbeat-interval " + this.settings.heartbeatInterval()
+				+ ", session-timeout " + this.settings.sessionTimeout() + ", shutdown-timeout "
+				+ this.settings.shutdownTimeout() + (this.settings.virtualThreads() ? ", virtual threads" : "")
+				+ ((this.notifications != null) ? ", LISTEN on '" + this.notifications.channel() + "'" : ", polling only")
+				+ ((this.settings.maxHandlers() < Integer.MAX_VALUE)
+						? ", at most " + this.settings.maxHandlers() + " handlers at once (connection pool)" : ""));
+		int wanted = states.stream().mapToInt((state) -> state.settings.concurrency()).sum();
+		if (wanted > this.settings.maxHandlers()) {
+			logger.warn("The queues' concurrency adds up to " + wanted + " but the connection pool leaves room for "
+					+ this.settings.maxHandlers() + " handlers (the worker keeps 2-3 connections): TaskQueue runs at most "
+					+ this.settings.maxHandlers() + " at once. Size the pool at least the sum of the queues' "
+					+ "concurrency + 2, plus what the rest of the application uses");
 		}
-
-		@Override
-		public void run() {
-			if (TaskWorker.this.unstarted.remove(this.task.id()) == null) {
-				finish(); // released by shutdown before it started
-				return;
-			}
-			Thread thread = Thread.currentThread();
-			ScheduledFuture<?> timeout = TaskWorker.this.timeoutThread.schedule(() -> timeOut(thread),
-					this.queue.settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
-			try {
-				TaskWorker.this.dispatcher.run(this.task, this.queue.handler, this.queue.settings);
-			}
-			finally {
-				timeout.cancel(false);
-				synchronized (this) {
-					finish();
-					Thread.interrupted(); // a timeout's interrupt must not reach the next task on this thread
-				}
-			}
-		}
-
-		private void timeOut(Thread thread) {
-			synchronized (this) {
-				if (!finish()) {
-					return;
-				}
-				thread.interrupt();
-			}
-			TaskWorker.this.dispatcher.timedOut(this.task, this.queue.settings, thread);
-		}
-
-		/** Gives the queue its unit of concurrency back; {@code true} for the one call that does. */
-		boolean finish() {
-			if (!this.finished.compareAndSet(false, true)) {
-				return false;
-			}
-			this.queue.inFlight.decrementAndGet();
-			TaskWorker.this.handlersInFlight.decrementAndGet();
-			if (this.queue.mayHaveMore) {
-				TaskWorker.this.wakeUp.signal();
-			}
-			return true;
-		}
-
-	}
-
-	private static final class QueueState {
-
-		final TaskHandlerMethod handler;
-
-		final QueueSettings settings;
-
-		final AtomicInteger inFlight = new AtomicInteger();
-
-		volatile boolean mayHaveMore;
-
-		QueueState(TaskHandlerMethod handler, QueueSettings settings) {
-			this.handler = handler;
-			this.settings = settings;
-		}
-
-		String describe() {
-			return this.handler.queue() + " (concurrency " + this.settings.concurrency() + ", max-attempts "
-					+ this.settings.maxAttempts() + ", timeout " + this.settings.timeout() + ")";
-		}
-
 	}
 
 }

@@ -1,8 +1,10 @@
 package dev.taskqueue.worker;
 
 import java.time.Duration;
+import java.util.Set;
 import java.util.UUID;
 
+import dev.taskqueue.jdbc.QueueRepository;
 import dev.taskqueue.jdbc.SessionRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -13,7 +15,8 @@ import org.springframework.transaction.support.TransactionOperations;
  * This instance's session: the row other instances watch to know it is alive. A heartbeat also expires the
  * sessions of instances that stopped beating, which makes their tasks ready again. When this session is found
  * expired (the instance was paused for longer than the timeout), it opens a new one: its running handlers then
- * cannot complete their tasks, which other instances now run.
+ * cannot complete their tasks, which other instances now run. Each heartbeat also learns which queues operators
+ * have paused, so that pausing costs the claim statement nothing.
  */
 public class WorkerSession {
 
@@ -31,8 +34,25 @@ public class WorkerSession {
 
 	private boolean beatBefore;
 
+	private final QueueRepository queues;
+
+	private volatile Set<String> paused = Set.of();
+
 	public WorkerSession(SessionRepository sessions, TransactionOperations transactions, String name,
 			Duration timeout) {
+		this(sessions, null, transactions, name, timeout);
+	}
+
+	/**
+	 * @param sessions the session repository
+	 * @param queues where paused queues are read with each heartbeat, or {@code null} to pause nothing
+	 * @param transactions transactions for the session's own statements
+	 * @param name the instance's name, for operators
+	 * @param timeout how long the session lives without a heartbeat
+	 */
+	public WorkerSession(SessionRepository sessions, QueueRepository queues, TransactionOperations transactions,
+			String name, Duration timeout) {
+		this.queues = queues;
 		this.sessions = sessions;
 		this.transactions = transactions;
 		this.name = name;
@@ -48,6 +68,12 @@ public class WorkerSession {
 		UUID newId = UUID.randomUUID();
 		this.transactions.executeWithoutResult((status) -> this.sessions.register(newId, this.name));
 		this.id = newId;
+		readPausedQueues();
+	}
+
+	/** Whether operators have paused {@code queue}, as of the last heartbeat. */
+	public boolean isPaused(String queue) {
+		return this.paused.contains(queue);
 	}
 
 	/**
@@ -62,6 +88,9 @@ public class WorkerSession {
 				open();
 				logger.warn("TaskQueue session " + lost + " was expired by another instance (no heartbeat for "
 						+ this.timeout + "); its tasks were released. Continuing as session " + this.id);
+			}
+			else {
+				readPausedQueues();
 			}
 			// After the database was away, every session looks expired: give the others one heartbeat interval
 			// to beat again before judging them.
@@ -78,6 +107,20 @@ public class WorkerSession {
 			logger.warn("TaskQueue heartbeat failed: " + ErrorText.summary(ex));
 		}
 		return 0;
+	}
+
+	/** Keeps the last known paused queues when they cannot be read: a failure here must not stop the heartbeat. */
+	private void readPausedQueues() {
+		if (this.queues == null) {
+			return;
+		}
+		try {
+			this.paused = this.transactions.execute((status) -> this.queues.paused());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not read the paused TaskQueue queues, keeping " + this.paused + ": "
+					+ ErrorText.summary(ex));
+		}
 	}
 
 	void close() {

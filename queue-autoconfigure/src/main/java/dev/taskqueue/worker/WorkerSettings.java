@@ -11,7 +11,11 @@ import java.time.Duration;
  * @param shutdownTimeout how long shutdown waits for running handlers
  * @param maxHandlers how many handlers may run at once over all queues, so that they never wait for a
  * connection the pool does not have ({@link Integer#MAX_VALUE} when the pool size is unknown)
+ * @param virtualThreads whether handlers run on virtual threads
+ * @param completionBatchSize the most completions of batched handlers written by one statement
+ * @param completionFlushInterval how long a batched completion waits for others before it is written
  */
 public record WorkerSettings(Duration pollInterval, Duration heartbeatInterval, Duration sessionTimeout,
-		Duration shutdownTimeout, int maxHandlers) {
+		Duration shutdownTimeout, int maxHandlers, boolean virtualThreads, int completionBatchSize,
+		Duration completionFlushInterval) {
 }

@@ -77,7 +77,10 @@ class ConfigurationMetadataTests {
 				"taskqueue.worker.poll-interval", "taskqueue.worker.heartbeat-interval",
 				"taskqueue.worker.session-timeout", "taskqueue.worker.shutdown-timeout", "taskqueue.retry.max-attempts",
 				"taskqueue.retry.backoff.initial-delay", "taskqueue.retry.backoff.multiplier",
-				"taskqueue.retry.backoff.max-delay", "taskqueue.retry.backoff.jitter", "taskqueue.queues");
+				"taskqueue.retry.backoff.max-delay", "taskqueue.retry.backoff.jitter", "taskqueue.queues",
+				"taskqueue.metrics.refresh-interval", "taskqueue.metrics.count-limit",
+				"taskqueue.retention.dead-letters", "taskqueue.retention.history", "taskqueue.retention.prune-interval",
+				"taskqueue.history.enabled");
 	}
 
 	@Test
@@ -92,6 +95,12 @@ class ConfigurationMetadataTests {
 		assertThat(defaultValue("taskqueue.worker.concurrency")).isEqualTo("4");
 		assertThat(defaultValue("taskqueue.retry.max-attempts")).isEqualTo("5");
 		assertThat(defaultValue("taskqueue.enabled")).isEqualTo("true");
+		assertThat(defaultValue("taskqueue.metrics.refresh-interval")).isEqualTo("10s");
+		assertThat(defaultValue("taskqueue.metrics.count-limit")).isEqualTo("10000");
+		assertThat(defaultValue("taskqueue.retention.dead-letters")).isEqualTo("14d");
+		assertThat(defaultValue("taskqueue.retention.history")).isEqualTo("7d");
+		assertThat(defaultValue("taskqueue.retention.prune-interval")).isEqualTo("1m");
+		assertThat(defaultValue("taskqueue.history.enabled")).isEqualTo("false");
 	}
 
 	/**

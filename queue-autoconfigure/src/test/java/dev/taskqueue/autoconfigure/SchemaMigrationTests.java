@@ -51,7 +51,7 @@ class SchemaMigrationTests {
 					"taskqueue_task", "taskqueue_session", "taskqueue_dead_task");
 			assertThat(history(url, "flyway_schema_history")).containsExactly("1 V1__app.sql true");
 			assertThat(history(url, "taskqueue_schema_history")).containsExactly("0 << Flyway Baseline >> true",
-					"1 V1__create_taskqueue_tables.sql true");
+					"1 V1__create_taskqueue_tables.sql true", "2 V2__operations_and_observability.sql true");
 			assertHandled(context);
 		}
 	}
@@ -63,12 +63,12 @@ class SchemaMigrationTests {
 		TestDatabase.execute(url, "INSERT INTO app_table VALUES (1, 'kept')");
 		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 			assertThat(history(url, "taskqueue_schema_history")).containsExactly("0 << Flyway Baseline >> true",
-					"1 V1__create_taskqueue_tables.sql true");
+					"1 V1__create_taskqueue_tables.sql true", "2 V2__operations_and_observability.sql true");
 			assertThat(jdbc(url).queryForList("SELECT name FROM app_table", String.class)).containsExactly("kept");
 			assertHandled(context);
 		}
 		try (ConfigurableApplicationContext restarted = TestApplications.start(url, List.of(Handlers.class))) {
-			assertThat(history(url, "taskqueue_schema_history")).hasSize(2);
+			assertThat(history(url, "taskqueue_schema_history")).hasSize(3);
 		}
 	}
 
@@ -94,7 +94,7 @@ class SchemaMigrationTests {
 		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class),
 				"taskqueue.schema.name=jobs")) {
 			assertThat(tables(url, "jobs")).containsExactlyInAnyOrder("taskqueue_schema_history", "taskqueue_task",
-					"taskqueue_session", "taskqueue_dead_task");
+					"taskqueue_session", "taskqueue_dead_task", "taskqueue_queue", "taskqueue_history");
 			assertThat(tables(url, "public")).isEmpty();
 			assertThat(jdbc(url).queryForObject("SELECT count(*) FROM jobs.taskqueue_session", Integer.class))
 				.isEqualTo(1);
@@ -106,15 +106,16 @@ class SchemaMigrationTests {
 	@Test
 	void shippedSqlAppliedByHandWorksWithoutMigration() throws IOException {
 		String url = TestDatabase.createDatabase();
-		try (InputStream in = getClass().getClassLoader()
-			.getResourceAsStream("db/taskqueue/V1__create_taskqueue_tables.sql")) {
-			TestDatabase.execute(url, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+		for (String migration : List.of("V1__create_taskqueue_tables.sql", "V2__operations_and_observability.sql")) {
+			try (InputStream in = getClass().getClassLoader().getResourceAsStream("db/taskqueue/" + migration)) {
+				TestDatabase.execute(url, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+			}
 		}
 		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class),
 				"taskqueue.schema.migrate=false")) {
 			assertThat(context.getBeansOfType(TaskQueueSchemaMigrator.class)).isEmpty();
 			assertThat(tables(url, "public")).containsExactlyInAnyOrder("taskqueue_task", "taskqueue_session",
-					"taskqueue_dead_task");
+					"taskqueue_dead_task", "taskqueue_queue", "taskqueue_history");
 			assertHandled(context);
 		}
 	}
@@ -135,7 +136,8 @@ class SchemaMigrationTests {
 				migration.get(60, TimeUnit.SECONDS);
 			}
 			assertThat(history(url, "taskqueue_schema_history"))
-				.containsExactly("1 V1__create_taskqueue_tables.sql true");
+				.containsExactly("1 V1__create_taskqueue_tables.sql true",
+						"2 V2__operations_and_observability.sql true");
 			try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 				UUID id = context.getBean(TaskQueue.class).enqueue("schema-check", "after");
 				Await.until("the task is handled", WAIT,

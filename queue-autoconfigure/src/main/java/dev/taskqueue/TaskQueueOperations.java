@@ -1,0 +1,108 @@
+package dev.taskqueue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * What an operator does to queues while they run: pause and resume them for every instance, retry or delete dead
+ * tasks, cancel waiting ones, and look at the queues and the live instances. The actuator endpoint
+ * {@code taskqueue} is built on this interface; use it for admin screens of your own.
+ * <p>
+ * Every method runs on the application's {@code DataSource} and joins the caller's transaction when there is one.
+ */
+public interface TaskQueueOperations {
+
+	/**
+	 * Stops every instance from starting tasks of {@code queue}; running tasks finish. Instances notice within
+	 * one heartbeat interval. A queue may be paused before it has any task.
+	 * @throws IllegalArgumentException if the queue name is invalid
+	 */
+	void pause(String queue);
+
+	/**
+	 * Lets every instance start tasks of {@code queue} again, within one heartbeat interval.
+	 * @throws IllegalArgumentException if the queue name is invalid
+	 */
+	void resume(String queue);
+
+	/** Whether {@code queue} is paused. */
+	boolean isPaused(String queue);
+
+	/** The queues that are paused. */
+	Set<String> pausedQueues();
+
+	/**
+	 * Moves a dead task back to its queue, ready at once, with its attempts counted from zero again.
+	 * @return {@code false} when there is no dead task with this id
+	 */
+	boolean retryDead(UUID id);
+
+	/**
+	 * Moves every dead task of {@code queue} back to it, as {@link #retryDead(UUID)} does.
+	 * @return how many tasks were moved
+	 */
+	int retryAllDead(String queue);
+
+	/**
+	 * Deletes a dead task.
+	 * @return {@code false} when there is no dead task with this id
+	 */
+	boolean deleteDead(UUID id);
+
+	/**
+	 * Deletes every dead task of {@code queue}.
+	 * @return how many were deleted
+	 */
+	int deleteAllDead(String queue);
+
+	/**
+	 * Deletes a task that waits to run (ready, scheduled, or waiting for a retry). A running task cannot be
+	 * cancelled: its handler's transaction decides its fate.
+	 * @return {@code false} when no task with this id is waiting
+	 */
+	boolean cancel(UUID id);
+
+	/**
+	 * What each queue holds, one entry per queue that has tasks, dead tasks, a pause, or a handler in this
+	 * instance. Counts are exact up to {@code taskqueue.metrics.count-limit} and stop there, so that reading them
+	 * stays cheap on a large backlog.
+	 */
+	List<QueueStats> queueStats();
+
+	/** The instances whose sessions are alive, oldest first. */
+	List<WorkerSessionInfo> sessions();
+
+	/**
+	 * What one queue holds.
+	 *
+	 * @param queue the queue name
+	 * @param ready tasks due now and not running
+	 * @param scheduled tasks waiting for a later time (delayed, or waiting to be retried)
+	 * @param running tasks claimed by an instance
+	 * @param dead tasks in the dead letters
+	 * @param oldestReadyAge how long the longest-waiting ready task has been due, {@link Duration#ZERO} when none
+	 * is
+	 * @param paused whether the queue is paused
+	 */
+	record QueueStats(String queue, long ready, long scheduled, long running, long dead, Duration oldestReadyAge,
+			boolean paused) {
+	}
+
+	/**
+	 * One live application instance.
+	 *
+	 * @param id the session id
+	 * @param name the instance's name: {@code spring.application.name} and the JVM's {@code pid@host}
+	 * @param startedAt when the session started, on the database clock
+	 * @param lastHeartbeat when it last proved alive, on the database clock
+	 * @param heartbeatAge how long ago that was, on the database clock
+	 * @param runningTasks how many tasks it has claimed
+	 */
+	record WorkerSessionInfo(UUID id, String name, Instant startedAt, Instant lastHeartbeat, Duration heartbeatAge,
+			long runningTasks) {
+	}
+
+}

@@ -1,0 +1,38 @@
+package dev.taskqueue.actuate;
+
+import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Adds the {@code taskqueue} actuator endpoint when the actuator is on the class path and the endpoint is exposed
+ * ({@code management.endpoints.web.exposure.include=taskqueue}). Its write operations change every instance: secure
+ * them, or make the endpoint read-only with {@code management.endpoint.taskqueue.access=read-only}.
+ */
+@AutoConfiguration(after = TaskQueueAutoConfiguration.class)
+@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
+@ConditionalOnBean(TaskQueueOperations.class)
+public class TaskQueueEndpointAutoConfiguration {
+
+	// Nested: its condition's class is only loaded once the class condition above has found the actuator.
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnAvailableEndpoint(TaskQueueEndpoint.class)
+	static class EndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		TaskQueueEndpoint taskQueueEndpoint(TaskQueueOperations operations) {
+			return new TaskQueueEndpoint(operations);
+		}
+
+	}
+
+}

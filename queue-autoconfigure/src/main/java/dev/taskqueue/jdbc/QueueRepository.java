@@ -1,0 +1,72 @@
+package dev.taskqueue.jdbc;
+
+import java.util.Set;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * What operators change about queues: whether a queue is paused (one row per queue in {@code taskqueue_queue},
+ * read by every instance with its heartbeat), and which waiting tasks are cancelled.
+ * <p>
+ * Statements join the current Spring-managed transaction.
+ */
+public class QueueRepository {
+
+	private static final String SET_PAUSED = """
+			INSERT INTO %1$s (name, paused) VALUES (:name, :paused)
+			ON CONFLICT (name) DO UPDATE SET paused = excluded.paused, changed_at = now()
+			""";
+
+	private static final String PAUSED = """
+			SELECT name FROM %1$s WHERE paused
+			""";
+
+	private static final String IS_PAUSED = """
+			SELECT EXISTS (SELECT 1 FROM %1$s WHERE name = :name AND paused)
+			""";
+
+	// A claim in progress holds the row lock: this waits for it, then finds the task claimed and deletes nothing.
+	private static final String CANCEL = """
+			DELETE FROM %1$s WHERE id = :id AND claimed_by IS NULL
+			""";
+
+	private final JdbcClient jdbc;
+
+	private final String setPaused;
+
+	private final String paused;
+
+	private final String isPaused;
+
+	private final String cancel;
+
+	public QueueRepository(DataSource dataSource, TaskTables tables) {
+		this.jdbc = JdbcClient.create(dataSource);
+		this.setPaused = SET_PAUSED.formatted(tables.queue());
+		this.paused = PAUSED.formatted(tables.queue());
+		this.isPaused = IS_PAUSED.formatted(tables.queue());
+		this.cancel = CANCEL.formatted(tables.task());
+	}
+
+	public void setPaused(String queue, boolean paused) {
+		this.jdbc.sql(this.setPaused).param("name", queue).param("paused", paused).update();
+	}
+
+	/** The names of the paused queues. */
+	public Set<String> paused() {
+		return Set.copyOf(this.jdbc.sql(this.paused).query(String.class).list());
+	}
+
+	public boolean isPaused(String queue) {
+		return this.jdbc.sql(this.isPaused).param("name", queue).query(Boolean.class).single();
+	}
+
+	/** Deletes task {@code id} if it is waiting; {@code false} when it is running or does not exist. */
+	public boolean cancel(UUID id) {
+		return this.jdbc.sql(this.cancel).param("id", id).update() == 1;
+	}
+
+}

@@ -1,0 +1,118 @@
+package dev.taskqueue.metrics;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+
+import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskQueueOperations.QueueStats;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Gauges of what each queue holds. They read the last statistics this class fetched, with one statement every
+ * refresh interval on a thread of its own, so a scrape never touches the database however often it comes. A
+ * queue's gauges appear the first time the queue is seen and stay, at zero when it is empty.
+ */
+class QueueGauges implements SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(QueueGauges.class);
+
+	private static final QueueStats EMPTY = new QueueStats("", 0, 0, 0, 0, Duration.ZERO, false);
+
+	private final TaskQueueOperations operations;
+
+	private final MeterRegistry registry;
+
+	private final Duration interval;
+
+	private final Map<String, QueueStats> latest = new ConcurrentHashMap<>();
+
+	private ScheduledExecutorService thread;
+
+	QueueGauges(TaskQueueOperations operations, MeterRegistry registry, Duration interval) {
+		this.operations = operations;
+		this.registry = registry;
+		this.interval = interval;
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.thread != null) {
+			return;
+		}
+		this.thread = Executors.newSingleThreadScheduledExecutor((runnable) -> {
+			Thread thread = new Thread(runnable, "tq-metrics");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.thread.scheduleWithFixedDelay(this::refresh, 0, this.interval.toMillis(), TimeUnit.MILLISECONDS);
+	}
+
+	@Override
+	public synchronized void stop() {
+		if (this.thread != null) {
+			this.thread.shutdownNow();
+			this.thread = null;
+		}
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.thread != null;
+	}
+
+	/** Reads the statistics of every queue and registers the gauges of queues seen for the first time. */
+	void refresh() {
+		try {
+			Map<String, QueueStats> read = new ConcurrentHashMap<>();
+			for (QueueStats stats : this.operations.queueStats()) {
+				read.put(stats.queue(), stats);
+			}
+			this.latest.replaceAll((queue, stats) -> read.getOrDefault(queue, EMPTY));
+			read.forEach((queue, stats) -> {
+				if (this.latest.put(queue, stats) == null) {
+					register(queue);
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not read the TaskQueue queue statistics for the gauges, trying again in "
+					+ this.interval + ": " + ex);
+		}
+	}
+
+	private void register(String queue) {
+		gauge("taskqueue.queue.ready", queue, "Tasks due now and not running", QueueStats::ready);
+		gauge("taskqueue.queue.scheduled", queue, "Tasks waiting for a later time, retries included",
+				QueueStats::scheduled);
+		gauge("taskqueue.queue.running", queue, "Tasks claimed by an instance", QueueStats::running);
+		gauge("taskqueue.queue.dead", queue, "Tasks in the dead letters", QueueStats::dead);
+		TimeGauge.builder("taskqueue.queue.oldest.ready.age", this,
+				TimeUnit.MILLISECONDS, (gauges) -> gauges.stats(queue).oldestReadyAge().toNanos() / 1e6)
+			.tag("queue", queue)
+			.description("How long the longest-waiting ready task has been due")
+			.register(this.registry);
+	}
+
+	private void gauge(String name, String queue, String description, ToDoubleFunction<QueueStats> value) {
+		Gauge.builder(name, this, (gauges) -> value.applyAsDouble(gauges.stats(queue)))
+			.tag("queue", queue)
+			.description(description)
+			.register(this.registry);
+	}
+
+	private QueueStats stats(String queue) {
+		return this.latest.getOrDefault(queue, EMPTY);
+	}
+
+}

@@ -1,0 +1,125 @@
+package dev.taskqueue.operations;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+import dev.taskqueue.QueueName;
+import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.jdbc.DeadTaskRepository;
+import dev.taskqueue.jdbc.QueueRepository;
+import dev.taskqueue.jdbc.QueueStatsRepository;
+
+import org.springframework.transaction.support.TransactionOperations;
+
+/**
+ * The {@link TaskQueueOperations} on the application's database. Changes join the caller's transaction, or run in
+ * one of their own; queue statistics always get a transaction, which their statement needs.
+ */
+public class DefaultTaskQueueOperations implements TaskQueueOperations {
+
+	private final QueueRepository queues;
+
+	private final DeadTaskRepository deadTasks;
+
+	private final QueueStatsRepository stats;
+
+	private final TransactionOperations transactions;
+
+	private final int countLimit;
+
+	private final Supplier<Set<String>> handledQueues;
+
+	/**
+	 * @param queues paused queues and waiting tasks
+	 * @param deadTasks dead letters
+	 * @param stats queue statistics and sessions
+	 * @param transactions transactions on the TaskQueue data source, joining the caller's
+	 * @param countLimit the count at which the statistics stop counting
+	 * @param handledQueues the queues this instance has handlers for, listed even when empty
+	 */
+	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
+			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues) {
+		this.queues = queues;
+		this.deadTasks = deadTasks;
+		this.stats = stats;
+		this.transactions = transactions;
+		this.countLimit = countLimit;
+		this.handledQueues = handledQueues;
+	}
+
+	@Override
+	public void pause(String queue) {
+		this.queues.setPaused(QueueName.requireValid(queue, "queue"), true);
+	}
+
+	@Override
+	public void resume(String queue) {
+		this.queues.setPaused(QueueName.requireValid(queue, "queue"), false);
+	}
+
+	@Override
+	public boolean isPaused(String queue) {
+		return this.queues.isPaused(queue);
+	}
+
+	@Override
+	public Set<String> pausedQueues() {
+		return this.queues.paused();
+	}
+
+	@Override
+	public boolean retryDead(UUID id) {
+		return this.deadTasks.retry(requireId(id));
+	}
+
+	@Override
+	public int retryAllDead(String queue) {
+		return this.deadTasks.retryAll(QueueName.requireValid(queue, "queue"));
+	}
+
+	@Override
+	public boolean deleteDead(UUID id) {
+		return this.deadTasks.delete(requireId(id));
+	}
+
+	@Override
+	public int deleteAllDead(String queue) {
+		return this.deadTasks.deleteAll(QueueName.requireValid(queue, "queue"));
+	}
+
+	@Override
+	public boolean cancel(UUID id) {
+		return this.queues.cancel(requireId(id));
+	}
+
+	@Override
+	public List<QueueStats> queueStats() {
+		List<QueueStats> found = this.transactions.execute((status) -> this.stats.stats(this.countLimit));
+		List<QueueStats> all = new ArrayList<>(found);
+		for (String queue : this.handledQueues.get()) {
+			if (found.stream().noneMatch((stats) -> stats.queue().equals(queue))) {
+				all.add(new QueueStats(queue, 0, 0, 0, 0, Duration.ZERO, false));
+			}
+		}
+		all.sort(Comparator.comparing(QueueStats::queue));
+		return List.copyOf(all);
+	}
+
+	@Override
+	public List<WorkerSessionInfo> sessions() {
+		return this.stats.sessions();
+	}
+
+	private static UUID requireId(UUID id) {
+		if (id == null) {
+			throw new IllegalArgumentException("id must not be null");
+		}
+		return id;
+	}
+
+}

@@ -1,0 +1,195 @@
+package dev.taskqueue.worker;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Collectors;
+
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.TaskQueueListener;
+import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.jdbc.TaskRepository;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.transaction.support.TransactionOperations;
+
+/**
+ * Completions of handlers in {@code BATCHED} mode, deleted together by one statement per flush: when
+ * {@code maxBatch} are waiting, or {@code maxDelay} after the first one came. A handler thread that finds
+ * {@code maxPending} completions waiting blocks until a flush makes room, so claiming slows down with the database.
+ * Completions that cannot be written (the database is away) stay and are flushed later.
+ */
+final class BatchedCompletions {
+
+	private static final Log logger = LogFactory.getLog(BatchedCompletions.class);
+
+	private final TaskRepository tasks;
+
+	private final TransactionOperations transactions;
+
+	private final TaskQueueListener listener;
+
+	private final int maxBatch;
+
+	private final int maxPending;
+
+	private final Duration maxDelay;
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Condition changed = this.lock.newCondition();
+
+	private final List<Done> pending = new ArrayList<>();
+
+	private long firstPendingAt;
+
+	private boolean stopping;
+
+	BatchedCompletions(TaskRepository tasks, TransactionOperations transactions, TaskQueueListener listener,
+			int maxBatch, Duration maxDelay) {
+		this.tasks = tasks;
+		this.transactions = transactions;
+		this.listener = listener;
+		this.maxBatch = maxBatch;
+		this.maxPending = maxBatch * 4;
+		this.maxDelay = maxDelay;
+	}
+
+	/** Adds a completion; blocks while too many are waiting. */
+	void add(ClaimedTask task, TaskContext context, Duration duration) throws InterruptedException {
+		this.lock.lock();
+		try {
+			while (this.pending.size() >= this.maxPending && !this.stopping) {
+				this.changed.await();
+			}
+			if (this.pending.isEmpty()) {
+				this.firstPendingAt = System.nanoTime();
+			}
+			this.pending.add(new Done(task, context, duration));
+			// The first completion starts the flush interval's clock; a full batch is written at once.
+			if (this.pending.size() == 1 || this.pending.size() >= this.maxBatch) {
+				this.changed.signalAll();
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/** Flushes batches until {@link #stop()} has been called and nothing is left, or the thread is interrupted. */
+	void flushUntilStopped() {
+		while (true) {
+			List<Done> batch;
+			try {
+				batch = nextBatch();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+			if (batch == null) {
+				return;
+			}
+			if (!flush(batch)) {
+				try {
+					Thread.sleep(Math.max(100, this.maxDelay.toMillis()));
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+			}
+		}
+	}
+
+	/** Flushes what is waiting, then lets {@link #flushUntilStopped()} return. */
+	void stop() {
+		this.lock.lock();
+		try {
+			this.stopping = true;
+			this.changed.signalAll();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private List<Done> nextBatch() throws InterruptedException {
+		this.lock.lock();
+		try {
+			while (true) {
+				if (this.pending.isEmpty()) {
+					if (this.stopping) {
+						return null;
+					}
+					this.changed.await();
+					continue;
+				}
+				long waited = System.nanoTime() - this.firstPendingAt;
+				if (this.pending.size() >= this.maxBatch || waited >= this.maxDelay.toNanos() || this.stopping) {
+					return new ArrayList<>(this.pending.subList(0, Math.min(this.pending.size(), this.maxBatch)));
+				}
+				this.changed.awaitNanos(this.maxDelay.toNanos() - waited);
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private boolean flush(List<Done> batch) {
+		Set<UUID> deleted = new HashSet<>();
+		try {
+			Map<UUID, List<ClaimedTask>> bySession = batch.stream()
+				.map(Done::task)
+				.collect(Collectors.groupingBy(ClaimedTask::claimedBy, Collectors.toList()));
+			this.transactions.executeWithoutResult((status) -> bySession
+				.forEach((session, tasks) -> deleted.addAll(this.tasks.completeAll(session, tasks))));
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not write " + batch.size() + " completions, will try again: " + ErrorText.summary(ex));
+			return false;
+		}
+		this.lock.lock();
+		try {
+			this.pending.subList(0, batch.size()).clear();
+			this.firstPendingAt = System.nanoTime();
+			this.changed.signalAll();
+		}
+		finally {
+			this.lock.unlock();
+		}
+		for (Done done : batch) {
+			if (deleted.contains(done.task().id())) {
+				this.listener.completed(done.context(), done.duration());
+			}
+			else {
+				logger.warn("Task " + done.task().id() + " on queue '" + done.task().queue() + "' (attempt "
+						+ done.task().attempt() + ") lost its claim before its completion was written; it runs again");
+				this.listener.claimLost(done.context());
+			}
+		}
+		return true;
+	}
+
+	int pendingCount() {
+		this.lock.lock();
+		try {
+			return this.pending.size();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private record Done(ClaimedTask task, TaskContext context, Duration duration) {
+	}
+
+}
