@@ -1,0 +1,66 @@
+package dev.taskqueue.benchmark;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.taskqueue.autoconfigure.TaskQueueProperties;
+
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+/**
+ * The properties given to TaskQueue instances, read the way the library reads them: a queue's concurrency, and
+ * where the tables are.
+ */
+final class LibraryProperties {
+
+	static final String POOL_SIZE = "spring.datasource.hikari.maximum-pool-size";
+
+	/**
+	 * Connections beyond one per handler when the pool size is not given: more than the worker keeps for itself
+	 * (claiming, heartbeats, LISTEN, batched completions), so that the pool never limits the handlers.
+	 */
+	private static final int SPARE_CONNECTIONS = 5;
+
+	private final Map<String, String> properties;
+
+	private final Binder binder;
+
+	private final TaskQueueProperties bound;
+
+	LibraryProperties(Map<String, String> properties) {
+		this.properties = Map.copyOf(properties);
+		this.binder = new Binder(new MapConfigurationPropertySource(properties));
+		this.bound = this.binder.bind("taskqueue", TaskQueueProperties.class).orElseGet(TaskQueueProperties::new);
+	}
+
+	/** These properties with {@code name} set to {@code value}. */
+	LibraryProperties with(String name, String value) {
+		Map<String, String> copy = new LinkedHashMap<>(this.properties);
+		copy.put(name, value);
+		return new LibraryProperties(copy);
+	}
+
+	Map<String, String> asMap() {
+		return this.properties;
+	}
+
+	/** The queue's concurrency: its own setting, else {@code taskqueue.worker.concurrency}. */
+	int concurrency(Mode mode) {
+		TaskQueueProperties.Queue queue = this.bound.getQueues().get(mode.queue());
+		return (queue != null && queue.getConcurrency() != null) ? queue.getConcurrency()
+				: this.bound.getWorker().getConcurrency();
+	}
+
+	/** The pool size given, or enough for a worker that runs only {@code mode}'s queue never to wait for one. */
+	int poolSize(Mode mode) {
+		return this.binder.bind(POOL_SIZE, Integer.class).orElse(concurrency(mode) + SPARE_CONNECTIONS);
+	}
+
+	/** The task table's name, qualified with {@code taskqueue.schema.name} when that is set. */
+	String taskTable() {
+		String schema = this.bound.getSchema().getName();
+		return (schema != null) ? schema + ".taskqueue_task" : "taskqueue_task";
+	}
+
+}

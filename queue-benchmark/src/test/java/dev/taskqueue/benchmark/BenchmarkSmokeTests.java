@@ -1,0 +1,45 @@
+package dev.taskqueue.benchmark;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs the benchmark with tiny numbers to prove it still works; asserts that it completes, never how fast.
+ */
+class BenchmarkSmokeTests {
+
+	@Test
+	void drainAndEnqueueWorkloadsPrintResultsAndSummary() {
+		List<String> args = new ArrayList<>(List.of("--workloads=W1,W4", "--tasks=500", "--warmup-tasks=0",
+				"--w4-single-tasks=100"));
+		String url = System.getenv("TASKQUEUE_TEST_JDBC_URL");
+		if (url != null && !url.isBlank()) {
+			args.add("--jdbc-url=" + url);
+		}
+		ByteArrayOutputStream output = new ByteArrayOutputStream();
+		int exitCode = BenchmarkMain.run(new PrintStream(output, true, StandardCharsets.UTF_8),
+				args.toArray(String[]::new));
+		String printed = output.toString(StandardCharsets.UTF_8);
+		assertThat(exitCode).as(printed).isZero();
+		assertThat(printed).contains("RESULT W1 drain mode=transactional", "RESULT W1 drain mode=batched",
+				"RESULT W1 drain baseline=raw-1-per-tx", "RESULT W1 drain baseline=raw-batch",
+				"RESULT W4 enqueueAll batch=1000", "RESULT W4 insert baseline=raw-multi-row", "SUMMARY");
+	}
+
+	@Test
+	void badOptionsAreNamedWithTheUsage() {
+		ByteArrayOutputStream output = new ByteArrayOutputStream();
+		int exitCode = BenchmarkMain.run(new PrintStream(output, true, StandardCharsets.UTF_8), "--workloads=W9");
+		assertThat(exitCode).isEqualTo(2);
+		assertThat(output.toString(StandardCharsets.UTF_8)).contains("--workloads takes W1 to W5, but got 'W9'",
+				"Usage:");
+	}
+
+}
