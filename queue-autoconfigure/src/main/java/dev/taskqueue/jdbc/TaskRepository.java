@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
@@ -272,12 +273,16 @@ public class TaskRepository {
 				instant.getNano() / 1000) : null;
 	}
 
+	// OffsetDateTime rather than getTimestamp: no Calendar per value on the claim's hot path.
+	private static Instant instant(ResultSet rs, String column) throws SQLException {
+		return rs.getObject(column, OffsetDateTime.class).toInstant();
+	}
+
 	private static ClaimedTask claimedTask(ResultSet rs, int row) throws SQLException {
 		return new ClaimedTask(rs.getObject("id", UUID.class), rs.getString("queue"), rs.getString("payload"),
-				rs.getInt("priority"), rs.getInt("attempt"), rs.getTimestamp("enqueued_at").toInstant(),
-				rs.getTimestamp("run_at").toInstant(), rs.getTimestamp("claimed_at").toInstant(),
-				rs.getObject("claimed_by", UUID.class),
-				rs.getString("last_error"), rs.getString("headers"));
+				rs.getInt("priority"), rs.getInt("attempt"), instant(rs, "enqueued_at"), instant(rs, "run_at"),
+				instant(rs, "claimed_at"), rs.getObject("claimed_by", UUID.class), rs.getString("last_error"),
+				rs.getString("headers"));
 	}
 
 }
