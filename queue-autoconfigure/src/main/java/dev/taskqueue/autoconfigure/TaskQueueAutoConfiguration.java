@@ -1,6 +1,7 @@
 package dev.taskqueue.autoconfigure;
 
 import java.lang.management.ManagementFactory;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.stream.Collectors;
@@ -65,6 +66,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionOperations;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.util.ClassUtils;
 
@@ -200,7 +202,7 @@ public class TaskQueueAutoConfiguration {
 						+ "besides a handler, claiming and heartbeats: this worker polls only");
 				listening = null;
 			}
-			TransactionTemplate ownTransactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+			TransactionOperations ownTransactions = ownTransactions(dataSource);
 			TransactionTemplate handlerTransactions = new TransactionTemplate(
 					transactionManager.getIfUnique(() -> new DataSourceTransactionManager(dataSource)));
 			TaskQueueProperties.Worker worker = properties.getWorker();
@@ -226,6 +228,22 @@ public class TaskQueueAutoConfiguration {
 		private static Integer poolSize(DataSource dataSource) {
 			return ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", null)
 					? HikariPool.maximumPoolSize(dataSource) : null;
+		}
+
+		/**
+		 * Transactions for the worker's bookkeeping, every piece of which is a single statement: none at all when the
+		 * pool hands out auto-commit connections (a COMMIT round trip less per claim), real ones when it does not.
+		 */
+		private static TransactionOperations ownTransactions(DataSource dataSource) {
+			try (Connection connection = dataSource.getConnection()) {
+				if (connection.getAutoCommit()) {
+					return TransactionOperations.withoutTransaction();
+				}
+			}
+			catch (SQLException ex) {
+				// cannot tell: transactions are right either way
+			}
+			return new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		}
 
 		private static String sessionName(Environment environment) {
