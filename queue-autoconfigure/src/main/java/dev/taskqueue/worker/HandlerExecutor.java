@@ -120,6 +120,8 @@ final class HandlerExecutor {
 
 		private final AtomicBoolean finished = new AtomicBoolean();
 
+		private final AtomicBoolean permitReleased = new AtomicBoolean();
+
 		private volatile Thread thread;
 
 		HandlerRun(QueueState queue, ClaimedTask task) {
@@ -131,6 +133,22 @@ final class HandlerExecutor {
 
 		@Override
 		public void run() {
+			try {
+				this.queue.running.acquire();
+			}
+			catch (InterruptedException ex) {
+				finish(); // shutting down; the claim is released with the session
+				return;
+			}
+			try {
+				runWithPermit();
+			}
+			finally {
+				releasePermit();
+			}
+		}
+
+		private void runWithPermit() {
 			if (HandlerExecutor.this.unstarted.remove(this.task.id()) == null) {
 				finish(); // released by shutdown before it started
 				return;
@@ -161,7 +179,14 @@ final class HandlerExecutor {
 				}
 				handlerThread.interrupt();
 			}
+			releasePermit(); // the stuck thread keeps running, but not in the queue's concurrency
 			HandlerExecutor.this.dispatcher.timedOut(this.task, this.queue.settings, handlerThread);
+		}
+
+		private void releasePermit() {
+			if (this.permitReleased.compareAndSet(false, true)) {
+				this.queue.running.release();
+			}
 		}
 
 		void interrupt() {

@@ -1,5 +1,6 @@
 package dev.taskqueue.worker;
 
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.taskqueue.handler.TaskHandlerMethod;
@@ -15,20 +16,30 @@ final class QueueState {
 
 	final AtomicInteger inFlight = new AtomicInteger();
 
+	/** Permits to run a handler: a claimed task beyond them waits, prefetched, until one is free. */
+	final Semaphore running;
+
 	/** Whether the last claim took all it asked for, so more tasks are probably waiting. */
 	volatile boolean mayHaveMore;
 
 	QueueState(TaskHandlerMethod handler, QueueSettings settings) {
 		this.handler = handler;
 		this.settings = settings;
+		this.running = new Semaphore(settings.concurrency());
 	}
 
 	String name() {
 		return this.handler.queue();
 	}
 
+	/**
+	 * How many more tasks to claim. Queues with batched completion claim up to twice their concurrency, so a
+	 * handler that finishes finds its next task already here and claims come in larger batches; a transactional
+	 * queue claims only what it can start at once, leaving the rest to other instances.
+	 */
 	int free() {
-		return this.settings.concurrency() - this.inFlight.get();
+		int prefetch = this.handler.batchedCompletion() ? this.settings.concurrency() : 0;
+		return this.settings.concurrency() + prefetch - this.inFlight.get();
 	}
 
 	String describe() {

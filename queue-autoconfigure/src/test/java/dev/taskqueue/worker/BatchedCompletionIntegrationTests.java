@@ -63,6 +63,23 @@ class BatchedCompletionIntegrationTests {
 	}
 
 	@Test
+	void prefetchedTasksWaitForTheQueuesConcurrency() {
+		String url = TestDatabase.createDatabase();
+		JdbcTemplate jdbc = new JdbcTemplate(new DriverManagerDataSource(url));
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Config.class),
+				"taskqueue.queues.slowish.concurrency=2", "spring.datasource.hikari.maximum-pool-size=20")) {
+			List<TaskRequest> requests = new ArrayList<>();
+			for (int i = 0; i < 200; i++) {
+				requests.add(TaskRequest.of("slowish", i));
+			}
+			context.getBean(TaskQueue.class).enqueueAll(requests);
+			Await.until("all tasks are done", Duration.ofSeconds(60),
+					() -> jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class) == 0);
+			assertThat(FastHandler.mostAtOnce).hasValue(2);
+		}
+	}
+
+	@Test
 	void closingTheApplicationWritesTheCompletionsStillWaiting() {
 		String url = TestDatabase.createDatabase();
 		JdbcTemplate jdbc = new JdbcTemplate(new DriverManagerDataSource(url));
@@ -101,6 +118,17 @@ class BatchedCompletionIntegrationTests {
 	}
 
 	static class FastHandler {
+
+		static final AtomicInteger atOnce = new AtomicInteger();
+
+		static final AtomicInteger mostAtOnce = new AtomicInteger();
+
+		@TaskHandler(queue = "slowish", completion = TaskHandler.Completion.BATCHED)
+		void slowish(int n) throws InterruptedException {
+			mostAtOnce.accumulateAndGet(atOnce.incrementAndGet(), Math::max);
+			Thread.sleep(2);
+			atOnce.decrementAndGet();
+		}
 
 		@TaskHandler(queue = "fast", completion = TaskHandler.Completion.BATCHED)
 		void handle(String payload, TaskContext context) {
