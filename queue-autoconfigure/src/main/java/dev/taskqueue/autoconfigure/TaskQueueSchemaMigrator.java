@@ -2,6 +2,7 @@ package dev.taskqueue.autoconfigure;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.jdbc.MigrationLock;
 import dev.taskqueue.jdbc.TaskTables;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
@@ -42,7 +43,7 @@ public class TaskQueueSchemaMigrator implements InitializingBean {
 		if (this.tables.schema() != null) {
 			configuration.schemas(this.tables.schema()).createSchemas(true);
 		}
-		configuration.load().migrate();
+		MigrationLock.holding(this.dataSource, this.tables, () -> configuration.load().migrate());
 	}
 
 }
