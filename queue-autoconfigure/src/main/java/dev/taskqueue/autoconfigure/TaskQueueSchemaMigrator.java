@@ -33,8 +33,12 @@ public class TaskQueueSchemaMigrator implements InitializingBean {
 
 	@Override
 	public void afterPropertiesSet() {
+		MigrationLock.holding(this.dataSource, this.tables, this::migrate);
+	}
+
+	private void migrate(DataSource connection) {
 		FluentConfiguration configuration = Flyway.configure(getClass().getClassLoader())
-			.dataSource(this.dataSource)
+			.dataSource(connection)
 			.locations(LOCATION)
 			.table(HISTORY_TABLE)
 			// The schema usually holds the application's tables already: start our history below V1.
@@ -43,7 +47,7 @@ public class TaskQueueSchemaMigrator implements InitializingBean {
 		if (this.tables.schema() != null) {
 			configuration.schemas(this.tables.schema()).createSchemas(true);
 		}
-		MigrationLock.holding(this.dataSource, this.tables, () -> configuration.load().migrate());
+		configuration.load().migrate();
 	}
 
 }

@@ -3,8 +3,11 @@ package dev.taskqueue.jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.function.Consumer;
 
 import javax.sql.DataSource;
+
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
  * A PostgreSQL advisory lock held around TaskQueue's migration, so that instances starting together migrate one
@@ -20,13 +23,16 @@ public final class MigrationLock {
 	private MigrationLock() {
 	}
 
-	/** Runs {@code migration} while holding the lock named after {@code tables}' schema, on a connection of its own. */
-	public static void holding(DataSource dataSource, TaskTables tables, Runnable migration) {
+	/**
+	 * Runs {@code migration} while holding the lock named after {@code tables}' schema. The migration is given the
+	 * locking connection as its data source, so even a pool of one connection suffices.
+	 */
+	public static void holding(DataSource dataSource, TaskTables tables, Consumer<DataSource> migration) {
 		String name = "taskqueue migration " + ((tables.schema() != null) ? tables.schema() : "");
 		try (Connection connection = dataSource.getConnection()) {
 			call(connection, LOCK, name);
 			try {
-				migration.run();
+				migration.accept(new SingleConnectionDataSource(connection, true));
 			}
 			finally {
 				call(connection, UNLOCK, name);

@@ -121,6 +121,19 @@ class SchemaMigrationTests {
 	}
 
 	@Test
+	void migratesThroughAPoolOfOneConnection() {
+		String url = TestDatabase.createDatabase();
+		com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+		config.setJdbcUrl(url);
+		config.setMaximumPoolSize(1);
+		config.setConnectionTimeout(2_000);
+		try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config)) {
+			new TaskQueueSchemaMigrator(pool, TaskTables.inSchema(null)).afterPropertiesSet();
+		}
+		assertThat(history(url, "taskqueue_schema_history")).hasSize(2);
+	}
+
+	@Test
 	void twoInstancesMigratingTogetherOnAnEmptyDatabaseBothSucceed() throws Exception {
 		// Two migrators, as two instances starting at once would run them (whole contexts cannot start in
 		// parallel in one JVM: Spring Boot's logging initialisation is not made for it).
