@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 import dev.taskqueue.QueueName;
+import dev.taskqueue.jdbc.TaskTables;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -16,8 +17,6 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties("taskqueue")
 public class TaskQueueProperties implements InitializingBean {
-
-	private static final Pattern SQL_IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
 	private static final Pattern CANONICAL_KEY = Pattern.compile("[a-z0-9-]+");
 
@@ -134,11 +133,13 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setName(String name) {
-			if (name != null && !name.isEmpty() && !SQL_IDENTIFIER.matcher(name).matches()) {
+			try {
+				this.name = TaskTables.inSchema(name).schema();
+			}
+			catch (IllegalArgumentException ex) {
 				throw new IllegalArgumentException("taskqueue.schema.name must be a plain SQL identifier "
 						+ "(a letter or '_', then letters, digits or '_', at most 63) but was '" + name + "'");
 			}
-			this.name = (name != null && name.isEmpty()) ? null : name;
 		}
 
 	}

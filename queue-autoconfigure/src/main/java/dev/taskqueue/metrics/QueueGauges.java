@@ -3,8 +3,6 @@ package dev.taskqueue.metrics;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
@@ -13,6 +11,7 @@ import dev.taskqueue.TaskQueueOperations.QueueStats;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
+import dev.taskqueue.support.PeriodicThread;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -37,38 +36,28 @@ class QueueGauges implements SmartLifecycle {
 
 	private final Map<String, QueueStats> latest = new ConcurrentHashMap<>();
 
-	private ScheduledExecutorService thread;
+	private final PeriodicThread thread;
 
 	QueueGauges(TaskQueueOperations operations, MeterRegistry registry, Duration interval) {
 		this.operations = operations;
 		this.registry = registry;
 		this.interval = interval;
+		this.thread = new PeriodicThread("tq-metrics", Duration.ZERO, interval, this::refresh);
 	}
 
 	@Override
-	public synchronized void start() {
-		if (this.thread != null) {
-			return;
-		}
-		this.thread = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-			Thread thread = new Thread(runnable, "tq-metrics");
-			thread.setDaemon(true);
-			return thread;
-		});
-		this.thread.scheduleWithFixedDelay(this::refresh, 0, this.interval.toMillis(), TimeUnit.MILLISECONDS);
+	public void start() {
+		this.thread.start();
 	}
 
 	@Override
-	public synchronized void stop() {
-		if (this.thread != null) {
-			this.thread.shutdownNow();
-			this.thread = null;
-		}
+	public void stop() {
+		this.thread.stop();
 	}
 
 	@Override
-	public synchronized boolean isRunning() {
-		return this.thread != null;
+	public boolean isRunning() {
+		return this.thread.isRunning();
 	}
 
 	/** Reads the statistics of every queue and registers the gauges of queues seen for the first time. */

@@ -1,12 +1,10 @@
 package dev.taskqueue.operations;
 
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.ToIntBiFunction;
 
 import dev.taskqueue.jdbc.RetentionRepository;
+import dev.taskqueue.support.PeriodicThread;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -32,7 +30,7 @@ public class RetentionPruner implements SmartLifecycle {
 
 	private final Duration interval;
 
-	private ScheduledExecutorService thread;
+	private final PeriodicThread thread;
 
 	/**
 	 * @param retention the statements
@@ -45,33 +43,22 @@ public class RetentionPruner implements SmartLifecycle {
 		this.deadLetters = deadLetters;
 		this.history = history;
 		this.interval = interval;
+		this.thread = new PeriodicThread("tq-retention", interval, interval, this::prune);
 	}
 
 	@Override
-	public synchronized void start() {
-		if (this.thread != null) {
-			return;
-		}
-		this.thread = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-			Thread thread = new Thread(runnable, "tq-retention");
-			thread.setDaemon(true);
-			return thread;
-		});
-		long millis = this.interval.toMillis();
-		this.thread.scheduleWithFixedDelay(this::prune, millis, millis, TimeUnit.MILLISECONDS);
+	public void start() {
+		this.thread.start();
 	}
 
 	@Override
-	public synchronized void stop() {
-		if (this.thread != null) {
-			this.thread.shutdownNow();
-			this.thread = null;
-		}
+	public void stop() {
+		this.thread.stop();
 	}
 
 	@Override
-	public synchronized boolean isRunning() {
-		return this.thread != null;
+	public boolean isRunning() {
+		return this.thread.isRunning();
 	}
 
 	/**
