@@ -203,8 +203,9 @@ public class TaskQueueAutoConfiguration {
 				listening = null;
 			}
 			TransactionOperations ownTransactions = ownTransactions(dataSource);
-			TransactionTemplate handlerTransactions = new TransactionTemplate(
-					transactionManager.getIfUnique(() -> new DataSourceTransactionManager(dataSource)));
+			PlatformTransactionManager handlerTransactionManager = transactionManager
+				.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
+			TransactionTemplate handlerTransactions = new TransactionTemplate(handlerTransactionManager);
 			TaskQueueProperties.Worker worker = properties.getWorker();
 			WorkerSettings settings = new WorkerSettings(worker.getPollInterval(), worker.getHeartbeatInterval(),
 					worker.getSessionTimeout(), worker.getShutdownTimeout(),
@@ -218,7 +219,7 @@ public class TaskQueueAutoConfiguration {
 					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)), handlerTransactions,
 					ownTransactions, listener, interceptors.orderedStream().toList());
 			return new TaskWorker(registry, tasks, session, dispatcher, ownTransactions, listener, settings,
-					(handler) -> queueSettings(properties, handler), dataSource, listening);
+					(handler) -> queueSettings(properties, handler, handlerTransactionManager), dataSource, listening);
 		}
 
 		/**
@@ -267,7 +268,8 @@ public class TaskQueueAutoConfiguration {
 		}
 
 		/** The queue's properties win over the annotation, which wins over the defaults. */
-		private static QueueSettings queueSettings(TaskQueueProperties properties, TaskHandlerMethod handler) {
+		private static QueueSettings queueSettings(TaskQueueProperties properties, TaskHandlerMethod handler,
+				PlatformTransactionManager transactionManager) {
 			TaskQueueProperties.Queue queue = properties.getQueues().get(handler.queue());
 			int concurrency = (queue != null && queue.getConcurrency() != null) ? queue.getConcurrency()
 					: (handler.concurrency() > 0) ? handler.concurrency() : properties.getWorker().getConcurrency();
@@ -278,7 +280,20 @@ public class TaskQueueAutoConfiguration {
 					backoff.getMaxDelay(), backoff.getJitter());
 			Duration timeout = (queue != null && queue.getTimeout() != null) ? queue.getTimeout()
 					: properties.getWorker().getTimeout();
-			return new QueueSettings(concurrency, maxAttempts, retryPolicy, timeout);
+			boolean queueGroupSize = queue != null && queue.getGroupCommitSize() != null;
+			int groupSize = handler.batchedCompletion() ? 1
+					: queueGroupSize ? queue.getGroupCommitSize() : properties.getWorker().getGroupCommitSize();
+			if (groupSize > 1 && !(transactionManager instanceof DataSourceTransactionManager)) {
+				String property = queueGroupSize ? "taskqueue.queues." + handler.queue() + ".group-commit-size"
+						: "taskqueue.worker.group-commit-size";
+				throw new IllegalStateException("Queue '" + handler.queue() + "' is set to commit groups of "
+						+ groupSize + " tasks (" + property + "), each task in a savepoint, which needs a "
+						+ "DataSourceTransactionManager or JdbcTransactionManager; the application's is a "
+						+ transactionManager.getClass().getName() + ", whose savepoints, if any, do not undo what "
+						+ "a failed task left in a persistence context. Set " + property + " to 1");
+			}
+			return new QueueSettings(concurrency, maxAttempts, retryPolicy, timeout, groupSize,
+					properties.getWorker().getGroupCommitMaxDelay());
 		}
 
 	}

@@ -7,6 +7,7 @@ import java.util.regex.Pattern;
 
 import dev.taskqueue.QueueName;
 import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.worker.QueueSettings;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -101,6 +102,9 @@ public class TaskQueueProperties implements InitializingBean {
 			if (queue.timeout != null) {
 				requirePositive(queue.timeout, property + ".timeout");
 			}
+			if (queue.groupCommitSize != null) {
+				requireGroupSize(queue.groupCommitSize, property + ".group-commit-size");
+			}
 		});
 		if (this.worker.heartbeatInterval.compareTo(this.worker.sessionTimeout) >= 0) {
 			throw new IllegalArgumentException("taskqueue.worker.heartbeat-interval (" + this.worker.heartbeatInterval
@@ -192,6 +196,19 @@ public class TaskQueueProperties implements InitializingBean {
 		 */
 		private Duration completionFlushInterval = Duration.ofMillis(5);
 
+		/**
+		 * The most tasks of a TRANSACTIONAL queue committed together by one transaction, each handler and its
+		 * completion in a savepoint of its own, unless the queue sets its own. 1 (the default) gives every task a
+		 * transaction of its own; at most 32. Needs a DataSourceTransactionManager (or JdbcTransactionManager).
+		 */
+		private int groupCommitSize = 1;
+
+		/**
+		 * How long a group of tasks may keep taking tasks before it commits. A group also commits as soon as no
+		 * claimed task is waiting.
+		 */
+		private Duration groupCommitMaxDelay = Duration.ofMillis(20);
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -254,6 +271,23 @@ public class TaskQueueProperties implements InitializingBean {
 
 		public void setCompletionBatchSize(int completionBatchSize) {
 			this.completionBatchSize = requirePositive(completionBatchSize, "taskqueue.worker.completion-batch-size");
+		}
+
+		public int getGroupCommitSize() {
+			return this.groupCommitSize;
+		}
+
+		public void setGroupCommitSize(int groupCommitSize) {
+			this.groupCommitSize = requireGroupSize(groupCommitSize, "taskqueue.worker.group-commit-size");
+		}
+
+		public Duration getGroupCommitMaxDelay() {
+			return this.groupCommitMaxDelay;
+		}
+
+		public void setGroupCommitMaxDelay(Duration groupCommitMaxDelay) {
+			this.groupCommitMaxDelay = requireNotNegative(groupCommitMaxDelay,
+					"taskqueue.worker.group-commit-max-delay");
 		}
 
 		public Duration getCompletionFlushInterval() {
@@ -480,6 +514,12 @@ public class TaskQueueProperties implements InitializingBean {
 		 */
 		private Duration timeout;
 
+		/**
+		 * The most tasks of this queue committed together by one transaction, each in a savepoint; 1 gives every
+		 * task a transaction of its own.
+		 */
+		private Integer groupCommitSize;
+
 		public Integer getConcurrency() {
 			return this.concurrency;
 		}
@@ -504,11 +544,27 @@ public class TaskQueueProperties implements InitializingBean {
 			this.timeout = timeout;
 		}
 
+		public Integer getGroupCommitSize() {
+			return this.groupCommitSize;
+		}
+
+		public void setGroupCommitSize(Integer groupCommitSize) {
+			this.groupCommitSize = groupCommitSize;
+		}
+
 	}
 
 	private static int requirePositive(int value, String property) {
 		if (value < 1) {
 			throw new IllegalArgumentException(property + " must be at least 1 but was " + value);
+		}
+		return value;
+	}
+
+	private static int requireGroupSize(int value, String property) {
+		if (value < 1 || value > QueueSettings.MAX_GROUP_SIZE) {
+			throw new IllegalArgumentException(property + " must be between 1 and " + QueueSettings.MAX_GROUP_SIZE
+					+ " (PostgreSQL caches 64 subtransactions per transaction) but was " + value);
 		}
 		return value;
 	}

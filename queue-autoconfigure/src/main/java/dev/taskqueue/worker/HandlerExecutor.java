@@ -14,6 +14,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,9 +24,12 @@ import dev.taskqueue.jdbc.ClaimedTask;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 /**
- * Runs claimed tasks on handler threads (virtual threads when the application enables them), each under its
- * queue's timeout. A task holds one unit of its queue's concurrency from its claim until its handler returns or
- * times out; a handler that ignores the timeout's interrupt keeps only its thread.
+ * Runs claimed tasks on handler threads (virtual threads when the application enables them). Claimed tasks wait
+ * in their queue; a queue has at most {@code concurrency} threads, and all queues together at most
+ * {@code maxHandlers}, each taking the queue's waiting tasks one after the other, alone or in groups that commit
+ * together. Every task runs under its queue's timeout: a handler that overruns it is interrupted and its thread
+ * given up, and a new thread takes over the queue's waiting tasks; a handler that ignores the interrupt keeps
+ * only its thread.
  */
 final class HandlerExecutor {
 
@@ -35,39 +39,49 @@ final class HandlerExecutor {
 
 	private final WakeUp wakeUp;
 
+	private final List<QueueState> queues;
+
 	private final Executor executor;
 
 	private final ScheduledExecutorService timeouts;
 
+	/** Handler threads over all queues, bounded so that handlers never wait for a pooled connection. */
+	private final Semaphore handlerThreads;
+
 	private final Map<UUID, ClaimedTask> unstarted = new ConcurrentHashMap<>();
 
-	private final Set<HandlerRun> running = ConcurrentHashMap.newKeySet();
+	private final Set<Runner> runners = ConcurrentHashMap.newKeySet();
 
 	private final AtomicInteger inFlight = new AtomicInteger();
 
-	HandlerExecutor(TaskDispatcher dispatcher, BatchedCompletions batched, WakeUp wakeUp, boolean virtualThreads) {
+	private final AtomicInteger nextQueue = new AtomicInteger();
+
+	HandlerExecutor(TaskDispatcher dispatcher, BatchedCompletions batched, WakeUp wakeUp, List<QueueState> queues,
+			int maxHandlers, boolean virtualThreads) {
 		this.dispatcher = dispatcher;
 		this.batched = batched;
 		this.wakeUp = wakeUp;
-		this.executor = virtualThreads ? virtualThreadExecutor() : Executors.newCachedThreadPool(Threads.named("tq-handler-", true));
+		this.queues = List.copyOf(queues);
+		this.handlerThreads = new Semaphore(maxHandlers);
+		this.executor = virtualThreads ? virtualThreadExecutor()
+				: Executors.newCachedThreadPool(Threads.named("tq-handler-", true));
 		ScheduledThreadPoolExecutor timeouts = new ScheduledThreadPoolExecutor(1, Threads.named("tq-timeout-", true));
 		timeouts.setRemoveOnCancelPolicy(true); // one timeout per task: cancelled ones must not pile up
 		this.timeouts = timeouts;
 	}
 
-	/** Starts {@code task} on a handler thread. */
-	void submit(QueueState queue, ClaimedTask task) {
-		HandlerRun run = new HandlerRun(queue, task);
-		this.unstarted.put(task.id(), task);
-		try {
-			this.executor.execute(run);
+	/** Hands claimed {@code tasks} of {@code queue}, in the order they are to run, to its handler threads. */
+	void submit(QueueState queue, List<ClaimedTask> tasks) {
+		for (ClaimedTask task : tasks) {
+			queue.inFlight.incrementAndGet();
+			this.inFlight.incrementAndGet();
+			this.unstarted.put(task.id(), task);
+			queue.waiting.add(task);
 		}
-		catch (RejectedExecutionException ex) {
-			run.finish(); // stays in unstarted, released on shutdown
-		}
+		startRunners(queue);
 	}
 
-	/** How many tasks hold a unit of concurrency, over all queues. */
+	/** How many claimed tasks have not been settled, over all queues. */
 	int inFlight() {
 		return this.inFlight.get();
 	}
@@ -98,10 +112,48 @@ final class HandlerExecutor {
 
 	/** Interrupts the handlers still running and stops the threads. */
 	void shutdownNow() {
-		this.running.forEach(HandlerRun::interrupt);
+		this.runners.forEach(Runner::interrupt);
 		this.timeouts.shutdownNow();
 		if (this.executor instanceof ExecutorService service) {
 			service.shutdownNow();
+		}
+	}
+
+	/** Starts threads for the waiting tasks of {@code queue}, as many as its permits and the bound allow. */
+	private void startRunners(QueueState queue) {
+		while (!queue.waiting.isEmpty()) {
+			if (!queue.running.tryAcquire()) {
+				return;
+			}
+			if (!this.handlerThreads.tryAcquire()) {
+				queue.running.release();
+				return;
+			}
+			Runner runner = new Runner(queue);
+			try {
+				this.executor.execute(runner);
+			}
+			catch (RejectedExecutionException ex) {
+				runner.releasePermits(); // shutting down: the tasks stay unstarted and are released
+				return;
+			}
+		}
+	}
+
+	/** After a thread was given back: any queue may have tasks waiting for one, starting with another each time. */
+	private void startRunnersEverywhere() {
+		int first = Math.floorMod(this.nextQueue.getAndIncrement(), this.queues.size());
+		for (int i = 0; i < this.queues.size(); i++) {
+			startRunners(this.queues.get((first + i) % this.queues.size()));
+		}
+	}
+
+	/** The task's outcome is settled: it gives its queue a unit of capacity back. */
+	private void settle(QueueState queue) {
+		queue.inFlight.decrementAndGet();
+		this.inFlight.decrementAndGet();
+		if (queue.mayHaveMore) {
+			this.wakeUp.signal();
 		}
 	}
 
@@ -111,81 +163,154 @@ final class HandlerExecutor {
 		return executor;
 	}
 
-	/** One claimed task on its way through a handler thread. */
-	private final class HandlerRun implements Runnable {
+	/**
+	 * A handler thread of one queue: it takes the queue's waiting tasks until none is left, or until a handler
+	 * overran its timeout, which gives the thread up.
+	 */
+	private final class Runner implements Runnable, TaskDispatcher.Steps {
 
 		private final QueueState queue;
 
-		private final ClaimedTask task;
-
-		private final AtomicBoolean finished = new AtomicBoolean();
-
-		private final AtomicBoolean permitReleased = new AtomicBoolean();
+		private final AtomicBoolean permitsReleased = new AtomicBoolean();
 
 		private volatile Thread thread;
 
-		HandlerRun(QueueState queue, ClaimedTask task) {
+		// Guarded by this: the task whose handler runs, its timeout, and whether the thread was given up.
+		private ClaimedTask current;
+
+		private TaskDispatcher.Group currentGroup;
+
+		private ScheduledFuture<?> timeout;
+
+		private boolean givenUp;
+
+		Runner(QueueState queue) {
 			this.queue = queue;
-			this.task = task;
-			queue.inFlight.incrementAndGet();
-			HandlerExecutor.this.inFlight.incrementAndGet();
 		}
 
 		@Override
 		public void run() {
+			this.thread = Thread.currentThread();
+			HandlerExecutor.this.runners.add(this);
 			try {
-				this.queue.running.acquire();
-			}
-			catch (InterruptedException ex) {
-				finish(); // shutting down; the claim is released with the session
-				return;
-			}
-			try {
-				runWithPermit();
+				ClaimedTask task;
+				while (!isGivenUp() && (task = next()) != null) {
+					if (this.queue.grouped()) {
+						HandlerExecutor.this.dispatcher.runGroup(this.queue, task, this);
+					}
+					else {
+						runAlone(task);
+					}
+				}
 			}
 			finally {
-				releasePermit();
+				HandlerExecutor.this.runners.remove(this);
+				Thread.interrupted(); // a timeout's interrupt must not reach the next use of this thread
+				releasePermits();
+				startRunnersEverywhere();
 			}
 		}
 
-		private void runWithPermit() {
-			if (HandlerExecutor.this.unstarted.remove(this.task.id()) == null) {
-				finish(); // released by shutdown before it started
-				return;
-			}
-			this.thread = Thread.currentThread();
-			HandlerExecutor.this.running.add(this);
-			ScheduledFuture<?> timeout = HandlerExecutor.this.timeouts.schedule(this::timeOut,
-					this.queue.settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+		@Override
+		public void runAlone(ClaimedTask task) {
+			begin(task, null);
 			try {
-				HandlerExecutor.this.dispatcher.run(this.task, this.queue.handler, this.queue.settings,
+				HandlerExecutor.this.dispatcher.run(task, this.queue.handler, this.queue.settings,
 						this.queue.handler.batchedCompletion() ? HandlerExecutor.this.batched : null);
 			}
 			finally {
-				timeout.cancel(false);
-				HandlerExecutor.this.running.remove(this);
-				synchronized (this) {
-					finish();
-					Thread.interrupted(); // a timeout's interrupt must not reach the next task on this thread
+				if (end(task)) { // else the timeout settled it
+					settle(this.queue);
 				}
 			}
 		}
 
-		private void timeOut() {
-			Thread handlerThread = this.thread;
-			synchronized (this) {
-				if (!finish()) {
-					return;
+		/** The next waiting task of the queue, skipping those released by shutdown; {@code null} when none is. */
+		private ClaimedTask next() {
+			ClaimedTask task;
+			while ((task = this.queue.waiting.poll()) != null) {
+				if (HandlerExecutor.this.unstarted.remove(task.id()) != null) {
+					return task;
 				}
+				settle(this.queue); // released by shutdown before it started
+			}
+			return null;
+		}
+
+		@Override
+		public ClaimedTask nextInGroup(int size, long startedNanos) {
+			QueueSettings settings = this.queue.settings;
+			long elapsed = System.nanoTime() - startedNanos;
+			if (size >= settings.groupSize() || isGivenUp()
+					|| elapsed + this.queue.typicalHandlerNanos() > settings.groupMaxDelay().toNanos()) {
+				return null;
+			}
+			return next();
+		}
+
+		@Override
+		public void begin(ClaimedTask task, TaskDispatcher.Group group) {
+			synchronized (this) {
+				this.current = task;
+				this.currentGroup = group;
+				this.timeout = HandlerExecutor.this.timeouts.schedule(() -> timeOut(task),
+						this.queue.settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+			}
+		}
+
+		@Override
+		public boolean end(ClaimedTask task) {
+			synchronized (this) {
+				if (this.timeout != null) {
+					this.timeout.cancel(false);
+				}
+				this.current = null;
+				this.currentGroup = null;
+				Thread.interrupted(); // a timeout's interrupt that came too late must not reach the next task
+				return !this.givenUp;
+			}
+		}
+
+		@Override
+		public void settled(ClaimedTask task) {
+			settle(this.queue);
+		}
+
+		@Override
+		public void handled(long nanos) {
+			this.queue.handled(nanos);
+		}
+
+		private void timeOut(ClaimedTask task) {
+			Thread handlerThread;
+			TaskDispatcher.Group group;
+			synchronized (this) {
+				if (this.current != task || this.givenUp) {
+					return; // finished meanwhile
+				}
+				this.givenUp = true;
+				group = this.currentGroup;
+				handlerThread = this.thread;
 				handlerThread.interrupt();
 			}
-			releasePermit(); // the stuck thread keeps running, but not in the queue's concurrency
-			HandlerExecutor.this.dispatcher.timedOut(this.task, this.queue.settings, handlerThread);
+			try {
+				HandlerExecutor.this.dispatcher.timedOut(task, this.queue.settings, handlerThread, group, this);
+			}
+			finally {
+				// The stuck thread keeps running, but no longer in the queue's concurrency: another takes over.
+				releasePermits();
+				startRunnersEverywhere();
+			}
 		}
 
-		private void releasePermit() {
-			if (this.permitReleased.compareAndSet(false, true)) {
+		private synchronized boolean isGivenUp() {
+			return this.givenUp;
+		}
+
+		void releasePermits() {
+			if (this.permitsReleased.compareAndSet(false, true)) {
 				this.queue.running.release();
+				HandlerExecutor.this.handlerThreads.release();
 			}
 		}
 
@@ -194,19 +319,6 @@ final class HandlerExecutor {
 			if (handlerThread != null) {
 				handlerThread.interrupt();
 			}
-		}
-
-		/** Gives the queue its unit of concurrency back; {@code true} for the one call that does. */
-		boolean finish() {
-			if (!this.finished.compareAndSet(false, true)) {
-				return false;
-			}
-			this.queue.inFlight.decrementAndGet();
-			HandlerExecutor.this.inFlight.decrementAndGet();
-			if (this.queue.mayHaveMore) {
-				HandlerExecutor.this.wakeUp.signal();
-			}
-			return true;
 		}
 
 	}

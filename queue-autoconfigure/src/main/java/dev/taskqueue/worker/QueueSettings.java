@@ -9,13 +9,29 @@ import java.time.Duration;
  * @param maxAttempts how many times a task is tried, the first run included
  * @param retryPolicy how long a failed task waits before its next attempt
  * @param timeout how long a handler may run before it is interrupted and its task counted as failed
+ * @param groupSize the most tasks committed together by one transaction, each in a savepoint of its own; 1 runs
+ * every task in a transaction of its own
+ * @param groupMaxDelay how long a group may keep taking tasks before it commits
  */
-public record QueueSettings(int concurrency, int maxAttempts, RetryPolicy retryPolicy, Duration timeout) {
+public record QueueSettings(int concurrency, int maxAttempts, RetryPolicy retryPolicy, Duration timeout,
+		int groupSize, Duration groupMaxDelay) {
+
+	/** The most tasks in one group: well under the 64 subtransactions PostgreSQL caches per transaction. */
+	public static final int MAX_GROUP_SIZE = 32;
 
 	public QueueSettings {
 		if (concurrency < 1 || maxAttempts < 1 || timeout.isNegative() || timeout.isZero()) {
 			throw new IllegalArgumentException("concurrency and maxAttempts must be at least 1, timeout positive");
 		}
+		if (groupSize < 1 || groupSize > MAX_GROUP_SIZE || groupMaxDelay.isNegative()) {
+			throw new IllegalArgumentException(
+					"groupSize must be between 1 and " + MAX_GROUP_SIZE + ", groupMaxDelay not negative");
+		}
+	}
+
+	/** One task per transaction. */
+	public QueueSettings(int concurrency, int maxAttempts, RetryPolicy retryPolicy, Duration timeout) {
+		this(concurrency, maxAttempts, retryPolicy, timeout, 1, Duration.ZERO);
 	}
 
 }

@@ -1,12 +1,16 @@
 package dev.taskqueue.worker;
 
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.taskqueue.handler.TaskHandlerMethod;
+import dev.taskqueue.jdbc.ClaimedTask;
 
 /**
- * One queue as this instance runs it: its handler, its settings and how many of its tasks are in flight.
+ * One queue as this instance runs it: its handler, its settings, the tasks it has claimed and not yet started,
+ * and how many of its tasks are in flight.
  */
 final class QueueState {
 
@@ -14,13 +18,20 @@ final class QueueState {
 
 	final QueueSettings settings;
 
+	/** Claimed tasks, from claim until their outcome is settled. */
 	final AtomicInteger inFlight = new AtomicInteger();
 
-	/** Permits to run a handler: a claimed task beyond them waits, prefetched, until one is free. */
+	/** Claimed tasks waiting for a handler thread, in claim order. */
+	final Queue<ClaimedTask> waiting = new ConcurrentLinkedQueue<>();
+
+	/** Permits to run handler threads: at most {@code concurrency} at once. */
 	final Semaphore running;
 
 	/** Whether the last claim took all it asked for, so more tasks are probably waiting. */
 	volatile boolean mayHaveMore;
+
+	/** A moving average of how long a handler of this queue runs, which decides when a group commits. */
+	private volatile long typicalHandlerNanos;
 
 	QueueState(TaskHandlerMethod handler, QueueSettings settings) {
 		this.handler = handler;
@@ -32,20 +43,54 @@ final class QueueState {
 		return this.handler.queue();
 	}
 
+	/** Whether several tasks share one transaction, each in a savepoint. */
+	boolean grouped() {
+		return this.settings.groupSize() > 1 && !this.handler.batchedCompletion();
+	}
+
 	/**
-	 * How many more tasks to claim. Queues with batched completion claim up to twice their concurrency, so a
-	 * handler that finishes finds its next task already here and claims come in larger batches; a transactional
-	 * queue claims only what it can start at once, leaving the rest to other instances.
+	 * How many tasks this instance holds claimed at most. A transactional queue claims only what it can start at
+	 * once, leaving the rest to other instances. A queue with batched completion claims up to twice its
+	 * concurrency, and a grouped one enough to fill a group per thread, so that a thread that finishes finds its
+	 * next task already here and claims come in larger batches.
 	 */
-	int free() {
-		int prefetch = this.handler.batchedCompletion() ? this.settings.concurrency() : 0;
-		return this.settings.concurrency() + prefetch - this.inFlight.get();
+	int capacity() {
+		int concurrency = this.settings.concurrency();
+		if (this.handler.batchedCompletion()) {
+			return 2 * concurrency;
+		}
+		return grouped() ? concurrency * this.settings.groupSize() : concurrency;
+	}
+
+	/**
+	 * How many tasks to claim now, 0 when it is not worth a claim. While a backlog is likely, a queue that claims
+	 * ahead waits until half its capacity is free, so that claims stay large; a transactional queue claims for
+	 * every free thread at once.
+	 */
+	int toClaim() {
+		int capacity = capacity();
+		int free = capacity - this.inFlight.get();
+		boolean claimsAhead = capacity > this.settings.concurrency();
+		return (claimsAhead && this.mayHaveMore && free < capacity / 2) ? 0 : free;
+	}
+
+	long typicalHandlerNanos() {
+		return this.typicalHandlerNanos;
+	}
+
+	/** Adds one handler's run time to the moving average (weight 1/8; races only lose a sample). */
+	void handled(long nanos) {
+		long typical = this.typicalHandlerNanos;
+		this.typicalHandlerNanos = (typical == 0) ? nanos : typical + (nanos - typical) / 8;
 	}
 
 	String describe() {
 		return name() + " (concurrency " + this.settings.concurrency() + ", max-attempts "
 				+ this.settings.maxAttempts() + ", timeout " + this.settings.timeout()
-				+ (this.handler.batchedCompletion() ? ", batched completion" : "") + ")";
+				+ (this.handler.batchedCompletion() ? ", batched completion" : "")
+				+ (grouped() ? ", group commit of up to " + this.settings.groupSize() + " tasks or "
+						+ this.settings.groupMaxDelay().toMillis() + " ms" : "")
+				+ ")";
 	}
 
 }

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.ArrayList;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.BooleanSupplier;
 
 import dev.taskqueue.NonRetryableTaskException;
@@ -17,6 +19,8 @@ import dev.taskqueue.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.TransactionOperations;
 
 /**
@@ -24,10 +28,16 @@ import org.springframework.transaction.support.TransactionOperations;
  * transaction manager, so the handler's database work commits exactly when the task is acknowledged. When the
  * handler fails, the transaction rolls back and the outcome (retry later, or dead letter) is recorded in a
  * transaction of its own. An outcome that cannot be recorded (the database is away) is kept and tried again.
+ * <p>
+ * Queues with group commit run several tasks in one transaction, each handler and its completion in a savepoint
+ * of its own: a failing task rolls back to its savepoint and is recorded as failed after the group commits.
  */
 public class TaskDispatcher {
 
 	private static final Log logger = LogFactory.getLog(TaskDispatcher.class);
+
+	/** What {@code prepare} returns for a task that is not to run. */
+	private static final Object NOT_RUNNABLE = new Object();
 
 	private final TaskRepository tasks;
 
@@ -71,12 +81,132 @@ public class TaskDispatcher {
 	 * handing the completion to {@code batched}.
 	 */
 	void run(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, BatchedCompletions batched) {
-		TaskContext context = new TaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt());
+		TaskContext context = context(task);
+		Object payload = prepare(task, handler, settings, context);
+		if (payload == NOT_RUNNABLE) {
+			return;
+		}
+		if (batched != null) {
+			runBatched(task, handler, settings, batched, context, payload);
+		}
+		else {
+			runInTransaction(task, handler, settings, context, payload);
+		}
+	}
+
+	/**
+	 * Runs {@code first} and the tasks {@code steps} hands out after it in one transaction of the application's
+	 * transaction manager, each handler and its completion in a savepoint. Completions are reported and failures
+	 * recorded once the group has committed. When the transaction fails, its tasks, still claimed, run again one
+	 * by one, so that a task whose work cannot commit fails alone.
+	 */
+	void runGroup(QueueState queue, ClaimedTask first, Steps steps) {
+		Group group = new Group();
+		group.current = first;
+		long started = System.nanoTime();
+		RuntimeException commitFailure = null;
+		try {
+			this.handlerTransactions.executeWithoutResult((status) -> {
+				group.backendPid = this.tasks.currentBackendPid();
+				for (ClaimedTask task = first; task != null; task = steps.nextInGroup(group.size(), started)) {
+					runInSavepoint(queue, task, status, steps, group);
+				}
+			});
+		}
+		catch (RuntimeException | Error ex) {
+			if (group.givenUp) {
+				if (!group.released) {
+					// Ending the backend failed, so the group's tasks were left claimed until this thread came back.
+					release(completedTasks(group.entries()));
+					settleAfterRollback(group.entries(), queue.settings, steps);
+				}
+				return;
+			}
+			if (ex instanceof Error error) {
+				throw error;
+			}
+			commitFailure = (RuntimeException) ex;
+		}
+		if (commitFailure != null && group.size() > 1) {
+			// Its tasks are still claimed: each runs again alone, so that a task that fails the commit fails alone.
+			logger.warn("A group of " + group.size() + " tasks on queue '" + queue.name() + "' could not commit; "
+					+ "running them one by one: " + ErrorText.summary(commitFailure));
+		}
+		if (group.current != null) { // taken, but the transaction failed before it ran
+			steps.runAlone(group.current);
+		}
+		for (Group.Entry entry : group.entries()) {
+			if (entry.failure() != null) {
+				failed(entry.task(), entry.context(), queue.settings, entry.failure(), entry.duration());
+			}
+			else if (!entry.completed()) {
+				claimLost(entry.task(), entry.context());
+			}
+			else if (commitFailure == null) {
+				this.listener.completed(entry.context(), entry.duration());
+			}
+			else if (group.size() > 1) {
+				steps.runAlone(entry.task());
+				continue;
+			}
+			else {
+				failed(entry.task(), entry.context(), queue.settings, commitFailure, entry.duration());
+			}
+			steps.settled(entry.task());
+		}
+	}
+
+	private void runInSavepoint(QueueState queue, ClaimedTask task, TransactionStatus status, Steps steps,
+			Group group) {
+		group.current = task;
+		TaskContext context = context(task);
+		Object payload = prepare(task, queue.handler, queue.settings, context);
+		if (payload == NOT_RUNNABLE) {
+			group.current = null;
+			steps.settled(task);
+			return;
+		}
+		Object savepoint = status.createSavepoint();
+		steps.begin(task, group);
+		long start = System.nanoTime();
+		Throwable failure = null;
+		boolean completed = false;
+		try {
+			invoke(queue.handler, payload, context, this.payloads.headers(task.headers()));
+			if (status.isRollbackOnly()) {
+				// A participating transaction failed: only this task's work is rolled back, not its group's.
+				throw new UnexpectedRollbackException(
+						"Transaction rolled back because it has been marked as rollback-only");
+			}
+			completed = this.tasks.complete(task);
+		}
+		catch (Throwable ex) {
+			failure = (ex instanceof HandlerException wrapped) ? wrapped.getCause() : ex;
+		}
+		long nanos = System.nanoTime() - start;
+		if (!steps.end(task)) {
+			group.awaitEnded(); // the connection must stay ours until its backend has been ended
+			throw new GroupGivenUp();
+		}
+		steps.handled(nanos);
+		// The task's entry first: should the rollback fail, the group fails and the task with it.
+		group.add(new Group.Entry(task, context, completed, failure, Duration.ofNanos(nanos)));
+		group.current = null;
+		if (!completed) {
+			status.rollbackToSavepoint(savepoint);
+		}
+	}
+
+	/**
+	 * Checks what must hold before {@code task}'s handler runs, and tells the listener it starts.
+	 * @return the payload as the handler takes it, or {@link #NOT_RUNNABLE} when the task went to the dead letters
+	 */
+	private Object prepare(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, TaskContext context) {
 		if (task.attempt() > settings.maxAttempts()) {
 			deadLetter(task, context, new IllegalStateException("Gave up after " + settings.maxAttempts()
 					+ " attempts; the last one ended without an outcome because its worker stopped or lost its "
 					+ "session" + ((task.lastError() != null) ? ". Error before that:\n" + task.lastError() : "")));
-			return;
+			return NOT_RUNNABLE;
 		}
 		Object payload;
 		try {
@@ -85,16 +215,11 @@ public class TaskDispatcher {
 		catch (RuntimeException ex) {
 			deadLetter(task, context, new IllegalArgumentException("Payload cannot be read as "
 					+ handler.payloadType().getTypeName() + " for " + handler.describe() + ": " + ex.getMessage(), ex));
-			return;
+			return NOT_RUNNABLE;
 		}
 		Duration pickupLatency = Duration.between(task.runAt(), task.claimedAt());
 		this.listener.started(context, pickupLatency.isNegative() ? Duration.ZERO : pickupLatency);
-		if (batched != null) {
-			runBatched(task, handler, settings, batched, context, payload);
-		}
-		else {
-			runInTransaction(task, handler, settings, context, payload);
-		}
+		return payload;
 	}
 
 	private void runInTransaction(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings,
@@ -120,9 +245,7 @@ public class TaskDispatcher {
 			this.listener.completed(context, Duration.ofNanos(System.nanoTime() - start));
 		}
 		else {
-			logger.warn(describe(task) + " lost its claim while its handler ran; its transaction was rolled back "
-					+ "and another instance runs it");
-			this.listener.claimLost(context);
+			claimLost(task, context);
 		}
 	}
 
@@ -149,14 +272,80 @@ public class TaskDispatcher {
 
 	/**
 	 * Counts the task as failed because its handler ran past its queue's timeout. Its thread has been interrupted;
-	 * should the handler still finish, its completion finds the claim gone and rolls back.
+	 * should the handler still finish, its completion finds the claim gone and rolls back. When the task is part of
+	 * a group, the group is given up: its transaction is ended by ending its database backend, which frees its
+	 * locks, and the tasks it had completed are released to run again.
 	 */
-	void timedOut(ClaimedTask task, QueueSettings settings, Thread handlerThread) {
+	void timedOut(ClaimedTask task, QueueSettings settings, Thread handlerThread, Group group, Steps steps) {
 		HandlerTimeoutException timeout = new HandlerTimeoutException("The handler did not finish within "
 				+ settings.timeout() + " (taskqueue.queues." + task.queue() + ".timeout); its thread was interrupted");
 		timeout.setStackTrace(handlerThread.getStackTrace()); // where the handler was stuck
-		failed(task, new TaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt()), settings, timeout,
-				settings.timeout());
+		if (group == null) {
+			failed(task, context(task), settings, timeout, settings.timeout());
+			steps.settled(task);
+			return;
+		}
+		// Not on the timeout thread: ending the backend and releasing the tasks wait for the database.
+		Threads.named("tq-give-up-", true).newThread(() -> giveUp(group, task, settings, timeout, steps)).start();
+	}
+
+	private void giveUp(Group group, ClaimedTask timedOut, QueueSettings settings, Exception timeout, Steps steps) {
+		List<Group.Entry> entries = group.entries();
+		try {
+			group.released = endBackend(group.backendPid, timedOut);
+			if (group.released) {
+				release(completedTasks(entries));
+			}
+		}
+		finally {
+			group.ended.countDown();
+		}
+		logger.warn(describe(timedOut) + " ran past its timeout inside a group of " + (entries.size() + 1)
+				+ " tasks; " + (group.released ? "the group's transaction was rolled back and its other tasks "
+						+ "run again" : "its other tasks stay claimed until the handler returns"));
+		failed(timedOut, context(timedOut), settings, timeout, settings.timeout());
+		steps.settled(timedOut);
+		if (group.released) {
+			settleAfterRollback(entries, settings, steps);
+		}
+	}
+
+	private boolean endBackend(int pid, ClaimedTask timedOut) {
+		try {
+			return Boolean.TRUE.equals(this.ownTransactions.execute((status) -> this.tasks.terminateBackend(pid)));
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not end the database backend " + pid + " running task " + timedOut.id()
+					+ " and its group: " + ErrorText.summary(ex));
+			return false;
+		}
+	}
+
+	private static List<ClaimedTask> completedTasks(List<Group.Entry> entries) {
+		return entries.stream().filter(Group.Entry::completed).map(Group.Entry::task).toList();
+	}
+
+	/** Settles the tasks of a group that was rolled back: failures are recorded, completed tasks released. */
+	private void settleAfterRollback(List<Group.Entry> entries, QueueSettings settings, Steps steps) {
+		for (Group.Entry entry : entries) {
+			if (entry.failure() != null) {
+				failed(entry.task(), entry.context(), settings, entry.failure(), entry.duration());
+			}
+			else if (!entry.completed()) {
+				claimLost(entry.task(), entry.context());
+			}
+			steps.settled(entry.task());
+		}
+	}
+
+	private void release(List<ClaimedTask> tasks) {
+		if (tasks.isEmpty()) {
+			return;
+		}
+		record(() -> {
+			this.tasks.releaseUnstarted(tasks.stream().map(ClaimedTask::id).toList(), tasks.get(0).claimedBy());
+			return true;
+		});
 	}
 
 	/** Tries again to record the outcomes that could not be recorded before; keeps those that still fail. */
@@ -244,8 +433,104 @@ public class TaskDispatcher {
 		}
 	}
 
+	private void claimLost(ClaimedTask task, TaskContext context) {
+		logger.warn(describe(task) + " lost its claim while its handler ran; its transaction was rolled back "
+				+ "and another instance runs it");
+		this.listener.claimLost(context);
+	}
+
+	private static TaskContext context(ClaimedTask task) {
+		return new TaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt());
+	}
+
 	private static String describe(ClaimedTask task) {
 		return "Task " + task.id() + " on queue '" + task.queue() + "' (attempt " + task.attempt() + ")";
+	}
+
+	/** What the handler thread running a task, or a group of tasks, does around each one. */
+	interface Steps {
+
+		/**
+		 * The next task for the group, or {@code null} when it is to commit.
+		 * @param size how many tasks the group has
+		 * @param startedNanos when the group started, by {@link System#nanoTime()}
+		 */
+		ClaimedTask nextInGroup(int size, long startedNanos);
+
+		/** {@code task}'s handler starts, alone ({@code group} is {@code null}) or in {@code group}. */
+		void begin(ClaimedTask task, Group group);
+
+		/** {@code task}'s handler has returned; {@code false} when it ran past its timeout and was given up. */
+		boolean end(ClaimedTask task);
+
+		/** {@code task}'s outcome is settled (or will be, by the outcomes recorded later). */
+		void settled(ClaimedTask task);
+
+		/** Runs {@code task} in a transaction of its own, under its timeout, and settles it. */
+		void runAlone(ClaimedTask task);
+
+		/** A handler ran for {@code nanos}. */
+		void handled(long nanos);
+
+	}
+
+	/** The tasks of one group transaction, as they ran. */
+	static final class Group {
+
+		private final List<Entry> entries = new ArrayList<>();
+
+		private final CountDownLatch ended = new CountDownLatch(1);
+
+		/** Set by the handler thread once it knows its group was given up. */
+		private volatile boolean givenUp;
+
+		/** Whether giving up ended the transaction and released the completed tasks. */
+		private volatile boolean released;
+
+		/** The database backend serving the group's transaction. */
+		private volatile int backendPid;
+
+		/** A task taken by the group's thread that has no entry yet. */
+		private ClaimedTask current;
+
+		synchronized void add(Entry entry) {
+			this.entries.add(entry);
+		}
+
+		synchronized int size() {
+			return this.entries.size();
+		}
+
+		synchronized List<Entry> entries() {
+			return List.copyOf(this.entries);
+		}
+
+		/**
+		 * Called by the handler thread of a group that was given up: waits until its backend has been ended (or
+		 * could not be), so that the connection, and with it the backend, is not handed to anyone else before.
+		 */
+		void awaitEnded() {
+			this.givenUp = true;
+			try {
+				this.ended.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+		record Entry(ClaimedTask task, TaskContext context, boolean completed, Throwable failure, Duration duration) {
+		}
+
+	}
+
+	/** Leaves the transaction of a group that was given up. */
+	private static final class GroupGivenUp extends RuntimeException {
+
+		GroupGivenUp() {
+			super("group given up", null, false, false);
+		}
+
 	}
 
 	/** A handler ran past its queue's timeout. */

@@ -142,7 +142,8 @@ public class TaskWorker implements SmartLifecycle {
 			this.completionFlusher = Threads.named("tq-completions-", false).newThread(this.batched::flushUntilStopped);
 			this.completionFlusher.start();
 		}
-		this.handlers = new HandlerExecutor(this.dispatcher, this.batched, this.wakeUp, this.settings.virtualThreads());
+		this.handlers = new HandlerExecutor(this.dispatcher, this.batched, this.wakeUp, states,
+				this.settings.maxHandlers(), this.settings.virtualThreads());
 		this.heartbeatThread = Executors.newScheduledThreadPool(1, Threads.named("tq-heartbeat-", true));
 		long beat = this.settings.heartbeatInterval().toMillis();
 		this.heartbeatThread.scheduleWithFixedDelay(this::beat, beat, beat, TimeUnit.MILLISECONDS);
@@ -225,7 +226,9 @@ public class TaskWorker implements SmartLifecycle {
 	}
 
 	private void claim(QueueState queue) {
-		int free = Math.min(queue.free(), this.settings.maxHandlers() - this.handlers.inFlight());
+		// A queue that claims only what it starts at once claims no more than the pool leaves threads for.
+		int free = (queue.capacity() == queue.settings.concurrency())
+				? Math.min(queue.toClaim(), this.settings.maxHandlers() - this.handlers.inFlight()) : queue.toClaim();
 		if (free <= 0 || !this.running) {
 			return;
 		}
@@ -236,9 +239,7 @@ public class TaskWorker implements SmartLifecycle {
 		List<ClaimedTask> claimed = this.ownTransactions
 			.execute((status) -> this.tasks.claim(queue.name(), sessionId, free));
 		queue.mayHaveMore = claimed.size() == free;
-		for (ClaimedTask task : claimed.stream().sorted(CLAIM_ORDER).toList()) {
-			this.handlers.submit(queue, task);
-		}
+		this.handlers.submit(queue, claimed.stream().sorted(CLAIM_ORDER).toList());
 	}
 
 	private void beat() {

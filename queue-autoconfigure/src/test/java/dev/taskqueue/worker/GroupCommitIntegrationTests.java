@@ -1,0 +1,273 @@
+package dev.taskqueue.worker;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.TaskHandler;
+import dev.taskqueue.TaskQueue;
+import dev.taskqueue.TaskRequest;
+import dev.taskqueue.test.Await;
+import dev.taskqueue.test.TestApplications;
+import dev.taskqueue.test.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+
+/**
+ * Group commit: several tasks share one transaction, each in a savepoint. A failing task rolls back alone, a group
+ * whose commit fails runs its tasks again one by one, and a hung handler gives its group up without holding the
+ * others' locks.
+ */
+class GroupCommitIntegrationTests {
+
+	static volatile boolean releaseHungHandlers;
+
+	@AfterAll
+	static void releaseHungThreads() {
+		releaseHungHandlers = true;
+	}
+
+	@Test
+	void tasksCommitInGroupsAndAFailingTaskRollsBackOnlyItsOwnWork() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(Config.class), "taskqueue.queues.work.group-commit-size=20",
+				"taskqueue.queues.work.concurrency=2", "taskqueue.worker.group-commit-max-delay=1s")) {
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			List<TaskRequest> requests = new ArrayList<>();
+			for (int n = 0; n < 1000; n++) {
+				requests.add(TaskRequest.of("work", new Work(n, (n % 7 == 0) ? "fails-once" : "ok")));
+			}
+			context.getBean(TaskQueue.class).enqueueAll(requests);
+
+			awaitEmpty(jdbc);
+			assertThat(count(jdbc, "SELECT count(*) FROM business")).isEqualTo(1000);
+			assertThat(count(jdbc, "SELECT count(DISTINCT n) FROM business")).isEqualTo(1000);
+			assertThat(count(jdbc, "SELECT count(*) FROM business WHERE n % 7 = 0 AND attempt = 2"))
+				.as("a task that failed left nothing of its first attempt").isEqualTo(143);
+			assertThat(count(jdbc, "SELECT count(*) FROM business WHERE n % 7 <> 0 AND attempt = 1")).isEqualTo(857);
+			assertThat(count(jdbc, "SELECT count(*) FROM taskqueue_dead_task")).isZero();
+			int transactions = count(jdbc, "SELECT count(DISTINCT xid) FROM business");
+			assertThat(transactions).as("tasks shared transactions").isLessThan(500);
+			assertThat(count(jdbc, "SELECT max(c) FROM (SELECT count(*) AS c FROM business GROUP BY xid) g"))
+				.as("no group is larger than its size").isBetween(2, 20);
+		}
+	}
+
+	@Test
+	void aRollbackOnlyTaskFailsAloneAndItsGroupCommits() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(Config.class), "taskqueue.queues.work.group-commit-size=10",
+				"taskqueue.queues.work.concurrency=1", "taskqueue.queues.work.max-attempts=1",
+				"taskqueue.worker.group-commit-max-delay=1s")) {
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			List<TaskRequest> requests = new ArrayList<>();
+			for (int n = 0; n < 10; n++) {
+				requests.add(TaskRequest.of("work", new Work(n, (n == 4) ? "rollback-only" : "ok")));
+			}
+			context.getBean(TaskQueue.class).enqueueAll(requests);
+
+			awaitEmpty(jdbc);
+			assertThat(jdbc.queryForList("SELECT n FROM business ORDER BY n", Integer.class))
+				.containsExactly(0, 1, 2, 3, 5, 6, 7, 8, 9);
+			assertThat(jdbc.queryForObject("SELECT error FROM taskqueue_dead_task", String.class))
+				.startsWith("org.springframework.transaction.UnexpectedRollbackException: Transaction rolled back "
+						+ "because it has been marked as rollback-only");
+			assertThat(count(jdbc, "SELECT count(DISTINCT xid) FROM business")).isOne();
+		}
+	}
+
+	@Test
+	void aGroupThatCannotCommitRunsItsTasksAgainOneByOne() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(Config.class), "taskqueue.queues.work.group-commit-size=10",
+				"taskqueue.queues.work.concurrency=1", "taskqueue.queues.work.max-attempts=2",
+				"taskqueue.worker.group-commit-max-delay=1s")) {
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			List<TaskRequest> requests = new ArrayList<>();
+			for (int n = 0; n < 10; n++) {
+				requests.add(TaskRequest.of("work", new Work(n, (n == 3) ? "breaks-commit" : "ok")));
+			}
+			context.getBean(TaskQueue.class).enqueueAll(requests);
+
+			awaitEmpty(jdbc);
+			assertThat(jdbc.queryForList("SELECT n FROM business ORDER BY n", Integer.class))
+				.containsExactly(0, 1, 2, 4, 5, 6, 7, 8, 9);
+			assertThat(count(jdbc, "SELECT count(*) FROM business WHERE attempt = 1"))
+				.as("the group's other tasks ran again without using up an attempt").isEqualTo(9);
+			Map<String, Object> dead = jdbc.queryForMap("SELECT attempts, error FROM taskqueue_dead_task");
+			assertThat(dead.get("attempts")).isEqualTo(2);
+			assertThat((String) dead.get("error")).contains("no_duplicate_k");
+		}
+	}
+
+	@Test
+	void aHungHandlerGivesItsGroupUpAndTheGroupsOtherTasksRunAgain() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(Config.class), "taskqueue.queues.work.group-commit-size=10",
+				"taskqueue.queues.work.concurrency=1", "taskqueue.queues.work.max-attempts=1",
+				"taskqueue.queues.work.timeout=1s", "taskqueue.worker.group-commit-max-delay=30s")) {
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			List<TaskRequest> requests = new ArrayList<>();
+			for (int n = 0; n < 6; n++) {
+				requests.add(TaskRequest.of("work", new Work(n, (n == 3) ? "hangs" : "ok")));
+			}
+			List<UUID> ids = context.getBean(TaskQueue.class).enqueueAll(requests);
+
+			Await.until("the hung task is dead and the others done", Duration.ofSeconds(20),
+					() -> count(jdbc, "SELECT count(*) FROM taskqueue_task") == 0);
+			assertThat(jdbc.queryForList("SELECT n FROM business ORDER BY n", Integer.class))
+				.as("each task's work committed once: the given-up group's was rolled back")
+				.containsExactly(0, 1, 2, 4, 5);
+			assertThat(count(jdbc, "SELECT count(*) FROM business WHERE attempt = 1")).isEqualTo(5);
+			Map<String, Object> dead = jdbc.queryForMap("SELECT id, error FROM taskqueue_dead_task");
+			assertThat(dead.get("id")).isEqualTo(ids.get(3));
+			assertThat((String) dead.get("error")).startsWith(
+					"dev.taskqueue.worker.TaskDispatcher$HandlerTimeoutException: The handler did not finish within PT1S");
+			// Tasks 0-2 ran again: their rows, deleted by the given-up group, were locked until its backend ended.
+		}
+	}
+
+	@Test
+	void groupCommitNeedsATransactionManagerWithJdbcSavepoints() {
+		assertThatException()
+			.isThrownBy(() -> TestApplications.start(TestDatabase.createDatabase(),
+					List.of(Config.class, OtherTransactionManagerConfig.class),
+					"taskqueue.worker.group-commit-size=5"))
+			.satisfies((ex) -> assertThat(rootCause(ex)).isInstanceOf(IllegalStateException.class)
+				.hasMessageStartingWith("Queue 'work' is set to commit groups of 5 tasks "
+						+ "(taskqueue.worker.group-commit-size), each task in a savepoint, which needs a "
+						+ "DataSourceTransactionManager or JdbcTransactionManager; the application's is a "
+						+ OtherTransactionManager.class.getName()));
+	}
+
+	@Test
+	void groupSizeIsBounded() {
+		assertThatException()
+			.isThrownBy(() -> TestApplications.start(TestDatabase.createDatabase(), List.of(Config.class),
+					"taskqueue.queues.work.group-commit-size=40"))
+			.satisfies((ex) -> assertThat(rootCause(ex))
+				.hasMessage("taskqueue.queues.work.group-commit-size must be between 1 and 32 (PostgreSQL caches 64 "
+						+ "subtransactions per transaction) but was 40"));
+	}
+
+	private static Throwable rootCause(Throwable ex) {
+		Throwable cause = ex;
+		while (cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+	private static void awaitEmpty(JdbcTemplate jdbc) {
+		Await.until("every task is done or dead", Duration.ofSeconds(60),
+				() -> count(jdbc, "SELECT count(*) FROM taskqueue_task") == 0);
+	}
+
+	private static int count(JdbcTemplate jdbc, String sql) {
+		return jdbc.queryForObject(sql, Integer.class);
+	}
+
+	record Work(int n, String kind) {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Config {
+
+		@Bean
+		WorkHandler workHandler(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
+			jdbc.execute("CREATE TABLE business (n int NOT NULL, attempt int NOT NULL, xid text NOT NULL)");
+			jdbc.execute("CREATE TABLE deferred_unique (k int CONSTRAINT no_duplicate_k UNIQUE "
+					+ "DEFERRABLE INITIALLY DEFERRED)");
+			jdbc.execute("INSERT INTO deferred_unique VALUES (0)");
+			return new WorkHandler(jdbc, new TransactionTemplate(transactionManager));
+		}
+
+	}
+
+	static class WorkHandler {
+
+		private final JdbcTemplate jdbc;
+
+		private final TransactionTemplate transactions;
+
+		WorkHandler(JdbcTemplate jdbc, TransactionTemplate transactions) {
+			this.jdbc = jdbc;
+			this.transactions = transactions;
+		}
+
+		@TaskHandler(queue = "work")
+		void handle(Work work, TaskContext context) {
+			this.jdbc.update("INSERT INTO business VALUES (?, ?, pg_current_xact_id()::text)", work.n(),
+					context.attempt());
+			switch (work.kind()) {
+				case "ok" -> {
+				}
+				case "fails-once" -> {
+					if (context.attempt() == 1) {
+						throw new IllegalStateException("fails on its first attempt");
+					}
+				}
+				// A participating transaction marked rollback-only marks the whole transaction so.
+				case "rollback-only" -> this.transactions.executeWithoutResult(TransactionStatus::setRollbackOnly);
+				case "breaks-commit" -> this.jdbc.update("INSERT INTO deferred_unique VALUES (0)");
+				case "hangs" -> {
+					while (!releaseHungHandlers) {
+						try {
+							Thread.sleep(100);
+						}
+						catch (InterruptedException ex) {
+							// a hung handler ignores interrupts
+						}
+					}
+				}
+				default -> throw new IllegalArgumentException(work.kind());
+			}
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OtherTransactionManagerConfig {
+
+		@Bean
+		OtherTransactionManager transactionManager() {
+			return new OtherTransactionManager();
+		}
+
+	}
+
+	static class OtherTransactionManager implements PlatformTransactionManager {
+
+		@Override
+		public TransactionStatus getTransaction(TransactionDefinition definition) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public void commit(TransactionStatus status) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public void rollback(TransactionStatus status) {
+			throw new UnsupportedOperationException();
+		}
+
+	}
+
+}
