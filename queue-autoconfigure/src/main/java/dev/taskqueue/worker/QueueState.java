@@ -59,7 +59,7 @@ final class QueueState {
 		if (this.handler.batchedCompletion()) {
 			return 2 * concurrency;
 		}
-		return grouped() ? concurrency * this.settings.groupSize() : concurrency;
+		return grouped() ? 2 * concurrency * this.settings.groupSize() : concurrency;
 	}
 
 	/**
@@ -71,7 +71,7 @@ final class QueueState {
 		int capacity = capacity();
 		int free = capacity - this.inFlight.get();
 		boolean claimsAhead = capacity > this.settings.concurrency();
-		return (claimsAhead && this.mayHaveMore && free < capacity / 2) ? 0 : free;
+		return (claimsAhead && this.mayHaveMore && free < capacity / 4) ? 0 : free;
 	}
 
 	long typicalHandlerNanos() {

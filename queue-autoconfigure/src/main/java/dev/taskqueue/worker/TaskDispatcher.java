@@ -1,9 +1,16 @@
 package dev.taskqueue.worker;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.HashSet;
 import java.util.Queue;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+import javax.sql.DataSource;
 import java.util.ArrayList;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -21,7 +28,13 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.UnexpectedRollbackException;
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.support.TransactionOperations;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.Assert;
 
 /**
  * Runs one claimed task: the handler and the fenced completion in one transaction of the application's
@@ -44,6 +57,9 @@ public class TaskDispatcher {
 	private final PayloadReader payloads;
 
 	private final TransactionOperations handlerTransactions;
+
+	/** The data source of the handlers' DataSourceTransactionManager, which group commit needs; else null. */
+	private final DataSource groupDataSource;
 
 	private final TransactionOperations ownTransactions;
 
@@ -71,6 +87,9 @@ public class TaskDispatcher {
 		this.tasks = tasks;
 		this.payloads = payloads;
 		this.handlerTransactions = handlerTransactions;
+		this.groupDataSource = (handlerTransactions instanceof TransactionTemplate template
+				&& template.getTransactionManager() instanceof DataSourceTransactionManager manager)
+						? manager.getDataSource() : null;
 		this.ownTransactions = ownTransactions;
 		this.listener = listener;
 		this.interceptors = List.copyOf(interceptors);
@@ -101,6 +120,7 @@ public class TaskDispatcher {
 	 * by one, so that a task whose work cannot commit fails alone.
 	 */
 	void runGroup(QueueState queue, ClaimedTask first, Steps steps) {
+		Assert.state(this.groupDataSource != null, "Group commit needs a DataSourceTransactionManager");
 		Group group = new Group();
 		group.current = first;
 		long started = System.nanoTime();
@@ -111,6 +131,7 @@ public class TaskDispatcher {
 				for (ClaimedTask task = first; task != null; task = steps.nextInGroup(group.size(), started)) {
 					runInSavepoint(queue, task, status, steps, group);
 				}
+				completeAll(group);
 			});
 		}
 		catch (RuntimeException | Error ex) {
@@ -127,7 +148,11 @@ public class TaskDispatcher {
 			}
 			commitFailure = (RuntimeException) ex;
 		}
-		if (commitFailure != null && group.size() > 1) {
+		if (commitFailure instanceof ClaimsLostException lost && lost.ids.size() < group.size()) {
+			logger.warn(lost.getMessage() + " on queue '" + queue.name() + "'; the group rolled back and its other "
+					+ (group.size() - lost.ids.size()) + " tasks run again one by one");
+		}
+		else if (commitFailure != null && group.size() > 1 && !(commitFailure instanceof ClaimsLostException)) {
 			// Its tasks are still claimed: each runs again alone, so that a task that fails the commit fails alone.
 			logger.warn("A group of " + group.size() + " tasks on queue '" + queue.name() + "' could not commit; "
 					+ "running them one by one: " + ErrorText.summary(commitFailure));
@@ -139,11 +164,11 @@ public class TaskDispatcher {
 			if (entry.failure() != null) {
 				failed(entry.task(), entry.context(), queue.settings, entry.failure(), entry.duration());
 			}
-			else if (!entry.completed()) {
-				claimLost(entry.task(), entry.context());
-			}
 			else if (commitFailure == null) {
 				this.listener.completed(entry.context(), entry.duration());
+			}
+			else if (commitFailure instanceof ClaimsLostException lost && lost.ids.contains(entry.task().id())) {
+				claimLost(entry.task(), entry.context());
 			}
 			else if (group.size() > 1) {
 				steps.runAlone(entry.task());
@@ -166,22 +191,24 @@ public class TaskDispatcher {
 			steps.settled(task);
 			return;
 		}
-		Object savepoint = status.createSavepoint();
+		TaskConnectionHolder connection = bindTaskConnection();
 		steps.begin(task, group);
 		long start = System.nanoTime();
 		Throwable failure = null;
-		boolean completed = false;
 		try {
 			invoke(queue.handler, payload, context, this.payloads.headers(task.headers()));
-			if (status.isRollbackOnly()) {
+			if (connection.isRollbackOnly() || status.isRollbackOnly()) {
 				// A participating transaction failed: only this task's work is rolled back, not its group's.
 				throw new UnexpectedRollbackException(
 						"Transaction rolled back because it has been marked as rollback-only");
 			}
-			completed = this.tasks.complete(task);
 		}
 		catch (Throwable ex) {
 			failure = (ex instanceof HandlerException wrapped) ? wrapped.getCause() : ex;
+		}
+		finally {
+			TransactionSynchronizationManager.unbindResource(this.groupDataSource);
+			TransactionSynchronizationManager.bindResource(this.groupDataSource, connection.group());
 		}
 		long nanos = System.nanoTime() - start;
 		if (!steps.end(task)) {
@@ -190,10 +217,41 @@ public class TaskDispatcher {
 		}
 		steps.handled(nanos);
 		// The task's entry first: should the rollback fail, the group fails and the task with it.
-		group.add(new Group.Entry(task, context, completed, failure, Duration.ofNanos(nanos)));
+		group.add(new Group.Entry(task, context, failure, Duration.ofNanos(nanos)));
 		group.current = null;
-		if (!completed) {
-			status.rollbackToSavepoint(savepoint);
+		if (failure != null) {
+			try {
+				connection.rollBack();
+			}
+			catch (SQLException ex) {
+				throw new CannotCreateTransactionException("Could not roll back to the savepoint of a failed task", ex);
+			}
+		}
+	}
+
+	/** Binds the group's connection as a task's: its savepoint is set when the handler first uses it. */
+	private TaskConnectionHolder bindTaskConnection() {
+		ConnectionHolder groupConnection = (ConnectionHolder) TransactionSynchronizationManager
+			.unbindResource(this.groupDataSource);
+		TaskConnectionHolder connection = new TaskConnectionHolder(groupConnection);
+		TransactionSynchronizationManager.bindResource(this.groupDataSource, connection);
+		return connection;
+	}
+
+	/**
+	 * Deletes the group's completed tasks with one statement per claiming session, fenced like one by one; when a
+	 * claim was lost, the whole group rolls back, since that task's work cannot be told apart any more.
+	 */
+	private void completeAll(Group group) {
+		Map<UUID, List<ClaimedTask>> bySession = completedTasks(group.entries()).stream()
+			.collect(Collectors.groupingBy(ClaimedTask::claimedBy));
+		Set<UUID> lost = new HashSet<>();
+		bySession.forEach((session, completed) -> {
+			Set<UUID> deleted = new HashSet<>(this.tasks.completeAll(session, completed));
+			completed.stream().map(ClaimedTask::id).filter((id) -> !deleted.contains(id)).forEach(lost::add);
+		});
+		if (!lost.isEmpty()) {
+			throw new ClaimsLostException(lost);
 		}
 	}
 
@@ -322,7 +380,7 @@ public class TaskDispatcher {
 	}
 
 	private static List<ClaimedTask> completedTasks(List<Group.Entry> entries) {
-		return entries.stream().filter(Group.Entry::completed).map(Group.Entry::task).toList();
+		return entries.stream().filter(Group.Entry::succeeded).map(Group.Entry::task).toList();
 	}
 
 	/** Settles the tasks of a group that was rolled back: failures are recorded, completed tasks released. */
@@ -330,9 +388,6 @@ public class TaskDispatcher {
 		for (Group.Entry entry : entries) {
 			if (entry.failure() != null) {
 				failed(entry.task(), entry.context(), settings, entry.failure(), entry.duration());
-			}
-			else if (!entry.completed()) {
-				claimLost(entry.task(), entry.context());
 			}
 			steps.settled(entry.task());
 		}
@@ -519,7 +574,25 @@ public class TaskDispatcher {
 			}
 		}
 
-		record Entry(ClaimedTask task, TaskContext context, boolean completed, Throwable failure, Duration duration) {
+		/** A task that ran in the group: its handler returned, or threw {@code failure}. */
+		record Entry(ClaimedTask task, TaskContext context, Throwable failure, Duration duration) {
+
+			boolean succeeded() {
+				return this.failure == null;
+			}
+
+		}
+
+	}
+
+	/** Rolls back a group in which tasks lost their claims. */
+	private static final class ClaimsLostException extends RuntimeException {
+
+		private final Set<UUID> ids;
+
+		ClaimsLostException(Set<UUID> ids) {
+			super(ids.size() + " tasks of the group lost their claims while it ran");
+			this.ids = ids;
 		}
 
 	}

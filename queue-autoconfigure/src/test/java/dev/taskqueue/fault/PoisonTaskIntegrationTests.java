@@ -14,7 +14,8 @@ import dev.taskqueue.TaskRequest;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -27,17 +28,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Poison tasks in a queue (an unreadable payload, a handler that always throws, a {@link StackOverflowError}, failing
  * SQL, a transaction marked rollback-only) each end in the dead letters with an error a person can read, while the
- * good tasks of the same queue all complete.
+ * good tasks of the same queue all complete, whether each task has a transaction of its own or shares one with
+ * others (group commit).
  */
 class PoisonTaskIntegrationTests {
 
 	private static final int GOOD = 200;
 
-	@Test
-	void poisonTasksGoToTheDeadLettersAndGoodOnesKeepFlowing() {
+	@ParameterizedTest(name = "group-commit-size={0}")
+	@ValueSource(ints = { 1, 10 })
+	void poisonTasksGoToTheDeadLettersAndGoodOnesKeepFlowing(int groupCommitSize) {
 		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
 				List.of(Config.class), "taskqueue.queues.orders.max-attempts=2",
-				"taskqueue.queues.orders.concurrency=3")) {
+				"taskqueue.queues.orders.concurrency=3",
+				"taskqueue.queues.orders.group-commit-size=" + groupCommitSize)) {
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
 			jdbc.execute("CREATE TABLE business (n int NOT NULL, task_id uuid NOT NULL)");
 			TaskQueue taskQueue = context.getBean(TaskQueue.class);

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
@@ -143,6 +144,34 @@ class GroupCommitIntegrationTests {
 	}
 
 	@Test
+	void aGroupWhoseClaimsWereLostRollsBackAndAnotherInstanceRunsItsTasksOnce() throws Exception {
+		String url = TestDatabase.createDatabase();
+		String[] settings = { "taskqueue.queues.work.group-commit-size=10", "taskqueue.queues.work.concurrency=1",
+				"taskqueue.worker.group-commit-max-delay=30s", "taskqueue.worker.heartbeat-interval=20s",
+				"taskqueue.worker.session-timeout=60s" };
+		try (ConfigurableApplicationContext first = TestApplications.start(url, List.of(Config.class), settings)) {
+			JdbcTemplate jdbc = first.getBean(JdbcTemplate.class);
+			List<TaskRequest> requests = new ArrayList<>();
+			for (int n = 0; n < 3; n++) {
+				requests.add(TaskRequest.of("work", new Work(n, (n == 2) ? "expires-its-session" : "ok")));
+			}
+			first.getBean(TaskQueue.class).enqueueAll(requests);
+			Await.until("the group's session has expired", Duration.ofSeconds(20),
+					() -> count(jdbc, "SELECT count(*) FROM taskqueue_session") == 0);
+			first.stop(); // waits for the group to settle
+			assertThat(jdbc.queryForList("SELECT n || ' attempt ' || attempt FROM business", String.class))
+				.as("the group's work was rolled back").isEmpty();
+			try (ConfigurableApplicationContext second = TestApplications.start(url, List.of(Config.class),
+					settings)) {
+				awaitEmpty(jdbc);
+				assertThat(jdbc.queryForList("SELECT n FROM business ORDER BY n", Integer.class))
+					.containsExactly(0, 1, 2);
+				assertThat(count(jdbc, "SELECT count(*) FROM business WHERE attempt = 2")).isEqualTo(3);
+			}
+		}
+	}
+
+	@Test
 	void groupCommitNeedsATransactionManagerWithJdbcSavepoints() {
 		assertThatException()
 			.isThrownBy(() -> TestApplications.start(TestDatabase.createDatabase(),
@@ -190,10 +219,10 @@ class GroupCommitIntegrationTests {
 
 		@Bean
 		WorkHandler workHandler(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
-			jdbc.execute("CREATE TABLE business (n int NOT NULL, attempt int NOT NULL, xid text NOT NULL)");
-			jdbc.execute("CREATE TABLE deferred_unique (k int CONSTRAINT no_duplicate_k UNIQUE "
+			jdbc.execute("CREATE TABLE IF NOT EXISTS business (n int NOT NULL, attempt int NOT NULL, xid text NOT NULL)");
+			jdbc.execute("CREATE TABLE IF NOT EXISTS deferred_unique (k int CONSTRAINT no_duplicate_k UNIQUE "
 					+ "DEFERRABLE INITIALLY DEFERRED)");
-			jdbc.execute("INSERT INTO deferred_unique VALUES (0)");
+			jdbc.execute("INSERT INTO deferred_unique SELECT 0 WHERE NOT EXISTS (SELECT FROM deferred_unique)");
 			return new WorkHandler(jdbc, new TransactionTemplate(transactionManager));
 		}
 
@@ -224,6 +253,15 @@ class GroupCommitIntegrationTests {
 				}
 				// A participating transaction marked rollback-only marks the whole transaction so.
 				case "rollback-only" -> this.transactions.executeWithoutResult(TransactionStatus::setRollbackOnly);
+				case "expires-its-session" -> {
+					if (context.attempt() == 1) { // as another instance would, on its own connection
+						CompletableFuture.runAsync(() -> {
+							// What expiring the session does: its tasks become ready, and it can claim no more.
+							this.jdbc.update("UPDATE taskqueue_task SET claimed_by = NULL WHERE claimed_by IS NOT NULL");
+							this.jdbc.update("DELETE FROM taskqueue_session");
+						}).join();
+					}
+				}
 				case "breaks-commit" -> this.jdbc.update("INSERT INTO deferred_unique VALUES (0)");
 				case "hangs" -> {
 					while (!releaseHungHandlers) {

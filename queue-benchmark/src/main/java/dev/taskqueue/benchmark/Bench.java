@@ -34,7 +34,10 @@ record Bench(BenchmarkOptions options, BenchmarkDatabase database, Report report
 		if (mode == Mode.TRANSACTIONAL) {
 			return 1;
 		}
-		return (this.options.batchSize() > 0) ? this.options.batchSize() : threads(mode);
+		if (this.options.batchSize() > 0) {
+			return this.options.batchSize();
+		}
+		return (mode == Mode.GROUPED) ? this.library.groupSize(mode) : threads(mode);
 	}
 
 	/** The raw baseline's label for {@code mode}, e.g. {@code baseline=raw-batch threads=4 batch=4}. */
@@ -45,7 +48,8 @@ record Bench(BenchmarkOptions options, BenchmarkDatabase database, Report report
 
 	/** The library's label for {@code mode}, e.g. {@code mode=transactional threads=4 config=default}. */
 	String libraryLabel(Mode mode) {
-		return "mode=" + mode.label() + " threads=" + threads(mode) + " config="
+		return "mode=" + mode.label() + " threads=" + threads(mode)
+				+ ((mode == Mode.GROUPED) ? " group=" + this.library.groupSize(mode) : "") + " config="
 				+ this.options.describeLibraryProperties();
 	}
 

@@ -25,9 +25,9 @@ final class BenchmarkOptions {
 					+ "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres (scratch databases are made there)"),
 			new Option("tasks", "100000", "5000", "W1 tasks per drain; W4 tasks per enqueueAll measurement"),
 			new Option("warmup-tasks", "10000", "1000", "tasks of the unreported warm-ups of W1, W3 and W4; 0 skips them"),
-			new Option("modes", "transactional,batched", null, "handler completion modes of W1 and W3"),
+			new Option("modes", "transactional,grouped,batched", null, "handler completion modes of W1 and W3"),
 			new Option("batch-size", "0", null, "claim and delete size of the raw batch baseline; "
-					+ "0 means the library's claim size, the queue's concurrency"),
+					+ "0 means the library's: the group size for grouped, the queue's concurrency for batched"),
 			new Option("w2-rate", "200", null, "W2 tasks enqueued per second"),
 			new Option("w2-seconds", "30", "5", "W2 measured seconds per poll interval (after 1 s of warm-up)"),
 			new Option("w2-poll-intervals", "500ms,50ms", null, "W2 values of taskqueue.worker.poll-interval"),

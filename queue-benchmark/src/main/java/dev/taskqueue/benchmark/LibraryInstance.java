@@ -34,7 +34,8 @@ final class LibraryInstance implements AutoCloseable {
 	/** An instance whose worker runs {@code mode}'s handler, reporting to {@code probe}. */
 	static LibraryInstance worker(String url, LibraryProperties properties, Mode mode, Probe probe) {
 		Map<String, String> worker = Map.of("taskqueue.worker.enabled", "true", LibraryProperties.POOL_SIZE,
-				String.valueOf(properties.poolSize(mode)));
+				String.valueOf(properties.poolSize(mode)),
+				"taskqueue.queues." + mode.queue() + ".group-commit-size", String.valueOf(properties.groupSize(mode)));
 		return new LibraryInstance(builder(url, properties, worker).sources(mode.handler())
 			.initializers((context) -> {
 				GenericApplicationContext registry = (GenericApplicationContext) context;

@@ -52,6 +52,21 @@ final class LibraryProperties {
 				: this.bound.getWorker().getConcurrency();
 	}
 
+	/**
+	 * The queue's group size: its own setting, else {@code taskqueue.worker.group-commit-size} when given, else
+	 * for the grouped mode {@link GroupedNoopHandler#DEFAULT_GROUP_SIZE}.
+	 */
+	int groupSize(Mode mode) {
+		TaskQueueProperties.Queue queue = this.bound.getQueues().get(mode.queue());
+		if (queue != null && queue.getGroupCommitSize() != null) {
+			return queue.getGroupCommitSize();
+		}
+		if (this.properties.containsKey("taskqueue.worker.group-commit-size") || mode != Mode.GROUPED) {
+			return this.bound.getWorker().getGroupCommitSize();
+		}
+		return GroupedNoopHandler.DEFAULT_GROUP_SIZE;
+	}
+
 	/** The pool size given, or enough for a worker that runs only {@code mode}'s queue never to wait for one. */
 	int poolSize(Mode mode) {
 		return this.binder.bind(POOL_SIZE, Integer.class).orElse(concurrency(mode) + SPARE_CONNECTIONS);

@@ -9,6 +9,9 @@ enum Mode {
 	/** The handler and the fenced completion commit in one transaction per task. */
 	TRANSACTIONAL("transactional", TransactionalNoopHandler.QUEUE, TransactionalNoopHandler.class, "raw-1-per-tx"),
 
+	/** Like {@link #TRANSACTIONAL}, with group commit: several tasks per transaction, each in a savepoint. */
+	GROUPED("grouped", GroupedNoopHandler.QUEUE, GroupedNoopHandler.class, "raw-batch"),
+
 	/** Completions are deleted in batches after the handlers return. */
 	BATCHED("batched", BatchedNoopHandler.QUEUE, BatchedNoopHandler.class, "raw-batch");
 
@@ -33,7 +36,7 @@ enum Mode {
 				return mode;
 			}
 		}
-		throw new IllegalArgumentException("--modes takes transactional and batched, but got '" + label + "'");
+		throw new IllegalArgumentException("--modes takes transactional, grouped and batched, but got '" + label + "'");
 	}
 
 	String label() {

@@ -1,0 +1,51 @@
+package dev.taskqueue.worker;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.transaction.CannotCreateTransactionException;
+
+/**
+ * The connection of a group's transaction as one task's handler sees it. The task's savepoint is set when the
+ * handler first uses the connection, so a handler that does no database work costs the group no round trip, and
+ * what a participating transaction marks rollback-only is this task's work, not the group's.
+ */
+final class TaskConnectionHolder extends ConnectionHolder {
+
+	private final ConnectionHolder group;
+
+	private Savepoint savepoint;
+
+	TaskConnectionHolder(ConnectionHolder group) {
+		super(group.getConnection(), true);
+		this.group = group;
+		setSynchronizedWithTransaction(true);
+	}
+
+	@Override
+	public Connection getConnection() {
+		if (this.savepoint == null) {
+			try {
+				this.savepoint = this.group.createSavepoint();
+			}
+			catch (SQLException ex) {
+				throw new CannotCreateTransactionException("Could not set the savepoint of a task in a group", ex);
+			}
+		}
+		return super.getConnection();
+	}
+
+	ConnectionHolder group() {
+		return this.group;
+	}
+
+	/** Undoes what the handler did on the connection, if anything. */
+	void rollBack() throws SQLException {
+		if (this.savepoint != null) {
+			super.getConnection().rollback(this.savepoint);
+		}
+	}
+
+}
