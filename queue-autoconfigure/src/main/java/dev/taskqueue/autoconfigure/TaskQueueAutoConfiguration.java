@@ -32,7 +32,6 @@ import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.operations.DefaultTaskQueueOperations;
 import dev.taskqueue.operations.RetentionPruner;
 import dev.taskqueue.producer.DefaultTaskQueue;
-import dev.taskqueue.producer.EnqueueNotifier;
 import dev.taskqueue.support.TaskQueueListeners;
 import dev.taskqueue.worker.PayloadReader;
 import dev.taskqueue.worker.QueueSettings;
@@ -116,8 +115,11 @@ public class TaskQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TaskRepository taskRepository(DataSource dataSource, TaskTables tables, TaskQueueProperties properties) {
-		return new TaskRepository(dataSource, tables, properties.getHistory().isEnabled());
+	TaskRepository taskRepository(DataSource dataSource, TaskTables tables, TaskQueueProperties properties,
+			ObjectProvider<TaskNotifications> notifications) {
+		TaskNotifications notifying = notifications.getIfAvailable();
+		return new TaskRepository(dataSource, tables, properties.getHistory().isEnabled(),
+				(notifying != null) ? notifying.channel() : null);
 	}
 
 	@Bean
@@ -170,13 +172,8 @@ public class TaskQueueAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		TaskNotifications taskNotifications(DataSource dataSource, TaskTables tables) {
-			return new TaskNotifications(dataSource, tables);
-		}
-
-		@Bean
-		EnqueueNotifier taskQueueEnqueueNotifier(TaskNotifications taskNotifications) {
-			return new EnqueueNotifier(taskNotifications);
+		TaskNotifications taskNotifications(TaskTables tables) {
+			return new TaskNotifications(tables);
 		}
 
 	}

@@ -6,35 +6,21 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
-import javax.sql.DataSource;
-
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
-import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * PostgreSQL {@code LISTEN/NOTIFY} as a wake-up for workers: the enqueue transaction sends the queue's name on a
- * channel of this schema's tables, and committing delivers it. Only a hint: polling still finds every task.
+ * PostgreSQL {@code LISTEN/NOTIFY} as a wake-up for workers: each enqueue statement sends the queue's name on a
+ * channel of this schema's tables (see {@link TaskRepository}), and committing delivers it. Only a hint: polling
+ * still finds every task.
  */
 public class TaskNotifications {
 
-	private static final String NOTIFY = """
-			SELECT pg_notify(:channel, :queue)
-			""";
-
-	private final JdbcClient jdbc;
-
 	private final String channel;
 
-	public TaskNotifications(DataSource dataSource, TaskTables tables) {
-		this.jdbc = JdbcClient.create(dataSource);
-		this.channel = (tables.schema() != null) ? "taskqueue_" + tables.schema().toLowerCase() : "taskqueue";
-	}
-
-	/** Sends {@code queue} on the channel, in the current transaction when there is one. */
-	public void notify(String queue) {
-		this.jdbc.sql(NOTIFY).param("channel", this.channel).param("queue", queue).query((rs, row) -> null).list();
+	public TaskNotifications(TaskTables tables) {
+		this.channel = channel(tables);
 	}
 
 	/** Starts listening on {@code connection}, which must stay open and unused by anything else. */
@@ -53,6 +39,11 @@ public class TaskNotifications {
 			}
 			return queues;
 		};
+	}
+
+	/** The channel the enqueues into {@code tables} notify on. */
+	public static String channel(TaskTables tables) {
+		return (tables.schema() != null) ? "taskqueue_" + tables.schema().toLowerCase() : "taskqueue";
 	}
 
 	/** The channel this schema's enqueues notify on. */

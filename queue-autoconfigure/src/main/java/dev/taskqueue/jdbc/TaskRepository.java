@@ -46,6 +46,13 @@ public class TaskRepository {
 			     AS t(id, queue, payload, priority, run_at_micros, delay_micros, headers)
 			""";
 
+	// The wake-up rides on the enqueue's own statement: no round trip of its own. PostgreSQL delivers it on
+	// commit, once per channel and queue however many statements of the transaction sent it.
+	private static final String NOTIFYING = """
+			WITH inserted AS (%1$s)
+			SELECT pg_notify(:channel, queue) FROM %2$s
+			""";
+
 	// MATERIALIZED: the locked set is computed once, so the UPDATE never sees more than :limit rows.
 	private static final String CLAIM = """
 			WITH ready AS MATERIALIZED (
@@ -123,6 +130,8 @@ public class TaskRepository {
 
 	private final JdbcClient jdbc;
 
+	private final String notifyChannel;
+
 	private final String insert;
 
 	private final String insertAll;
@@ -149,10 +158,24 @@ public class TaskRepository {
 	 * @param history whether completions also record the task in the history table
 	 */
 	public TaskRepository(DataSource dataSource, TaskTables tables, boolean history) {
+		this(dataSource, tables, history, null);
+	}
+
+	/**
+	 * @param dataSource the application's data source
+	 * @param tables the table names
+	 * @param history whether completions also record the task in the history table
+	 * @param notifyChannel the channel every enqueue sends its queue on with {@code NOTIFY}, or {@code null}
+	 */
+	public TaskRepository(DataSource dataSource, TaskTables tables, boolean history, String notifyChannel) {
 		this.dataSource = dataSource;
 		this.jdbc = JdbcClient.create(dataSource);
-		this.insert = INSERT.formatted(tables.task());
-		this.insertAll = INSERT_ALL.formatted(tables.task());
+		this.notifyChannel = notifyChannel;
+		this.insert = (notifyChannel != null)
+				? NOTIFYING.formatted(INSERT.formatted(tables.task()), "(VALUES (:queue)) AS q(queue)")
+				: INSERT.formatted(tables.task());
+		this.insertAll = (notifyChannel != null) ? NOTIFYING.formatted(INSERT_ALL.formatted(tables.task()),
+				"(SELECT DISTINCT unnest(:queues)) AS q(queue)") : INSERT_ALL.formatted(tables.task());
 		this.claim = CLAIM.formatted(tables.task(), tables.session());
 		this.complete = history ? COMPLETE_WITH_HISTORY.formatted(tables.task(), tables.history())
 				: COMPLETE.formatted(tables.task());
@@ -164,15 +187,14 @@ public class TaskRepository {
 	}
 
 	public void insert(NewTask task) {
-		this.jdbc.sql(this.insert)
+		execute(this.jdbc.sql(this.insert)
 			.param("id", task.id())
 			.param("queue", task.queue())
 			.param("payload", task.payload())
 			.param("priority", task.priority())
 			.param("runAtMicros", epochMicros(task.runAt()), Types.BIGINT)
 			.param("delayMicros", micros(task.delay()), Types.BIGINT)
-			.param("headers", task.headers())
-			.update();
+			.param("headers", task.headers()));
 	}
 
 	public void insertAll(List<NewTask> tasks) {
@@ -194,15 +216,24 @@ public class TaskRepository {
 			delayMicros[i] = micros(task.delay());
 			headers[i] = task.headers();
 		}
-		this.jdbc.sql(this.insertAll)
+		execute(this.jdbc.sql(this.insertAll)
 			.param("ids", new SqlArrayValue("uuid", (Object[]) ids))
 			.param("queues", new SqlArrayValue("text", (Object[]) queues))
 			.param("payloads", new SqlArrayValue("text", (Object[]) payloads))
 			.param("priorities", new SqlArrayValue("int4", (Object[]) priorities))
 			.param("runAtMicros", new SqlArrayValue("int8", (Object[]) runAtMicros))
 			.param("delayMicros", new SqlArrayValue("int8", (Object[]) delayMicros))
-			.param("headers", new SqlArrayValue("text", (Object[]) headers))
-			.update();
+			.param("headers", new SqlArrayValue("text", (Object[]) headers)));
+	}
+
+	/** Runs an enqueue statement, which returns the rows of its {@code NOTIFY} when it sends one. */
+	private void execute(JdbcClient.StatementSpec enqueue) {
+		if (this.notifyChannel != null) {
+			enqueue.param("channel", this.notifyChannel).query((rs, row) -> null).list();
+		}
+		else {
+			enqueue.update();
+		}
 	}
 
 	/**

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskQueue;
+import dev.taskqueue.TaskRequest;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
@@ -48,6 +49,10 @@ class NotifyIntegrationTests {
 			UUID withoutTransaction = taskQueue.enqueue("wake", "auto-commit");
 			Await.until("the auto-committed task starts", Duration.ofSeconds(5),
 					() -> startedAt.containsKey(withoutTransaction));
+			List<UUID> all = taskQueue
+				.enqueueAll(List.of(TaskRequest.of("wake", "all one"), TaskRequest.of("wake", "all two")));
+			Await.until("the tasks of enqueueAll start", Duration.ofSeconds(5),
+					() -> startedAt.keySet().containsAll(all));
 		}
 	}
 
