@@ -32,6 +32,7 @@ import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.support.TransactionOperations;
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.util.Assert;
@@ -192,6 +193,7 @@ public class TaskDispatcher {
 			return;
 		}
 		TaskConnectionHolder connection = bindTaskConnection();
+		List<TransactionSynchronization> synchronizations = TransactionSynchronizationManager.getSynchronizations();
 		steps.begin(task, group);
 		long start = System.nanoTime();
 		Throwable failure = null;
@@ -225,6 +227,33 @@ public class TaskDispatcher {
 			}
 			catch (SQLException ex) {
 				throw new CannotCreateTransactionException("Could not roll back to the savepoint of a failed task", ex);
+			}
+			rollBackSynchronizations(synchronizations);
+		}
+	}
+
+	/**
+	 * Drops the transaction synchronizations a failed task registered, after telling them their work was rolled
+	 * back, so that, say, an after-commit event of a failed task is not published when its group commits.
+	 */
+	private static void rollBackSynchronizations(List<TransactionSynchronization> before) {
+		List<TransactionSynchronization> all = TransactionSynchronizationManager.getSynchronizations();
+		if (all.size() == before.size()) {
+			return;
+		}
+		TransactionSynchronizationManager.clearSynchronization();
+		TransactionSynchronizationManager.initSynchronization();
+		before.forEach(TransactionSynchronizationManager::registerSynchronization);
+		for (TransactionSynchronization synchronization : all) {
+			if (!before.contains(synchronization)) {
+				try {
+					synchronization.beforeCompletion();
+					synchronization.afterCompletion(TransactionSynchronization.STATUS_ROLLED_BACK);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("A transaction synchronization of a failed task threw on rollback: "
+							+ ErrorText.summary(ex));
+				}
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
@@ -24,6 +25,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,6 +40,8 @@ import static org.assertj.core.api.Assertions.assertThatException;
 class GroupCommitIntegrationTests {
 
 	static volatile boolean releaseHungHandlers;
+
+	static final List<String> afterCommits = new CopyOnWriteArrayList<>();
 
 	@AfterAll
 	static void releaseHungThreads() {
@@ -66,6 +71,27 @@ class GroupCommitIntegrationTests {
 			assertThat(transactions).as("tasks shared transactions").isLessThan(500);
 			assertThat(count(jdbc, "SELECT max(c) FROM (SELECT count(*) AS c FROM business GROUP BY xid) g"))
 				.as("no group is larger than its size").isBetween(2, 20);
+		}
+	}
+
+	@Test
+	void afterCommitCallbacksOfAFailedTaskDoNotRunWhenItsGroupCommits() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(Config.class), "taskqueue.queues.work.group-commit-size=10",
+				"taskqueue.queues.work.concurrency=1", "taskqueue.worker.group-commit-max-delay=1s")) {
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			List<TaskRequest> requests = new ArrayList<>();
+			for (int n = 0; n < 20; n++) {
+				requests.add(TaskRequest.of("work", new Work(n, (n % 2 == 0) ? "publishes" : "publishes-fails-once")));
+			}
+			context.getBean(TaskQueue.class).enqueueAll(requests);
+
+			awaitEmpty(jdbc);
+			List<String> expected = new ArrayList<>();
+			for (int n = 0; n < 20; n++) {
+				expected.add(n + " attempt " + ((n % 2 == 0) ? 1 : 2));
+			}
+			assertThat(afterCommits).containsExactlyInAnyOrderElementsOf(expected);
 		}
 	}
 
@@ -260,6 +286,17 @@ class GroupCommitIntegrationTests {
 							this.jdbc.update("UPDATE taskqueue_task SET claimed_by = NULL WHERE claimed_by IS NOT NULL");
 							this.jdbc.update("DELETE FROM taskqueue_session");
 						}).join();
+					}
+				}
+				case "publishes", "publishes-fails-once" -> {
+					TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+						@Override
+						public void afterCommit() {
+							afterCommits.add(work.n() + " attempt " + context.attempt());
+						}
+					});
+					if (work.kind().equals("publishes-fails-once") && context.attempt() == 1) {
+						throw new IllegalStateException("fails after registering its callback");
 					}
 				}
 				case "breaks-commit" -> this.jdbc.update("INSERT INTO deferred_unique VALUES (0)");
