@@ -214,12 +214,14 @@ final class HandlerExecutor {
 		@Override
 		public void runAlone(ClaimedTask task) {
 			begin(task, null);
+			long start = System.nanoTime();
 			try {
 				HandlerExecutor.this.dispatcher.run(task, this.queue.handler, this.queue.settings,
 						this.queue.handler.batchedCompletion() ? HandlerExecutor.this.batched : null);
 			}
 			finally {
 				if (end(task)) { // else the timeout settled it
+					this.queue.handled(System.nanoTime() - start);
 					settle(this.queue);
 				}
 			}

@@ -1,5 +1,6 @@
 package dev.taskqueue.worker;
 
+import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
@@ -13,6 +14,9 @@ import dev.taskqueue.jdbc.ClaimedTask;
  * and how many of its tasks are in flight.
  */
 final class QueueState {
+
+	/** Handlers slower than this on average make the queue claim only what it starts at once. */
+	static final Duration CLAIM_AHEAD_BELOW = Duration.ofMillis(50);
 
 	final TaskHandlerMethod handler;
 
@@ -49,23 +53,22 @@ final class QueueState {
 	}
 
 	/**
-	 * How many tasks this instance holds claimed at most. A transactional queue claims only what it can start at
-	 * once, leaving the rest to other instances. A queue with batched completion claims up to twice its
-	 * concurrency, and a grouped one enough to fill a group per thread, so that a thread that finishes finds its
-	 * next task already here and claims come in larger batches.
+	 * How many tasks this instance holds claimed at most. Enough to keep every thread busy (a group per thread with
+	 * group commit) and, while handlers are quick, as many again, so that a thread that finishes finds its next
+	 * task already here and claims come in larger batches. Once handlers take {@link #CLAIM_AHEAD_BELOW} or more,
+	 * a task claimed ahead would wait longer than another instance might, so the queue claims only what it starts.
 	 */
 	int capacity() {
 		int concurrency = this.settings.concurrency();
-		if (this.handler.batchedCompletion()) {
-			return 2 * concurrency;
+		if (this.typicalHandlerNanos >= CLAIM_AHEAD_BELOW.toNanos()) {
+			return concurrency;
 		}
-		return grouped() ? 2 * concurrency * this.settings.groupSize() : concurrency;
+		return 2 * (grouped() ? concurrency * this.settings.groupSize() : concurrency);
 	}
 
 	/**
-	 * How many tasks to claim now, 0 when it is not worth a claim. While a backlog is likely, a queue that claims
-	 * ahead waits until half its capacity is free, so that claims stay large; a transactional queue claims for
-	 * every free thread at once.
+	 * How many tasks to claim now, 0 when it is not worth a claim: while a backlog is likely, a queue that claims
+	 * ahead waits until a quarter of its capacity is free, so that claims stay large.
 	 */
 	int toClaim() {
 		int capacity = capacity();
