@@ -51,6 +51,8 @@ public @interface TaskHandler {
 
 		/**
 		 * The handler runs in a transaction that also deletes the task, so its database work commits exactly once.
+		 * With {@code taskqueue.queues.<name>.group-commit-size} above 1, several tasks share one transaction, each
+		 * handler in a savepoint of its own, and commit together.
 		 */
 		TRANSACTIONAL,
 
