@@ -63,18 +63,19 @@ class TaskQueueMetricsListener implements TaskQueueListener {
 
 	@Override
 	public void completed(TaskContext task, Duration duration) {
-		counter(PROCESSED, task.queue(), "completed").increment();
+		// Timed before counted: whoever reads the count also finds the task's time.
 		timer(DURATION, task.queue(), "completed").record(duration);
+		counter(PROCESSED, task.queue(), "completed").increment();
 	}
 
 	@Override
 	public void failed(TaskContext task, Duration duration, Throwable error, boolean dead) {
 		String outcome = dead ? "dead" : "retried";
-		counter(PROCESSED, task.queue(), outcome).increment();
 		// Zero means the handler never ran (unreadable payload, attempts used up by crashes): nothing to time.
 		if (!duration.isZero()) {
 			timer(DURATION, task.queue(), outcome).record(duration);
 		}
+		counter(PROCESSED, task.queue(), outcome).increment();
 	}
 
 	@Override
