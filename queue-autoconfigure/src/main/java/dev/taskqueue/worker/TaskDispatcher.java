@@ -2,19 +2,19 @@ package dev.taskqueue.worker;
 
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.HashSet;
 import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
-import java.util.stream.Collectors;
-
-import javax.sql.DataSource;
-import java.util.ArrayList;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+
+import javax.sql.DataSource;
 
 import dev.taskqueue.NonRetryableTaskException;
 import dev.taskqueue.TaskContext;
@@ -26,11 +26,11 @@ import dev.taskqueue.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.transaction.TransactionStatus;
-import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.TransactionOperations;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -43,8 +43,9 @@ import org.springframework.util.Assert;
  * handler fails, the transaction rolls back and the outcome (retry later, or dead letter) is recorded in a
  * transaction of its own. An outcome that cannot be recorded (the database is away) is kept and tried again.
  * <p>
- * Queues with group commit run several tasks in one transaction, each handler and its completion in a savepoint
- * of its own: a failing task rolls back to its savepoint and is recorded as failed after the group commits.
+ * Queues with group commit run several tasks in one transaction, each handler in a savepoint of its own, and
+ * delete their completed tasks with one fenced statement before the commit: a failing task rolls back to its
+ * savepoint and is recorded as failed after the group commits.
  */
 public class TaskDispatcher {
 
