@@ -197,8 +197,8 @@ public class TaskQueueProperties implements InitializingBean {
 		private Duration completionFlushInterval = Duration.ofMillis(5);
 
 		/**
-		 * The most tasks of a TRANSACTIONAL queue committed together by one transaction, each handler and its
-		 * completion in a savepoint of its own, unless the queue sets its own. 1 (the default) gives every task a
+		 * The most tasks of a TRANSACTIONAL queue committed together by one transaction, each handler in a
+		 * savepoint of its own, unless the queue sets its own. 1 (the default) gives every task a
 		 * transaction of its own; at most 32. Needs a DataSourceTransactionManager (or JdbcTransactionManager).
 		 */
 		private int groupCommitSize = 1;

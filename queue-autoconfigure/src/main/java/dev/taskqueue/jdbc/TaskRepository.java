@@ -1,6 +1,5 @@
 package dev.taskqueue.jdbc;
 
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
@@ -15,9 +14,7 @@ import javax.sql.DataSource;
 
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.support.SqlArrayValue;
-import org.springframework.util.ClassUtils;
 
 /**
  * Enqueues, claims and settles tasks. Every statement that settles a task is fenced by its claim, the claiming
@@ -121,12 +118,7 @@ public class TaskRepository {
 			WHERE id = ANY(:ids) AND claimed_by = :session
 			""";
 
-	private static final boolean PGJDBC = ClassUtils.isPresent("org.postgresql.PGConnection",
-			TaskRepository.class.getClassLoader());
-
 	private static final RowMapper<ClaimedTask> CLAIMED_TASK = TaskRepository::claimedTask;
-
-	private final DataSource dataSource;
 
 	private final JdbcClient jdbc;
 
@@ -168,7 +160,6 @@ public class TaskRepository {
 	 * @param notifyChannel the channel every enqueue sends its queue on with {@code NOTIFY}, or {@code null}
 	 */
 	public TaskRepository(DataSource dataSource, TaskTables tables, boolean history, String notifyChannel) {
-		this.dataSource = dataSource;
 		this.jdbc = JdbcClient.create(dataSource);
 		this.notifyChannel = notifyChannel;
 		this.insert = (notifyChannel != null)
@@ -298,24 +289,6 @@ public class TaskRepository {
 	}
 
 	/**
-	 * The process id of the database backend serving the current transaction's connection, read from the driver
-	 * without a round trip when it is PostgreSQL's.
-	 */
-	public int currentBackendPid() {
-		Connection connection = DataSourceUtils.getConnection(this.dataSource);
-		try {
-			Integer pid = PGJDBC ? Pgjdbc.backendPid(connection) : null;
-			if (pid != null) {
-				return pid;
-			}
-		}
-		finally {
-			DataSourceUtils.releaseConnection(connection, this.dataSource);
-		}
-		return this.jdbc.sql("SELECT pg_backend_pid()").query(Integer.class).single();
-	}
-
-	/**
 	 * Ends the database backend {@code pid} and so rolls back its transaction and frees its locks.
 	 * @return whether the backend was there to be signalled
 	 */
@@ -350,21 +323,6 @@ public class TaskRepository {
 				rs.getInt("priority"), rs.getInt("attempt"), instant(rs, "enqueued_at"), instant(rs, "run_at"),
 				instant(rs, "claimed_at"), rs.getObject("claimed_by", UUID.class), rs.getString("last_error"),
 				rs.getString("headers"));
-	}
-
-	/** Reads what only PostgreSQL's driver tells; kept apart so the driver stays optional. */
-	private static final class Pgjdbc {
-
-		static Integer backendPid(Connection connection) {
-			try {
-				return connection.isWrapperFor(org.postgresql.PGConnection.class)
-						? connection.unwrap(org.postgresql.PGConnection.class).getBackendPID() : null;
-			}
-			catch (SQLException ex) {
-				return null;
-			}
-		}
-
 	}
 
 }

@@ -28,8 +28,8 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  * in their queue; a queue has at most {@code concurrency} threads, and all queues together at most
  * {@code maxHandlers}, each taking the queue's waiting tasks one after the other, alone or in groups that commit
  * together. Every task runs under its queue's timeout: a handler that overruns it is interrupted and its thread
- * given up, and a new thread takes over the queue's waiting tasks; a handler that ignores the interrupt keeps
- * only its thread.
+ * given up, and a new thread takes over the queue's waiting tasks; a handler that ignores the interrupt keeps its
+ * thread and, until it returns, its pooled connection.
  */
 final class HandlerExecutor {
 
@@ -79,6 +79,11 @@ final class HandlerExecutor {
 			queue.waiting.add(task);
 		}
 		startRunners(queue);
+	}
+
+	/** How many more handler threads may start now, over all queues. */
+	int freeThreads() {
+		return this.handlerThreads.availablePermits();
 	}
 
 	/** How many claimed tasks have not been settled, over all queues. */
@@ -213,6 +218,13 @@ final class HandlerExecutor {
 
 		@Override
 		public void runAlone(ClaimedTask task) {
+			if (isGivenUp()) {
+				// A task of this thread's group after the thread overran a timeout: another thread runs it.
+				HandlerExecutor.this.unstarted.put(task.id(), task);
+				this.queue.waiting.add(task);
+				startRunners(this.queue);
+				return;
+			}
 			begin(task, null);
 			long start = System.nanoTime();
 			try {

@@ -4,6 +4,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 
+import dev.taskqueue.jdbc.PostgresConnections;
+
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.CannotCreateTransactionException;
 
@@ -39,6 +41,11 @@ final class TaskConnectionHolder extends ConnectionHolder {
 
 	ConnectionHolder group() {
 		return this.group;
+	}
+
+	/** Whether a statement of the handler failed and left the transaction unusable until it rolls back. */
+	boolean isTransactionFailed() {
+		return this.savepoint != null && PostgresConnections.isTransactionFailed(super.getConnection());
 	}
 
 	/** Undoes what the handler did on the connection, if anything. */

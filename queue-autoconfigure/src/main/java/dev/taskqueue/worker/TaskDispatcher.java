@@ -12,6 +12,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
@@ -22,6 +23,7 @@ import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.jdbc.PostgresConnections;
 import dev.taskqueue.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -103,7 +105,7 @@ public class TaskDispatcher {
 	 */
 	void run(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, BatchedCompletions batched) {
 		TaskContext context = context(task);
-		Object payload = prepare(task, handler, settings, context);
+		Object payload = prepare(task, handler, settings, context, (reason) -> deadLetter(task, context, reason));
 		if (payload == NOT_RUNNABLE) {
 			return;
 		}
@@ -117,8 +119,9 @@ public class TaskDispatcher {
 
 	/**
 	 * Runs {@code first} and the tasks {@code steps} hands out after it in one transaction of the application's
-	 * transaction manager, each handler and its completion in a savepoint. Completions are reported and failures
-	 * recorded once the group has committed. When the transaction fails, its tasks, still claimed, run again one
+	 * transaction manager, each handler in a savepoint, and deletes the completed tasks with one fenced statement
+	 * before the commit. Completions are reported, and failures and dead letters recorded, once the group has
+	 * committed. When the transaction fails, its tasks, still claimed, run again one
 	 * by one, so that a task whose work cannot commit fails alone.
 	 */
 	void runGroup(QueueState queue, ClaimedTask first, Steps steps) {
@@ -129,7 +132,7 @@ public class TaskDispatcher {
 		RuntimeException commitFailure = null;
 		try {
 			this.handlerTransactions.executeWithoutResult((status) -> {
-				group.backendPid = this.tasks.currentBackendPid();
+				group.backendPid = backendPid();
 				for (ClaimedTask task = first; task != null; task = steps.nextInGroup(group.size(), started)) {
 					runInSavepoint(queue, task, status, steps, group);
 				}
@@ -163,7 +166,10 @@ public class TaskDispatcher {
 			steps.runAlone(group.current);
 		}
 		for (Group.Entry entry : group.entries()) {
-			if (entry.failure() != null) {
+			if (entry.rejected()) {
+				deadLetter(entry.task(), entry.context(), (Exception) entry.failure());
+			}
+			else if (entry.failure() != null) {
 				failed(entry.task(), entry.context(), queue.settings, entry.failure(), entry.duration());
 			}
 			else if (commitFailure == null) {
@@ -187,14 +193,16 @@ public class TaskDispatcher {
 			Group group) {
 		group.current = task;
 		TaskContext context = context(task);
-		Object payload = prepare(task, queue.handler, queue.settings, context);
+		// Sent to the dead letters after the group, not on the group's connection, where a rollback would undo it.
+		Object payload = prepare(task, queue.handler, queue.settings, context,
+				(reason) -> group.add(new Group.Entry(task, context, reason, Duration.ZERO, true)));
 		if (payload == NOT_RUNNABLE) {
 			group.current = null;
-			steps.settled(task);
 			return;
 		}
 		TaskConnectionHolder connection = bindTaskConnection();
-		List<TransactionSynchronization> synchronizations = TransactionSynchronizationManager.getSynchronizations();
+		List<TransactionSynchronization> synchronizations = TransactionSynchronizationManager.isSynchronizationActive()
+				? TransactionSynchronizationManager.getSynchronizations() : List.of();
 		steps.begin(task, group);
 		long start = System.nanoTime();
 		Throwable failure = null;
@@ -204,6 +212,10 @@ public class TaskDispatcher {
 				// A participating transaction failed: only this task's work is rolled back, not its group's.
 				throw new UnexpectedRollbackException(
 						"Transaction rolled back because it has been marked as rollback-only");
+			}
+			if (connection.isTransactionFailed()) {
+				throw new UnexpectedRollbackException("Transaction rolled back because a statement of the handler "
+						+ "failed and the handler went on (caught the exception)");
 			}
 		}
 		catch (Throwable ex) {
@@ -220,7 +232,7 @@ public class TaskDispatcher {
 		}
 		steps.handled(nanos);
 		// The task's entry first: should the rollback fail, the group fails and the task with it.
-		group.add(new Group.Entry(task, context, failure, Duration.ofNanos(nanos)));
+		group.add(new Group.Entry(task, context, failure, Duration.ofNanos(nanos), false));
 		group.current = null;
 		if (failure != null) {
 			try {
@@ -238,6 +250,9 @@ public class TaskDispatcher {
 	 * back, so that, say, an after-commit event of a failed task is not published when its group commits.
 	 */
 	private static void rollBackSynchronizations(List<TransactionSynchronization> before) {
+		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+			return;
+		}
 		List<TransactionSynchronization> all = TransactionSynchronizationManager.getSynchronizations();
 		if (all.size() == before.size()) {
 			return;
@@ -249,13 +264,31 @@ public class TaskDispatcher {
 			if (!before.contains(synchronization)) {
 				try {
 					synchronization.beforeCompletion();
+				}
+				catch (RuntimeException ex) {
+					logger.warn("A transaction synchronization of a failed task threw before its rollback: "
+							+ ErrorText.summary(ex));
+				}
+				try {
 					synchronization.afterCompletion(TransactionSynchronization.STATUS_ROLLED_BACK);
 				}
 				catch (RuntimeException ex) {
-					logger.warn("A transaction synchronization of a failed task threw on rollback: "
+					logger.warn("A transaction synchronization of a failed task threw on its rollback: "
 							+ ErrorText.summary(ex));
 				}
 			}
+		}
+	}
+
+	/** The backend of the group's own connection, the one its transaction manager bound. */
+	private int backendPid() {
+		ConnectionHolder holder = (ConnectionHolder) TransactionSynchronizationManager
+			.getResource(this.groupDataSource);
+		try {
+			return PostgresConnections.backendPid(holder.getConnection());
+		}
+		catch (SQLException ex) {
+			throw new CannotCreateTransactionException("Could not read the backend of a group's connection", ex);
 		}
 	}
 
@@ -289,9 +322,10 @@ public class TaskDispatcher {
 	 * Checks what must hold before {@code task}'s handler runs, and tells the listener it starts.
 	 * @return the payload as the handler takes it, or {@link #NOT_RUNNABLE} when the task went to the dead letters
 	 */
-	private Object prepare(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, TaskContext context) {
+	private Object prepare(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, TaskContext context,
+			Consumer<Exception> rejected) {
 		if (task.attempt() > settings.maxAttempts()) {
-			deadLetter(task, context, new IllegalStateException("Gave up after " + settings.maxAttempts()
+			rejected.accept(new IllegalStateException("Gave up after " + settings.maxAttempts()
 					+ " attempts; the last one ended without an outcome because its worker stopped or lost its "
 					+ "session" + ((task.lastError() != null) ? ". Error before that:\n" + task.lastError() : "")));
 			return NOT_RUNNABLE;
@@ -301,7 +335,7 @@ public class TaskDispatcher {
 			payload = this.payloads.read(task.payload(), handler.payloadType());
 		}
 		catch (RuntimeException ex) {
-			deadLetter(task, context, new IllegalArgumentException("Payload cannot be read as "
+			rejected.accept(new IllegalArgumentException("Payload cannot be read as "
 					+ handler.payloadType().getTypeName() + " for " + handler.describe() + ": " + ex.getMessage(), ex));
 			return NOT_RUNNABLE;
 		}
@@ -416,7 +450,10 @@ public class TaskDispatcher {
 	/** Settles the tasks of a group that was rolled back: failures are recorded, completed tasks released. */
 	private void settleAfterRollback(List<Group.Entry> entries, QueueSettings settings, Steps steps) {
 		for (Group.Entry entry : entries) {
-			if (entry.failure() != null) {
+			if (entry.rejected()) {
+				deadLetter(entry.task(), entry.context(), (Exception) entry.failure());
+			}
+			else if (entry.failure() != null) {
 				failed(entry.task(), entry.context(), settings, entry.failure(), entry.duration());
 			}
 			steps.settled(entry.task());
@@ -427,10 +464,13 @@ public class TaskDispatcher {
 		if (tasks.isEmpty()) {
 			return;
 		}
-		record(() -> {
-			this.tasks.releaseUnstarted(tasks.stream().map(ClaimedTask::id).toList(), tasks.get(0).claimedBy());
-			return true;
-		});
+		tasks.stream()
+			.collect(Collectors.groupingBy(ClaimedTask::claimedBy,
+					Collectors.mapping(ClaimedTask::id, Collectors.toList())))
+			.forEach((session, ids) -> record(() -> {
+				this.tasks.releaseUnstarted(ids, session);
+				return true;
+			}));
 	}
 
 	/** Tries again to record the outcomes that could not be recorded before; keeps those that still fail. */
@@ -596,16 +636,26 @@ public class TaskDispatcher {
 		 */
 		void awaitEnded() {
 			this.givenUp = true;
-			try {
-				this.ended.await();
+			boolean interrupted = false;
+			while (true) {
+				try {
+					this.ended.await(); // not cut short: the backend must be ended before the connection goes back
+					break;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
 			}
-			catch (InterruptedException ex) {
+			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
 		}
 
-		/** A task that ran in the group: its handler returned, or threw {@code failure}. */
-		record Entry(ClaimedTask task, TaskContext context, Throwable failure, Duration duration) {
+		/**
+		 * A task of the group: its handler returned, or threw {@code failure}; or it was {@code rejected} before its
+		 * handler could run, for the dead letters, {@code failure} saying why.
+		 */
+		record Entry(ClaimedTask task, TaskContext context, Throwable failure, Duration duration, boolean rejected) {
 
 			boolean succeeded() {
 				return this.failure == null;

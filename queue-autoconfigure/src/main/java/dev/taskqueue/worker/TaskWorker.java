@@ -226,9 +226,9 @@ public class TaskWorker implements SmartLifecycle {
 	}
 
 	private void claim(QueueState queue) {
-		// A queue that claims only what it starts at once claims no more than the pool leaves threads for.
+		// A queue that claims only what it starts at once claims no more than the pool leaves threads for now.
 		int free = (queue.capacity() == queue.settings.concurrency())
-				? Math.min(queue.toClaim(), this.settings.maxHandlers() - this.handlers.inFlight()) : queue.toClaim();
+				? Math.min(queue.toClaim(), this.handlers.freeThreads()) : queue.toClaim();
 		if (free <= 0 || !this.running) {
 			return;
 		}

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.dao.DataAccessException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -119,6 +120,30 @@ class GroupCommitIntegrationTests {
 	}
 
 	@Test
+	void aHandlerThatSwallowsAFailedStatementFailsAloneAndItsGroupCommits() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(Config.class), "taskqueue.queues.work.group-commit-size=10",
+				"taskqueue.queues.work.concurrency=1", "taskqueue.queues.work.max-attempts=1",
+				"taskqueue.worker.group-commit-max-delay=1s")) {
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			List<TaskRequest> requests = new ArrayList<>();
+			for (int n = 0; n < 10; n++) {
+				requests.add(TaskRequest.of("work", new Work(n, (n == 4) ? "swallows-sql-error" : "ok")));
+			}
+			context.getBean(TaskQueue.class).enqueueAll(requests);
+
+			awaitEmpty(jdbc);
+			assertThat(jdbc.queryForList("SELECT n FROM business ORDER BY n", Integer.class))
+				.containsExactly(0, 1, 2, 3, 5, 6, 7, 8, 9);
+			assertThat(count(jdbc, "SELECT count(*) FROM business WHERE attempt = 1")).isEqualTo(9);
+			assertThat(count(jdbc, "SELECT count(DISTINCT xid) FROM business")).isOne();
+			assertThat(jdbc.queryForObject("SELECT error FROM taskqueue_dead_task", String.class))
+				.startsWith("org.springframework.transaction.UnexpectedRollbackException: Transaction rolled back "
+						+ "because a statement of the handler failed and the handler went on");
+		}
+	}
+
+	@Test
 	void aGroupThatCannotCommitRunsItsTasksAgainOneByOne() {
 		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
 				List.of(Config.class), "taskqueue.queues.work.group-commit-size=10",
@@ -129,16 +154,22 @@ class GroupCommitIntegrationTests {
 			for (int n = 0; n < 10; n++) {
 				requests.add(TaskRequest.of("work", new Work(n, (n == 3) ? "breaks-commit" : "ok")));
 			}
-			context.getBean(TaskQueue.class).enqueueAll(requests);
+			// Sent to the dead letters unread: that must stick although its group rolls back.
+			requests.add(2, TaskRequest.of("work", Map.of("n", "not a number", "kind", "ok")));
+			List<UUID> ids = context.getBean(TaskQueue.class).enqueueAll(requests);
 
 			awaitEmpty(jdbc);
 			assertThat(jdbc.queryForList("SELECT n FROM business ORDER BY n", Integer.class))
 				.containsExactly(0, 1, 2, 4, 5, 6, 7, 8, 9);
 			assertThat(count(jdbc, "SELECT count(*) FROM business WHERE attempt = 1"))
 				.as("the group's other tasks ran again without using up an attempt").isEqualTo(9);
-			Map<String, Object> dead = jdbc.queryForMap("SELECT attempts, error FROM taskqueue_dead_task");
+			Map<String, Object> dead = jdbc.queryForMap("SELECT attempts, error FROM taskqueue_dead_task WHERE id = ?",
+					ids.get(4));
 			assertThat(dead.get("attempts")).isEqualTo(2);
 			assertThat((String) dead.get("error")).contains("no_duplicate_k");
+			assertThat(jdbc.queryForObject("SELECT error FROM taskqueue_dead_task WHERE id = ?", String.class,
+					ids.get(2)))
+				.startsWith("Payload cannot be read as");
 		}
 	}
 
@@ -297,6 +328,14 @@ class GroupCommitIntegrationTests {
 					});
 					if (work.kind().equals("publishes-fails-once") && context.attempt() == 1) {
 						throw new IllegalStateException("fails after registering its callback");
+					}
+				}
+				case "swallows-sql-error" -> {
+					try {
+						this.jdbc.update("INSERT INTO no_such_table VALUES (1)");
+					}
+					catch (DataAccessException ex) {
+						// carries on, although its transaction is now unusable
 					}
 				}
 				case "breaks-commit" -> this.jdbc.update("INSERT INTO deferred_unique VALUES (0)");
