@@ -229,7 +229,8 @@ final class HandlerExecutor {
 			long start = System.nanoTime();
 			try {
 				HandlerExecutor.this.dispatcher.run(task, this.queue.handler, this.queue.settings,
-						this.queue.handler.batchedCompletion() ? HandlerExecutor.this.batched : null);
+						this.queue.handler.batchedCompletion() ? HandlerExecutor.this.batched : null,
+						() -> takeOutcome(task));
 			}
 			finally {
 				if (end(task)) { // else the timeout settled it
@@ -269,6 +270,23 @@ final class HandlerExecutor {
 				this.currentGroup = group;
 				this.timeout = HandlerExecutor.this.timeouts.schedule(() -> timeOut(task),
 						this.queue.settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+			}
+		}
+
+		/**
+		 * Takes {@code task}'s outcome for its handler thread, so that its timeout no longer fires; {@code false}
+		 * when the timeout has taken it already.
+		 */
+		private boolean takeOutcome(ClaimedTask task) {
+			synchronized (this) {
+				if (this.givenUp) {
+					return false;
+				}
+				if (this.current == task) {
+					this.timeout.cancel(false);
+					this.current = null;
+				}
+				return true;
 			}
 		}
 

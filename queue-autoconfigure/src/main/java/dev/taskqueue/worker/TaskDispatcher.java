@@ -101,19 +101,22 @@ public class TaskDispatcher {
 
 	/**
 	 * Runs {@code task}: in a transaction with its completion, or, when {@code batched} is given, without one,
-	 * handing the completion to {@code batched}.
+	 * handing the completion to {@code batched}. Before it records an outcome it asks {@code takeOutcome}, which
+	 * says {@code false} when the task ran past its timeout and the timeout has recorded it; the handler's work
+	 * then rolls back, so each attempt has exactly one outcome.
 	 */
-	void run(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, BatchedCompletions batched) {
+	void run(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, BatchedCompletions batched,
+			BooleanSupplier takeOutcome) {
 		TaskContext context = context(task);
 		Object payload = prepare(task, handler, settings, context, (reason) -> deadLetter(task, context, reason));
 		if (payload == NOT_RUNNABLE) {
 			return;
 		}
 		if (batched != null) {
-			runBatched(task, handler, settings, batched, context, payload);
+			runBatched(task, handler, settings, batched, context, payload, takeOutcome);
 		}
 		else {
-			runInTransaction(task, handler, settings, context, payload);
+			runInTransaction(task, handler, settings, context, payload, takeOutcome);
 		}
 	}
 
@@ -345,12 +348,16 @@ public class TaskDispatcher {
 	}
 
 	private void runInTransaction(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings,
-			TaskContext context, Object payload) {
+			TaskContext context, Object payload, BooleanSupplier takeOutcome) {
 		long start = System.nanoTime();
 		Boolean completed;
 		try {
 			completed = this.handlerTransactions.execute((status) -> {
 				invoke(handler, payload, context, this.payloads.headers(task.headers()));
+				if (!takeOutcome.getAsBoolean()) {
+					status.setRollbackOnly(); // it ran past its timeout, which has recorded it as failed
+					return null;
+				}
 				if (this.tasks.complete(task)) {
 					return true;
 				}
@@ -359,8 +366,13 @@ public class TaskDispatcher {
 			});
 		}
 		catch (Throwable ex) {
-			failed(task, context, settings, (ex instanceof HandlerException wrapped) ? wrapped.getCause() : ex,
-					Duration.ofNanos(System.nanoTime() - start));
+			if (takeOutcome.getAsBoolean()) {
+				failed(task, context, settings, (ex instanceof HandlerException wrapped) ? wrapped.getCause() : ex,
+						Duration.ofNanos(System.nanoTime() - start));
+			}
+			return;
+		}
+		if (completed == null) {
 			return;
 		}
 		if (Boolean.TRUE.equals(completed)) {
@@ -372,15 +384,20 @@ public class TaskDispatcher {
 	}
 
 	private void runBatched(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings,
-			BatchedCompletions batched, TaskContext context, Object payload) {
+			BatchedCompletions batched, TaskContext context, Object payload, BooleanSupplier takeOutcome) {
 		long start = System.nanoTime();
 		try {
 			invoke(handler, payload, context, this.payloads.headers(task.headers()));
 		}
 		catch (Throwable ex) {
-			failed(task, context, settings, (ex instanceof HandlerException wrapped) ? wrapped.getCause() : ex,
-					Duration.ofNanos(System.nanoTime() - start));
+			if (takeOutcome.getAsBoolean()) {
+				failed(task, context, settings, (ex instanceof HandlerException wrapped) ? wrapped.getCause() : ex,
+						Duration.ofNanos(System.nanoTime() - start));
+			}
 			return;
+		}
+		if (!takeOutcome.getAsBoolean()) {
+			return; // it ran past its timeout, which has recorded it as failed
 		}
 		try {
 			batched.add(task, context, Duration.ofNanos(System.nanoTime() - start));
@@ -394,7 +411,7 @@ public class TaskDispatcher {
 
 	/**
 	 * Counts the task as failed because its handler ran past its queue's timeout. Its thread has been interrupted;
-	 * should the handler still finish, its completion finds the claim gone and rolls back. When the task is part of
+	 * should the handler still finish, it finds the outcome taken and rolls back. When the task is part of
 	 * a group, the group is given up: its transaction is ended by ending its database backend, which frees its
 	 * locks, and the tasks it had completed are released to run again.
 	 */

@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskQueue;
+import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
@@ -64,6 +65,27 @@ class HandlerTimeoutIntegrationTests {
 	}
 
 	@Test
+	void aHandlerThatReturnsAfterItsTimeoutLeavesNoSecondOutcomeAndNoWork() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(OverrunConfig.class), "taskqueue.queues.overruns.timeout=300ms",
+				"taskqueue.queues.overruns.max-attempts=3")) {
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			UUID id = context.getBean(TaskQueue.class).enqueue("overruns", "x");
+			Await.until("the task is done", Duration.ofSeconds(20),
+					() -> jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class) == 0);
+			Await.until("the first attempt's handler has returned", Duration.ofSeconds(10),
+					() -> OverrunHandler.returned.contains(1));
+			Thread.sleep(200); // room for a second outcome, were there one
+			assertThat(jdbc.queryForList("SELECT attempt FROM overrun_work WHERE task_id = ?", Integer.class, id))
+				.as("the overrunning attempt's work rolled back").containsExactly(2);
+			assertThat(OutcomeRecorder.outcomes.get(id)).containsExactly("failed 1", "completed 2");
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Test
 	void handlerLongerThanTheSessionTimeoutKeepsItsClaimAndCompletesOnce() {
 		String url = TestDatabase.createDatabase();
 		String[] settings = { "taskqueue.worker.heartbeat-interval=200ms", "taskqueue.worker.session-timeout=1s" };
@@ -105,6 +127,76 @@ class HandlerTimeoutIntegrationTests {
 				}
 			}
 			done.add(context.id());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OverrunConfig {
+
+		@Bean
+		OverrunHandler overrunHandler(JdbcTemplate jdbc) {
+			jdbc.execute("CREATE TABLE overrun_work (task_id uuid NOT NULL, attempt int NOT NULL)");
+			return new OverrunHandler(jdbc);
+		}
+
+		@Bean
+		OutcomeRecorder outcomeRecorder() {
+			return new OutcomeRecorder();
+		}
+
+	}
+
+	static class OverrunHandler {
+
+		static final List<Integer> returned = new CopyOnWriteArrayList<>();
+
+		private final JdbcTemplate jdbc;
+
+		OverrunHandler(JdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+		}
+
+		@TaskHandler(queue = "overruns")
+		void handle(String payload, TaskContext context) {
+			this.jdbc.update("INSERT INTO overrun_work VALUES (?, ?)", context.id(), context.attempt());
+			if (context.attempt() == 1) {
+				long until = System.nanoTime() + Duration.ofMillis(1000).toNanos();
+				while (System.nanoTime() < until) {
+					try {
+						Thread.sleep(50);
+					}
+					catch (InterruptedException ex) {
+						// ignores the timeout's interrupt, then returns late
+					}
+				}
+			}
+			returned.add(context.attempt());
+		}
+
+	}
+
+	static class OutcomeRecorder implements TaskQueueListener {
+
+		static final Map<UUID, List<String>> outcomes = new ConcurrentHashMap<>();
+
+		@Override
+		public void completed(TaskContext task, Duration duration) {
+			add(task, "completed");
+		}
+
+		@Override
+		public void failed(TaskContext task, Duration duration, Throwable error, boolean dead) {
+			add(task, dead ? "dead" : "failed");
+		}
+
+		@Override
+		public void claimLost(TaskContext task) {
+			add(task, "claim lost");
+		}
+
+		private static void add(TaskContext task, String outcome) {
+			outcomes.computeIfAbsent(task.id(), (id) -> new CopyOnWriteArrayList<>()).add(outcome + " " + task.attempt());
 		}
 
 	}
