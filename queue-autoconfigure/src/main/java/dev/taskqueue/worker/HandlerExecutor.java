@@ -86,11 +86,6 @@ final class HandlerExecutor {
 		return this.handlerThreads.availablePermits();
 	}
 
-	/** How many claimed tasks have not been settled, over all queues. */
-	int inFlight() {
-		return this.inFlight.get();
-	}
-
 	/** Takes the claimed tasks that have not started; they will not start any more. */
 	List<ClaimedTask> drainUnstarted() {
 		List<ClaimedTask> drained = new ArrayList<>();

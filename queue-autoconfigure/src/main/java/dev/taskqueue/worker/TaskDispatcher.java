@@ -156,11 +156,13 @@ public class TaskDispatcher {
 			}
 			commitFailure = (RuntimeException) ex;
 		}
-		if (commitFailure instanceof ClaimsLostException lost && lost.ids.size() < group.size()) {
-			logger.warn(lost.getMessage() + " on queue '" + queue.name() + "'; the group rolled back and its other "
-					+ (group.size() - lost.ids.size()) + " tasks run again one by one");
+		if (commitFailure instanceof ClaimsLostException lost) {
+			if (lost.ids.size() < group.size()) {
+				logger.warn(lost.getMessage() + " on queue '" + queue.name() + "'; the group rolled back and its "
+						+ "other " + (group.size() - lost.ids.size()) + " tasks run again one by one");
+			}
 		}
-		else if (commitFailure != null && group.size() > 1 && !(commitFailure instanceof ClaimsLostException)) {
+		else if (commitFailure != null && group.size() > 1) {
 			// Its tasks are still claimed: each runs again alone, so that a task that fails the commit fails alone.
 			logger.warn("A group of " + group.size() + " tasks on queue '" + queue.name() + "' could not commit; "
 					+ "running them one by one: " + ErrorText.summary(commitFailure));

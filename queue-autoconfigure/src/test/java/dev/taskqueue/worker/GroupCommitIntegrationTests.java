@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntFunction;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
@@ -55,10 +56,7 @@ class GroupCommitIntegrationTests {
 				List.of(Config.class), "taskqueue.queues.work.group-commit-size=20",
 				"taskqueue.queues.work.concurrency=2", "taskqueue.worker.group-commit-max-delay=1s")) {
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
-			List<TaskRequest> requests = new ArrayList<>();
-			for (int n = 0; n < 1000; n++) {
-				requests.add(TaskRequest.of("work", new Work(n, (n % 7 == 0) ? "fails-once" : "ok")));
-			}
+			List<TaskRequest> requests = work(1000, (n) -> (n % 7 == 0) ? "fails-once" : "ok");
 			context.getBean(TaskQueue.class).enqueueAll(requests);
 
 			awaitEmpty(jdbc);
@@ -77,14 +75,9 @@ class GroupCommitIntegrationTests {
 
 	@Test
 	void afterCommitCallbacksOfAFailedTaskDoNotRunWhenItsGroupCommits() {
-		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
-				List.of(Config.class), "taskqueue.queues.work.group-commit-size=10",
-				"taskqueue.queues.work.concurrency=1", "taskqueue.worker.group-commit-max-delay=1s")) {
+		try (ConfigurableApplicationContext context = oneThreadInGroupsOfTen()) {
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
-			List<TaskRequest> requests = new ArrayList<>();
-			for (int n = 0; n < 20; n++) {
-				requests.add(TaskRequest.of("work", new Work(n, (n % 2 == 0) ? "publishes" : "publishes-fails-once")));
-			}
+			List<TaskRequest> requests = work(20, (n) -> (n % 2 == 0) ? "publishes" : "publishes-fails-once");
 			context.getBean(TaskQueue.class).enqueueAll(requests);
 
 			awaitEmpty(jdbc);
@@ -98,15 +91,9 @@ class GroupCommitIntegrationTests {
 
 	@Test
 	void aRollbackOnlyTaskFailsAloneAndItsGroupCommits() {
-		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
-				List.of(Config.class), "taskqueue.queues.work.group-commit-size=10",
-				"taskqueue.queues.work.concurrency=1", "taskqueue.queues.work.max-attempts=1",
-				"taskqueue.worker.group-commit-max-delay=1s")) {
+		try (ConfigurableApplicationContext context = oneThreadInGroupsOfTen("taskqueue.queues.work.max-attempts=1")) {
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
-			List<TaskRequest> requests = new ArrayList<>();
-			for (int n = 0; n < 10; n++) {
-				requests.add(TaskRequest.of("work", new Work(n, (n == 4) ? "rollback-only" : "ok")));
-			}
+			List<TaskRequest> requests = work(10, (n) -> (n == 4) ? "rollback-only" : "ok");
 			context.getBean(TaskQueue.class).enqueueAll(requests);
 
 			awaitEmpty(jdbc);
@@ -121,15 +108,9 @@ class GroupCommitIntegrationTests {
 
 	@Test
 	void aHandlerThatSwallowsAFailedStatementFailsAloneAndItsGroupCommits() {
-		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
-				List.of(Config.class), "taskqueue.queues.work.group-commit-size=10",
-				"taskqueue.queues.work.concurrency=1", "taskqueue.queues.work.max-attempts=1",
-				"taskqueue.worker.group-commit-max-delay=1s")) {
+		try (ConfigurableApplicationContext context = oneThreadInGroupsOfTen("taskqueue.queues.work.max-attempts=1")) {
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
-			List<TaskRequest> requests = new ArrayList<>();
-			for (int n = 0; n < 10; n++) {
-				requests.add(TaskRequest.of("work", new Work(n, (n == 4) ? "swallows-sql-error" : "ok")));
-			}
+			List<TaskRequest> requests = work(10, (n) -> (n == 4) ? "swallows-sql-error" : "ok");
 			context.getBean(TaskQueue.class).enqueueAll(requests);
 
 			awaitEmpty(jdbc);
@@ -145,15 +126,9 @@ class GroupCommitIntegrationTests {
 
 	@Test
 	void aGroupThatCannotCommitRunsItsTasksAgainOneByOne() {
-		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
-				List.of(Config.class), "taskqueue.queues.work.group-commit-size=10",
-				"taskqueue.queues.work.concurrency=1", "taskqueue.queues.work.max-attempts=2",
-				"taskqueue.worker.group-commit-max-delay=1s")) {
+		try (ConfigurableApplicationContext context = oneThreadInGroupsOfTen("taskqueue.queues.work.max-attempts=2")) {
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
-			List<TaskRequest> requests = new ArrayList<>();
-			for (int n = 0; n < 10; n++) {
-				requests.add(TaskRequest.of("work", new Work(n, (n == 3) ? "breaks-commit" : "ok")));
-			}
+			List<TaskRequest> requests = work(10, (n) -> (n == 3) ? "breaks-commit" : "ok");
 			// Sent to the dead letters unread: that must stick although its group rolls back.
 			requests.add(2, TaskRequest.of("work", Map.of("n", "not a number", "kind", "ok")));
 			List<UUID> ids = context.getBean(TaskQueue.class).enqueueAll(requests);
@@ -180,10 +155,7 @@ class GroupCommitIntegrationTests {
 				"taskqueue.queues.work.concurrency=1", "taskqueue.queues.work.max-attempts=1",
 				"taskqueue.queues.work.timeout=1s", "taskqueue.worker.group-commit-max-delay=30s")) {
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
-			List<TaskRequest> requests = new ArrayList<>();
-			for (int n = 0; n < 6; n++) {
-				requests.add(TaskRequest.of("work", new Work(n, (n == 3) ? "hangs" : "ok")));
-			}
+			List<TaskRequest> requests = work(6, (n) -> (n == 3) ? "hangs" : "ok");
 			List<UUID> ids = context.getBean(TaskQueue.class).enqueueAll(requests);
 
 			Await.until("the hung task is dead and the others done", Duration.ofSeconds(20),
@@ -208,10 +180,7 @@ class GroupCommitIntegrationTests {
 				"taskqueue.worker.session-timeout=60s" };
 		try (ConfigurableApplicationContext first = TestApplications.start(url, List.of(Config.class), settings)) {
 			JdbcTemplate jdbc = first.getBean(JdbcTemplate.class);
-			List<TaskRequest> requests = new ArrayList<>();
-			for (int n = 0; n < 3; n++) {
-				requests.add(TaskRequest.of("work", new Work(n, (n == 2) ? "expires-its-session" : "ok")));
-			}
+			List<TaskRequest> requests = work(3, (n) -> (n == 2) ? "expires-its-session" : "ok");
 			first.getBean(TaskQueue.class).enqueueAll(requests);
 			Await.until("the group's session has expired", Duration.ofSeconds(20),
 					() -> count(jdbc, "SELECT count(*) FROM taskqueue_session") == 0);
@@ -249,6 +218,24 @@ class GroupCommitIntegrationTests {
 			.satisfies((ex) -> assertThat(rootCause(ex))
 				.hasMessage("taskqueue.queues.work.group-commit-size must be between 1 and 32 (PostgreSQL caches 64 "
 						+ "subtransactions per transaction) but was 40"));
+	}
+
+	/** An instance whose queue 'work' runs on one thread in groups of up to 10, with {@code properties} on top. */
+	private static ConfigurableApplicationContext oneThreadInGroupsOfTen(String... properties) {
+		List<String> all = new ArrayList<>(List.of("taskqueue.queues.work.group-commit-size=10",
+				"taskqueue.queues.work.concurrency=1", "taskqueue.worker.group-commit-max-delay=1s"));
+		all.addAll(List.of(properties));
+		return TestApplications.start(TestDatabase.createDatabase(), List.of(Config.class),
+				all.toArray(String[]::new));
+	}
+
+	/** Tasks 0 to {@code count - 1} for queue 'work', of the kind {@code kind} gives each. */
+	private static List<TaskRequest> work(int count, IntFunction<String> kind) {
+		List<TaskRequest> requests = new ArrayList<>();
+		for (int n = 0; n < count; n++) {
+			requests.add(TaskRequest.of("work", new Work(n, kind.apply(n))));
+		}
+		return requests;
 	}
 
 	private static Throwable rootCause(Throwable ex) {
