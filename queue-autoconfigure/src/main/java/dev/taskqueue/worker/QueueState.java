@@ -1,6 +1,7 @@
 package dev.taskqueue.worker;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
@@ -18,6 +19,12 @@ final class QueueState {
 	/** Handlers slower than this on average make the queue claim only what it starts at once. */
 	static final Duration CLAIM_AHEAD_BELOW = Duration.ofMillis(50);
 
+	/** How often a claim scans the queue from its start, at least (see {@link #claimFrom}). */
+	static final Duration FULL_CLAIM_EVERY = Duration.ofSeconds(1);
+
+	/** How often a claim scans the queue from its start, however slow such a scan is. */
+	static final Duration FULL_CLAIM_AT_MOST_EVERY = Duration.ofSeconds(30);
+
 	final TaskHandlerMethod handler;
 
 	final QueueSettings settings;
@@ -33,6 +40,12 @@ final class QueueState {
 
 	/** Whether the last claim took all it asked for, so more tasks are probably waiting. */
 	volatile boolean mayHaveMore;
+
+	/** The last task of the last claim, in claim order, where the next claim may start; {@code null} at first. */
+	private ClaimedTask claimedUpTo;
+
+	/** When the next claim must scan the queue from its start ({@link System#nanoTime()}). */
+	private volatile long fullClaimDue = System.nanoTime();
 
 	/** A moving average of how long a handler of this queue runs, which decides when a group commits. */
 	private volatile long typicalHandlerNanos;
@@ -75,6 +88,37 @@ final class QueueState {
 		int free = capacity - this.inFlight.get();
 		boolean claimsAhead = capacity > this.settings.concurrency();
 		return (claimsAhead && this.mayHaveMore && free < capacity / 4) ? 0 : free;
+	}
+
+	/**
+	 * Where the next claim starts: the last task this queue claimed, or {@code null} to scan the queue from its
+	 * start, which the claim loop does at first, after tasks may have been released, and every
+	 * {@link #FULL_CLAIM_EVERY} (more rarely when such a scan is slow) to take the tasks a claim from a position
+	 * cannot see.
+	 */
+	ClaimedTask claimFrom(long now) {
+		return (now - this.fullClaimDue >= 0) ? null : this.claimedUpTo;
+	}
+
+	/**
+	 * Records a claim: its tasks in claim order, whether it scanned from the start, and how long it took. A full
+	 * scan is repeated after {@link #FULL_CLAIM_EVERY}, or after 20 times its own duration when that is longer
+	 * (at most {@link #FULL_CLAIM_AT_MOST_EVERY}), so that slow scans take at most a twentieth of the claim loop.
+	 */
+	void claimed(List<ClaimedTask> inClaimOrder, boolean full, long started, long ended) {
+		if (!inClaimOrder.isEmpty()) {
+			this.claimedUpTo = inClaimOrder.get(inClaimOrder.size() - 1);
+		}
+		if (full) {
+			long every = Math.min(Math.max(FULL_CLAIM_EVERY.toNanos(), 20 * (ended - started)),
+					FULL_CLAIM_AT_MOST_EVERY.toNanos());
+			this.fullClaimDue = ended + every;
+		}
+	}
+
+	/** Makes the next claim scan the queue from its start, because tasks that sort early may be ready again. */
+	void claimFromStart() {
+		this.fullClaimDue = System.nanoTime();
 	}
 
 	long typicalHandlerNanos() {

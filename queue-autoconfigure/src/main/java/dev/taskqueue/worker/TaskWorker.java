@@ -236,14 +236,21 @@ public class TaskWorker implements SmartLifecycle {
 			return; // paused by an operator; the heartbeat tells when it resumes
 		}
 		UUID sessionId = this.session.id();
-		List<ClaimedTask> claimed = this.ownTransactions
-			.execute((status) -> this.tasks.claim(queue.name(), sessionId, free));
+		long started = System.nanoTime();
+		ClaimedTask from = queue.claimFrom(started);
+		List<ClaimedTask> claimed = this.ownTransactions.execute((status) -> (from != null)
+				? this.tasks.claimAfter(queue.name(), sessionId, free, from.priority(), from.runAt())
+				: this.tasks.claim(queue.name(), sessionId, free));
+		List<ClaimedTask> inOrder = claimed.stream().sorted(CLAIM_ORDER).toList();
+		queue.claimed(inOrder, from == null, started, System.nanoTime());
 		queue.mayHaveMore = claimed.size() == free;
-		this.handlers.submit(queue, claimed.stream().sorted(CLAIM_ORDER).toList());
+		this.handlers.submit(queue, inOrder);
 	}
 
 	private void beat() {
 		if (this.session.beat() > 0) {
+			// Tasks of an expired session are ready again, most likely before where claims had got to.
+			this.queues.forEach(QueueState::claimFromStart);
 			this.wakeUp.signal();
 		}
 	}

@@ -92,6 +92,37 @@ class TaskRepositoryTests {
 	}
 
 	@Test
+	void claimAfterStartsWhereThePreviousClaimEndedAndLeavesWhatSortsEarlierToTheFullClaim() {
+		Instant position = PAST.plusSeconds(50);
+		UUID higherNew = insert("q", 5, null);
+		UUID higherOld = insert("q", 5, PAST);
+		UUID sameBefore = insert("q", 0, PAST.plusSeconds(10));
+		UUID sameAt = insert("q", 0, position);
+		UUID sameAfter = insert("q", 0, PAST.plusSeconds(60));
+		UUID lower = insert("q", -1, PAST);
+		insert("q", 0, Instant.now().plus(Duration.ofDays(1)));
+		insert("other", 0, PAST.plusSeconds(70));
+		assertThat(claimAfter(this.session, 2, 0, position)).extracting(ClaimedTask::id)
+			.containsExactlyInAnyOrder(higherNew, sameAt);
+		assertThat(claimAfter(this.session, 10, 0, position)).extracting(ClaimedTask::id)
+			.containsExactlyInAnyOrder(sameAfter, lower);
+		assertThat(claimAfter(this.session, 10, 0, position)).isEmpty();
+		assertThat(claim("q", this.session, 10)).extracting(ClaimedTask::id)
+			.containsExactlyInAnyOrder(higherOld, sameBefore);
+	}
+
+	@Test
+	void claimAfterTakesTasksOfTheLastSecondThatSortBeforeThePosition() {
+		UUID justDue = UUID.randomUUID();
+		tasks.insert(new NewTask(justDue, "q", "{}", 0, Duration.ofMillis(-500), null));
+		UUID older = insert("q", 0, Instant.now().minusSeconds(30));
+		assertThat(claimAfter(this.session, 10, 0, Instant.now().plusSeconds(3600))).extracting(ClaimedTask::id)
+			.containsExactly(justDue);
+		assertThat(claimAfter(UUID.randomUUID(), 10, 0, PAST)).as("no such session").isEmpty();
+		assertThat(claim("q", this.session, 10)).extracting(ClaimedTask::id).containsExactly(older);
+	}
+
+	@Test
 	void concurrentClaimsGetDisjointSets() throws Exception {
 		Set<UUID> all = new HashSet<>();
 		for (int i = 0; i < 10; i++) {
@@ -275,6 +306,10 @@ class TaskRepositoryTests {
 
 	private static List<ClaimedTask> claim(String queue, UUID session, int limit) {
 		return new ArrayList<>(transaction.execute((status) -> tasks.claim(queue, session, limit)));
+	}
+
+	private static List<ClaimedTask> claimAfter(UUID session, int limit, int priority, Instant after) {
+		return transaction.execute((status) -> tasks.claimAfter("q", session, limit, priority, after));
 	}
 
 	private static int count(String where) {

@@ -1,15 +1,19 @@
 package dev.taskqueue.worker;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
 
 import dev.taskqueue.handler.TaskHandlerMethod;
+import dev.taskqueue.jdbc.ClaimedTask;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * How many tasks a queue claims: ahead of its threads while handlers are quick, only what it starts once they are
- * slow.
+ * How many tasks a queue claims (ahead of its threads while handlers are quick, only what it starts once they are
+ * slow) and where its claims start.
  */
 class QueueStateTests {
 
@@ -49,6 +53,38 @@ class QueueStateTests {
 		assertThat(queue.toClaim()).isZero();
 		queue.inFlight.set(6);
 		assertThat(queue.toClaim()).isEqualTo(2);
+	}
+
+	@Test
+	void claimsStartWhereTheLastEndedBetweenScansFromTheStart() {
+		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)));
+		long start = System.nanoTime();
+		assertThat(queue.claimFrom(start)).as("the first claim scans from the start").isNull();
+		ClaimedTask first = task(5);
+		ClaimedTask last = task(0);
+		queue.claimed(List.of(first, last), true, start, start + millis(5));
+		assertThat(queue.claimFrom(start + millis(10))).isSameAs(last);
+		queue.claimed(List.of(), false, start + millis(10), start + millis(11));
+		assertThat(queue.claimFrom(start + millis(12))).as("an empty claim keeps the position").isSameAs(last);
+		assertThat(queue.claimFrom(start + millis(1005))).as("a second after the last full scan").isNull();
+		queue.claimed(List.of(), true, start + millis(1005), start + millis(1205));
+		assertThat(queue.claimFrom(start + millis(5000))).as("20 times a slow scan's 200 ms").isSameAs(last);
+		assertThat(queue.claimFrom(start + millis(5205))).isNull();
+		queue.claimed(List.of(), true, start + millis(5205), start + millis(10_205));
+		assertThat(queue.claimFrom(start + millis(40_000))).as("at most 30 s apart").isSameAs(last);
+		assertThat(queue.claimFrom(start + millis(40_205))).isNull();
+		queue.claimed(List.of(), true, start + millis(40_205), start + millis(40_206));
+		queue.claimFromStart();
+		assertThat(queue.claimFrom(System.nanoTime())).as("tasks were released").isNull();
+	}
+
+	private static long millis(long millis) {
+		return Duration.ofMillis(millis).toNanos();
+	}
+
+	private static ClaimedTask task(int priority) {
+		return new ClaimedTask(UUID.randomUUID(), "q", "{}", priority, 1, Instant.now(), Instant.now(), Instant.now(),
+				UUID.randomUUID(), null);
 	}
 
 	private static TaskHandlerMethod handler(boolean batched) {
