@@ -33,15 +33,18 @@ public class TaskRepository {
 			        CAST(:headers AS jsonb))
 			""";
 
+	// enqueueAll's insert, one row per element of the arrays. It comes in four shapes (see insertAllSql): tasks that
+	// are all due now need no due-time arrays, and headers that are the same for every task (always so for
+	// enqueueAll, whose observation they come from) are one value rather than an array.
 	private static final String INSERT_ALL = """
 			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers)
-			SELECT t.id, t.queue, CAST(t.payload AS jsonb), t.priority,
-			       COALESCE(timestamptz 'epoch' + t.run_at_micros * interval '1 microsecond',
-			                now() + t.delay_micros * interval '1 microsecond'),
-			       CAST(t.headers AS jsonb)
-			FROM unnest(:ids, :queues, :payloads, :priorities, :runAtMicros, :delayMicros, :headers)
-			     AS t(id, queue, payload, priority, run_at_micros, delay_micros, headers)
+			SELECT t.id, t.queue, CAST(t.payload AS jsonb), t.priority, %2$s, CAST(%3$s AS jsonb)
+			FROM unnest(:ids, :queues, :payloads, :priorities%4$s) AS t(id, queue, payload, priority%5$s)
 			""";
+
+	private static final String SCHEDULED_RUN_AT = """
+			COALESCE(timestamptz 'epoch' + t.run_at_micros * interval '1 microsecond',
+			                now() + t.delay_micros * interval '1 microsecond')""";
 
 	// The wake-up rides on the enqueue's own statement: no round trip of its own. PostgreSQL delivers it on
 	// commit, once per channel and queue however many statements of the transaction sent it.
@@ -50,7 +53,9 @@ public class TaskRepository {
 			SELECT pg_notify(:channel, queue) FROM %2$s
 			""";
 
-	// MATERIALIZED: the locked set is computed once, so the UPDATE never sees more than :limit rows.
+	// MATERIALIZED: the locked set is computed once, so the UPDATE never sees more than :limit rows. The UPDATE
+	// finds them by primary key (= ANY of an array, not a join): a join lets a generic plan, which guesses the
+	// LIMIT at a tenth of the table, hash the whole table instead, and it is large when it is bloated.
 	private static final String CLAIM = """
 			WITH ready AS MATERIALIZED (
 			    SELECT id FROM %1$s
@@ -60,7 +65,7 @@ public class TaskRepository {
 			    LIMIT :limit
 			    FOR UPDATE SKIP LOCKED)
 			UPDATE %1$s t SET claimed_by = :session, claimed_at = now(), attempt = t.attempt + 1
-			FROM ready WHERE t.id = ready.id
+			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))
 			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
 			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers
 			""";
@@ -102,7 +107,7 @@ public class TaskRepository {
 			    WHERE EXISTS (SELECT 1 FROM %2$s s WHERE s.id = :session)
 			    LIMIT :limit)
 			UPDATE %1$s t SET claimed_by = :session, claimed_at = now(), attempt = t.attempt + 1
-			FROM ready WHERE t.id = ready.id
+			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))
 			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
 			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers
 			""";
@@ -168,7 +173,8 @@ public class TaskRepository {
 
 	private final String insert;
 
-	private final String insertAll;
+	/** The shapes of the {@code enqueueAll} insert: [scheduled ? 1 : 0][shared headers ? 1 : 0]. */
+	private final String[][] insertAll = new String[2][2];
 
 	private final String claim;
 
@@ -209,8 +215,13 @@ public class TaskRepository {
 		this.insert = (notifyChannel != null)
 				? NOTIFYING.formatted(INSERT.formatted(tables.task()), "(VALUES (:queue)) AS q(queue)")
 				: INSERT.formatted(tables.task());
-		this.insertAll = (notifyChannel != null) ? NOTIFYING.formatted(INSERT_ALL.formatted(tables.task()),
-				"(SELECT DISTINCT unnest(:queues)) AS q(queue)") : INSERT_ALL.formatted(tables.task());
+		for (int scheduled = 0; scheduled < 2; scheduled++) {
+			for (int shared = 0; shared < 2; shared++) {
+				String sql = insertAllSql(tables, scheduled == 1, shared == 1);
+				this.insertAll[scheduled][shared] = (notifyChannel != null)
+						? NOTIFYING.formatted(sql, "(SELECT DISTINCT unnest(:queues)) AS q(queue)") : sql;
+			}
+		}
 		this.claim = CLAIM.formatted(tables.task(), tables.session());
 		this.claimAfter = CLAIM_AFTER.formatted(tables.task(), tables.session());
 		this.complete = history ? COMPLETE_WITH_HISTORY.formatted(tables.task(), tables.history())
@@ -234,6 +245,9 @@ public class TaskRepository {
 	}
 
 	public void insertAll(List<NewTask> tasks) {
+		if (tasks.isEmpty()) {
+			return;
+		}
 		int n = tasks.size();
 		UUID[] ids = new UUID[n];
 		String[] queues = new String[n];
@@ -242,6 +256,8 @@ public class TaskRepository {
 		Long[] runAtMicros = new Long[n];
 		Long[] delayMicros = new Long[n];
 		String[] headers = new String[n];
+		boolean scheduled = false;
+		boolean sharedHeaders = true;
 		for (int i = 0; i < n; i++) {
 			NewTask task = tasks.get(i);
 			ids[i] = task.id();
@@ -251,15 +267,27 @@ public class TaskRepository {
 			runAtMicros[i] = epochMicros(task.runAt());
 			delayMicros[i] = micros(task.delay());
 			headers[i] = task.headers();
+			scheduled |= task.runAt() != null || task.delay() != null;
+			sharedHeaders &= headers[i].equals(headers[0]);
 		}
-		execute(this.jdbc.sql(this.insertAll)
+		JdbcClient.StatementSpec insert = this.jdbc.sql(this.insertAll[scheduled ? 1 : 0][sharedHeaders ? 1 : 0])
 			.param("ids", new SqlArrayValue("uuid", (Object[]) ids))
 			.param("queues", new SqlArrayValue("text", (Object[]) queues))
 			.param("payloads", new SqlArrayValue("text", (Object[]) payloads))
 			.param("priorities", new SqlArrayValue("int4", (Object[]) priorities))
-			.param("runAtMicros", new SqlArrayValue("int8", (Object[]) runAtMicros))
-			.param("delayMicros", new SqlArrayValue("int8", (Object[]) delayMicros))
-			.param("headers", new SqlArrayValue("text", (Object[]) headers)));
+			.param("headers", sharedHeaders ? headers[0] : new SqlArrayValue("text", (Object[]) headers));
+		if (scheduled) {
+			insert = insert.param("runAtMicros", new SqlArrayValue("int8", (Object[]) runAtMicros))
+				.param("delayMicros", new SqlArrayValue("int8", (Object[]) delayMicros));
+		}
+		execute(insert);
+	}
+
+	private static String insertAllSql(TaskTables tables, boolean scheduled, boolean sharedHeaders) {
+		return INSERT_ALL.formatted(tables.task(), scheduled ? SCHEDULED_RUN_AT : "now()",
+				sharedHeaders ? ":headers" : "t.headers",
+				(scheduled ? ", :runAtMicros, :delayMicros" : "") + (sharedHeaders ? "" : ", :headers"),
+				(scheduled ? ", run_at_micros, delay_micros" : "") + (sharedHeaders ? "" : ", headers"));
 	}
 
 	/** Runs an enqueue statement, which returns the rows of its {@code NOTIFY} when it sends one. */

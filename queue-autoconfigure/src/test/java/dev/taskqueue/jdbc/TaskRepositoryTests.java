@@ -288,6 +288,20 @@ class TaskRepositoryTests {
 	}
 
 	@Test
+	void insertAllKeepsEachTasksHeadersAndPutsTasksWithoutATimeAtNow() {
+		List<NewTask> batch = List.of(new NewTask(UUID.randomUUID(), "a", "1", 0, null, null, "{\"k\": \"1\"}"),
+				new NewTask(UUID.randomUUID(), "b", "2", 0, null, null, "{}"));
+		List<Map<String, Object>> rows = transaction.execute((status) -> {
+			tasks.insertAll(batch);
+			tasks.insertAll(List.of());
+			return jdbc.queryForList("SELECT headers::text AS headers, run_at = now() AS due_now "
+					+ "FROM taskqueue_task ORDER BY queue");
+		});
+		assertThat(rows).extracting((row) -> row.get("headers")).containsExactly("{\"k\": \"1\"}", "{}");
+		assertThat(rows).allSatisfy((row) -> assertThat(row.get("due_now")).isEqualTo(true));
+	}
+
+	@Test
 	void insertPutsRunAtAfterTheDelay() {
 		UUID id = UUID.randomUUID();
 		Long afterNow = transaction.execute((status) -> {
