@@ -12,13 +12,17 @@ import dev.taskqueue.TaskQueue;
 
 /**
  * W5: minutes of churn at a fixed rate, once with the xmin horizon free and once pinned by a transaction held open
- * on another connection; throughput, backlog, dead tuples and table size every 10 seconds.
+ * on another connection; throughput, backlog, dead tuples and table size every 10 seconds. The pinned run goes on
+ * for up to two minutes after its transaction ends, to show whether what piled up is vacuumed away.
  */
 final class BloatWorkload implements Workload {
 
 	private static final long SAMPLE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
 	private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+	/** How long the pinned run goes on once its transaction has ended, at most. */
+	private static final long RELEASED_SECONDS = 120;
 
 	private final Bench bench;
 
@@ -51,13 +55,19 @@ final class BloatWorkload implements Workload {
 				QueueTable table = new QueueTable(database, this.bench.library().taskTable());
 				Connection pin = pinned ? pinXmin(database) : null) {
 			Churn churn = new Churn(producer.taskQueue(), probe, table, new Pacer(rate), "xmin=" + xmin);
-			long end = System.nanoTime() + duration.toNanos();
-			for (long now = System.nanoTime(); now < end; now = System.nanoTime()) {
-				churn.enqueueDue(now);
-				LockSupport.parkNanos(TICK_NANOS);
+			churn.runFor(duration);
+			Result result = churn.result("churn xmin=" + xmin + " seconds=" + duration.toSeconds() + " offered="
+					+ rate + "/s config=" + this.bench.options().describeLibraryProperties(), duration);
+			if (pin == null) {
+				return result;
 			}
-			return churn.result("churn xmin=" + xmin + " seconds=" + duration.toSeconds() + " offered=" + rate
-					+ "/s config=" + this.bench.options().describeLibraryProperties(), duration);
+			// Once the horizon moves on, autovacuum may remove what piled up: churn on and see that it does.
+			pin.rollback();
+			Duration after = Duration.ofSeconds(Math.min(RELEASED_SECONDS, duration.toSeconds()));
+			this.bench.report().info("W5 xmin released: " + after.toSeconds() + " s more of churn");
+			churn.runFor(after);
+			return result.and(Metric.count("dead-tuples-" + after.toSeconds() + "s-after-release",
+					table.stats().dead()));
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Could not pin or release the xmin horizon: " + ex.getMessage(), ex);
@@ -103,6 +113,14 @@ final class BloatWorkload implements Workload {
 			this.pacer = pacer;
 			this.label = label;
 			this.nextSample = pacer.startNanos() + SAMPLE_NANOS;
+		}
+
+		void runFor(Duration duration) {
+			long end = System.nanoTime() + duration.toNanos();
+			for (long now = System.nanoTime(); now < end; now = System.nanoTime()) {
+				enqueueDue(now);
+				LockSupport.parkNanos(TICK_NANOS);
+			}
 		}
 
 		/** Enqueues what is due by {@code now} with {@code enqueueAll}, and takes a sample when one is due. */

@@ -1,5 +1,6 @@
 package dev.taskqueue.benchmark;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -22,6 +23,13 @@ record Result(String workload, String label, List<Metric> metrics, String baseli
 	/** This result compared with {@code baseline}'s headline figure. */
 	Result comparedWith(String baseline, Metric baselineMetric) {
 		return new Result(this.workload, this.label, this.metrics, baseline, baselineMetric.value());
+	}
+
+	/** This result with one more metric. */
+	Result and(Metric metric) {
+		List<Metric> metrics = new ArrayList<>(this.metrics);
+		metrics.add(metric);
+		return new Result(this.workload, this.label, List.copyOf(metrics), this.baseline, this.baselineValue);
 	}
 
 	Metric headline() {
