@@ -74,7 +74,8 @@ public class TaskRepository {
 	// CLAIM for a queue that knows where its previous claim ended (priority :priority, due at :after), so that the
 	// scan need not walk the index entries of tasks claimed since: a held-open transaction elsewhere keeps VACUUM
 	// from removing them, and each would cost a heap visit. Same order as CLAIM, in three ranges: higher priorities
-	// due in the last second, the same priority from :after (or the last second, if earlier), lower priorities.
+	// due in the last second, the same priority after (:after, :afterId) (or from a second ago, if earlier), lower
+	// priorities.
 	// Tasks due before those bounds (released, recovered from an expired session, or committed by a transaction
 	// that ran for more than a second) are left to the next CLAIM, which the worker runs every second or so.
 	private static final String CLAIM_AFTER = """
@@ -91,8 +92,12 @@ public class TaskRepository {
 			        SELECT id FROM (
 			            SELECT id FROM %1$s
 			            WHERE queue = :queue AND claimed_by IS NULL AND priority = :priority
-			              AND run_at >= LEAST(timestamptz 'epoch' + :afterMicros * interval '1 microsecond',
-			                                  now() - interval '1 second')
+			              AND (run_at, id) > (
+			                  LEAST(timestamptz 'epoch' + :afterMicros * interval '1 microsecond',
+			                        now() - interval '1 second'),
+			                  CASE WHEN timestamptz 'epoch' + :afterMicros * interval '1 microsecond'
+			                            <= now() - interval '1 second'
+			                       THEN CAST(:afterId AS uuid) ELSE uuid '00000000-0000-0000-0000-000000000000' END)
 			              AND run_at <= now()
 			            ORDER BY run_at, id
 			            LIMIT :limit
@@ -323,19 +328,21 @@ public class TaskRepository {
 	}
 
 	/**
-	 * Claims like {@link #claim}, starting where the queue's previous claim ended: at {@code priority} and due time
-	 * {@code after}. Cheaper when the index holds many entries of claimed or deleted tasks that VACUUM cannot remove
+	 * Claims like {@link #claim}, starting where the queue's previous claim ended: after the task {@code afterId} of
+	 * {@code priority}, due at {@code after}. Cheaper when the index holds many entries of claimed or deleted tasks that VACUUM cannot remove
 	 * yet, but blind to tasks that sort before that point and were due more than a second ago (released tasks,
 	 * those of expired sessions, those committed by a long transaction). Run {@link #claim} now and then to take
 	 * those.
 	 */
-	public List<ClaimedTask> claimAfter(String queue, UUID session, int limit, int priority, Instant after) {
+	public List<ClaimedTask> claimAfter(String queue, UUID session, int limit, int priority, Instant after,
+			UUID afterId) {
 		return this.jdbc.sql(this.claimAfter)
 			.param("queue", queue)
 			.param("session", session)
 			.param("limit", limit)
 			.param("priority", priority)
 			.param("afterMicros", epochMicros(after), Types.BIGINT)
+			.param("afterId", afterId)
 			.query(CLAIMED_TASK)
 			.list();
 	}

@@ -239,7 +239,7 @@ public class TaskWorker implements SmartLifecycle {
 		long started = System.nanoTime();
 		ClaimedTask from = queue.claimFrom(started);
 		List<ClaimedTask> claimed = this.ownTransactions.execute((status) -> (from != null)
-				? this.tasks.claimAfter(queue.name(), sessionId, free, from.priority(), from.runAt())
+				? this.tasks.claimAfter(queue.name(), sessionId, free, from.priority(), from.runAt(), from.id())
 				: this.tasks.claim(queue.name(), sessionId, free));
 		List<ClaimedTask> inOrder = claimed.stream().sorted(CLAIM_ORDER).toList();
 		queue.claimed(inOrder, from == null, started, System.nanoTime());

@@ -114,6 +114,18 @@ class TaskRepositoryTests {
 	}
 
 	@Test
+	void claimAfterStartsAfterTheLastClaimedTaskAmongTasksDueAtTheSameTime() {
+		UUID first = new UUID(1, 1);
+		UUID second = new UUID(1, 2);
+		UUID third = new UUID(1, 3);
+		for (UUID id : List.of(first, second, third)) {
+			tasks.insert(new NewTask(id, "q", "{}", 0, null, PAST));
+		}
+		assertThat(claimAfter(this.session, 10, 0, PAST, second)).extracting(ClaimedTask::id).containsExactly(third);
+		assertThat(claim("q", this.session, 10)).extracting(ClaimedTask::id).containsExactlyInAnyOrder(first, second);
+	}
+
+	@Test
 	void claimAfterTakesTasksOfTheLastSecondThatSortBeforeThePosition() {
 		UUID justDue = UUID.randomUUID();
 		tasks.insert(new NewTask(justDue, "q", "{}", 0, Duration.ofMillis(-500), null));
@@ -347,7 +359,11 @@ class TaskRepositoryTests {
 	}
 
 	private static List<ClaimedTask> claimAfter(UUID session, int limit, int priority, Instant after) {
-		return transaction.execute((status) -> tasks.claimAfter("q", session, limit, priority, after));
+		return claimAfter(session, limit, priority, after, new UUID(0, 0));
+	}
+
+	private static List<ClaimedTask> claimAfter(UUID session, int limit, int priority, Instant after, UUID afterId) {
+		return transaction.execute((status) -> tasks.claimAfter("q", session, limit, priority, after, afterId));
 	}
 
 	private static long indexScans(String index) {
