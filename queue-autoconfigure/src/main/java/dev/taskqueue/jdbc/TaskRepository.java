@@ -54,9 +54,17 @@ public class TaskRepository {
 			SELECT pg_notify(:channel, queue) FROM %2$s
 			""";
 
-	// MATERIALIZED: the locked set is computed once, so the UPDATE never sees more than :limit rows. The UPDATE
-	// finds them by primary key (= ANY of an array, not a join): a join lets a generic plan, which guesses the
-	// LIMIT at a tenth of the table, hash the whole table instead, and it is large when it is bloated.
+	// The end of both claims: takes the rows their "ready" CTE locked. That CTE is MATERIALIZED, so the locked set is
+	// computed once and the UPDATE never sees more than :limit rows. The UPDATE finds them by primary key (= ANY of
+	// an array, not a join): a join lets a generic plan, which guesses the LIMIT at a tenth of the table, hash the
+	// whole table instead, and it is large when it is bloated.
+	private static final String TAKE_READY = """
+			UPDATE %1$s t SET claimed_by = :session, claimed_at = now(), attempt = t.attempt + 1
+			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))
+			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
+			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers
+			""";
+
 	private static final String CLAIM = """
 			WITH ready AS MATERIALIZED (
 			    SELECT id FROM %1$s
@@ -65,19 +73,15 @@ public class TaskRepository {
 			    ORDER BY priority DESC, run_at, id
 			    LIMIT :limit
 			    FOR UPDATE SKIP LOCKED)
-			UPDATE %1$s t SET claimed_by = :session, claimed_at = now(), attempt = t.attempt + 1
-			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))
-			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
-			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers
-			""";
+			""" + TAKE_READY;
 
-	// CLAIM for a queue that knows where its previous claim ended (priority :priority, due at :after), so that the
-	// scan need not walk the index entries of tasks claimed since: a held-open transaction elsewhere keeps VACUUM
-	// from removing them, and each would cost a heap visit. Same order as CLAIM, in three ranges: higher priorities
-	// due in the last second, the same priority after (:after, :afterId) (or from a second ago, if earlier), lower
-	// priorities.
-	// Tasks due before those bounds (released, recovered from an expired session, or committed by a transaction
-	// that ran for more than a second) are left to the next CLAIM, which the worker runs every second or so.
+	// CLAIM for a queue that knows where its previous claim ended (task :afterId of priority :priority, due at
+	// :after), so that the scan need not walk the index entries of tasks claimed since: a held-open transaction
+	// elsewhere keeps VACUUM from removing them, and each would cost a heap visit. Same order as CLAIM, in three
+	// ranges: higher priorities due in the last second, the same priority after (:after, :afterId) (or from a second
+	// ago, if earlier), lower priorities. Tasks due before those bounds (released, recovered from an expired session,
+	// or committed by a transaction that ran for more than a second) are left to the next CLAIM, which the worker
+	// runs every second or so.
 	private static final String CLAIM_AFTER = """
 			WITH ready AS MATERIALIZED (
 			    SELECT id FROM (
@@ -112,11 +116,7 @@ public class TaskRepository {
 			    ) next
 			    WHERE EXISTS (SELECT 1 FROM %2$s s WHERE s.id = :session)
 			    LIMIT :limit)
-			UPDATE %1$s t SET claimed_by = :session, claimed_at = now(), attempt = t.attempt + 1
-			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))
-			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
-			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers
-			""";
+			""" + TAKE_READY;
 
 	// The fence in the statements below is "claimed_by IS NOT DISTINCT FROM :session", the same as = for the
 	// non-null session they are given (see fenced), so that no plan can use the partial index on claimed_by: after
@@ -329,9 +329,9 @@ public class TaskRepository {
 
 	/**
 	 * Claims like {@link #claim}, starting where the queue's previous claim ended: after the task {@code afterId} of
-	 * {@code priority}, due at {@code after}. Cheaper when the index holds many entries of claimed or deleted tasks that VACUUM cannot remove
-	 * yet, but blind to tasks that sort before that point and were due more than a second ago (released tasks,
-	 * those of expired sessions, those committed by a long transaction). Run {@link #claim} now and then to take
+	 * {@code priority}, due at {@code after}. Cheaper when the index holds many entries of claimed or deleted tasks
+	 * that VACUUM cannot remove yet, but blind to tasks that sort before that point and were due more than a second
+	 * ago (released tasks, those of expired sessions, those committed by a long transaction). Run {@link #claim} now and then to take
 	 * those.
 	 */
 	public List<ClaimedTask> claimAfter(String queue, UUID session, int limit, int priority, Instant after,

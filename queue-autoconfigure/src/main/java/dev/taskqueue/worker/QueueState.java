@@ -41,7 +41,10 @@ final class QueueState {
 	/** Whether the last claim took all it asked for, so more tasks are probably waiting. */
 	volatile boolean mayHaveMore;
 
-	/** The last task of the last claim, in claim order, where the next claim may start; {@code null} at first. */
+	/**
+	 * The last task of the last claim, in claim order, where the next claim may start; {@code null} at first. Only
+	 * the claim loop reads and writes it.
+	 */
 	private ClaimedTask claimedUpTo;
 
 	/** When the next claim must scan the queue from its start ({@link System#nanoTime()}). */
