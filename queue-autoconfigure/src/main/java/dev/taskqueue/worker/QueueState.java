@@ -25,6 +25,13 @@ final class QueueState {
 	/** How often a claim scans the queue from its start, however slow such a scan is. */
 	static final Duration FULL_CLAIM_AT_MOST_EVERY = Duration.ofSeconds(30);
 
+	/**
+	 * Claims start from a position once scans from the start take this many times as long on average. A claim from
+	 * a position costs about twice a scan from the start to plan and run, so it pays only when the start of the
+	 * index is crowded with entries VACUUM cannot remove yet.
+	 */
+	static final int POSITION_PAYS_AT = 2;
+
 	final TaskHandlerMethod handler;
 
 	final QueueSettings settings;
@@ -49,6 +56,18 @@ final class QueueState {
 
 	/** When the next claim must scan the queue from its start ({@link System#nanoTime()}). */
 	private volatile long fullClaimDue = System.nanoTime();
+
+	/**
+	 * When a claim from the position is tried again while scans from the start are cheaper, to see whether they
+	 * still are. Only the claim loop reads and writes it, and the two moving averages below.
+	 */
+	private long positionTryDue;
+
+	/** A moving average of how long a claim that scans from the start takes; 0 before the first. */
+	private long fullClaimNanos;
+
+	/** A moving average of how long a claim from the position takes; 0 before the first. */
+	private long positionClaimNanos;
 
 	/** A moving average of how long a handler of this queue runs, which decides when a group commits. */
 	private volatile long typicalHandlerNanos;
@@ -95,28 +114,45 @@ final class QueueState {
 
 	/**
 	 * Where the next claim starts: the last task this queue claimed, or {@code null} to scan the queue from its
-	 * start, which the claim loop does at first, after tasks may have been released, and every
+	 * start. A scan from the start runs at first, after tasks may have been released, and at least every
 	 * {@link #FULL_CLAIM_EVERY} (more rarely when such a scan is slow) to take the tasks a claim from a position
-	 * cannot see.
+	 * cannot see. Between those, claims start from the position when that has been measurably cheaper
+	 * ({@link #POSITION_PAYS_AT}), and otherwise from the start, with a claim from the position once a second to
+	 * measure it again.
 	 */
 	ClaimedTask claimFrom(long now) {
-		return (now - this.fullClaimDue >= 0) ? null : this.claimedUpTo;
+		ClaimedTask position = this.claimedUpTo;
+		if (position == null || now - this.fullClaimDue >= 0) {
+			return null;
+		}
+		boolean positionPays = this.fullClaimNanos > POSITION_PAYS_AT * this.positionClaimNanos;
+		return (positionPays || now - this.positionTryDue >= 0) ? position : null;
 	}
 
 	/**
 	 * Records a claim: its tasks in claim order, whether it scanned from the start, and how long it took. A full
-	 * scan is repeated after {@link #FULL_CLAIM_EVERY}, or after 20 times its own duration when that is longer
+	 * scan is due again after {@link #FULL_CLAIM_EVERY}, or after 20 times its own duration when that is longer
 	 * (at most {@link #FULL_CLAIM_AT_MOST_EVERY}), so that slow scans take at most a twentieth of the claim loop.
 	 */
 	void claimed(List<ClaimedTask> inClaimOrder, boolean full, long started, long ended) {
 		if (!inClaimOrder.isEmpty()) {
 			this.claimedUpTo = inClaimOrder.get(inClaimOrder.size() - 1);
 		}
+		long took = ended - started;
 		if (full) {
-			long every = Math.min(Math.max(FULL_CLAIM_EVERY.toNanos(), 20 * (ended - started)),
-					FULL_CLAIM_AT_MOST_EVERY.toNanos());
+			this.fullClaimNanos = movingAverage(this.fullClaimNanos, took);
+			long every = Math.min(Math.max(FULL_CLAIM_EVERY.toNanos(), 20 * took), FULL_CLAIM_AT_MOST_EVERY.toNanos());
 			this.fullClaimDue = ended + every;
 		}
+		else {
+			this.positionClaimNanos = movingAverage(this.positionClaimNanos, took);
+			this.positionTryDue = ended + FULL_CLAIM_EVERY.toNanos();
+		}
+	}
+
+	/** Weight 1/4: a single claim slowed by a pause moves it, but does not flip the choice on its own. */
+	private static long movingAverage(long average, long sample) {
+		return (average == 0) ? sample : average + (sample - average) / 4;
 	}
 
 	/** Makes the next claim scan the queue from its start, because tasks that sort early may be ready again. */

@@ -2,6 +2,7 @@ package dev.taskqueue.worker;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.UUID;
 
@@ -78,8 +79,35 @@ class QueueStateTests {
 		assertThat(queue.claimFrom(System.nanoTime())).as("tasks were released").isNull();
 	}
 
+	@Test
+	void claimsStartFromThePositionOnlyWhileThatIsMeasurablyCheaper() {
+		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)));
+		long start = System.nanoTime();
+		ClaimedTask last = task(0);
+		queue.claimed(List.of(task(0), last), true, start, start + micros(300));
+		assertThat(queue.claimFrom(start + millis(1))).as("the position is tried once it is known").isSameAs(last);
+		queue.claimed(List.of(), false, start + millis(1), start + millis(1) + micros(700));
+		assertThat(queue.claimFrom(start + millis(2))).as("scans from the start are cheaper").isNull();
+		queue.claimed(List.of(), true, start + millis(2), start + millis(2) + micros(300));
+		assertThat(queue.claimFrom(start + millis(500))).isNull();
+		assertThat(queue.claimFrom(start + millis(1002))).as("a second later, the position is tried again")
+			.isSameAs(last);
+		queue.claimed(List.of(), false, start + millis(1002), start + millis(1002) + micros(700));
+		long at = start + millis(1003);
+		for (int i = 0; i < 2; i++) {
+			assertThat(queue.claimFrom(at)).isNull();
+			queue.claimed(List.of(), true, at, at + millis(3));
+			at += millis(4);
+		}
+		assertThat(queue.claimFrom(at)).as("scans from the start became slow").isSameAs(last);
+	}
+
 	private static long millis(long millis) {
 		return Duration.ofMillis(millis).toNanos();
+	}
+
+	private static long micros(long micros) {
+		return Duration.of(micros, ChronoUnit.MICROS).toNanos();
 	}
 
 	private static ClaimedTask task(int priority) {
