@@ -331,8 +331,8 @@ public class TaskRepository {
 	 * Claims like {@link #claim}, starting where the queue's previous claim ended: after the task {@code afterId} of
 	 * {@code priority}, due at {@code after}. Cheaper when the index holds many entries of claimed or deleted tasks
 	 * that VACUUM cannot remove yet, but blind to tasks that sort before that point and were due more than a second
-	 * ago (released tasks, those of expired sessions, those committed by a long transaction). Run {@link #claim} now and then to take
-	 * those.
+	 * ago (released tasks, those of expired sessions, those committed by a long transaction). Run {@link #claim} now
+	 * and then to take those.
 	 */
 	public List<ClaimedTask> claimAfter(String queue, UUID session, int limit, int priority, Instant after,
 			UUID afterId) {

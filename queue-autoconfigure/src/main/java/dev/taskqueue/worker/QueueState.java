@@ -59,7 +59,7 @@ final class QueueState {
 
 	/**
 	 * When a claim from the position is tried again while scans from the start are cheaper, to see whether they
-	 * still are. Only the claim loop reads and writes it, and the two moving averages below.
+	 * still are. Like the two moving averages below, only the claim loop reads and writes it.
 	 */
 	private long positionTryDue;
 
