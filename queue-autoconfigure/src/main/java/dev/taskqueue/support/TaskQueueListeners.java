@@ -10,8 +10,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * All the application's {@link TaskQueueListener}s as one. A listener that throws is logged and does not keep the
- * others, or the task, from going on.
+ * All the application's {@link TaskQueueListener}s as one. A listener that throws, an {@link Error} included, is
+ * logged and does not keep the others, or the task, from going on.
  */
 public final class TaskQueueListeners implements TaskQueueListener {
 
@@ -58,7 +58,7 @@ public final class TaskQueueListeners implements TaskQueueListener {
 			try {
 				call.accept(listener);
 			}
-			catch (RuntimeException ex) {
+			catch (Throwable ex) {
 				logger.warn("TaskQueueListener " + listener.getClass().getName() + " failed: " + ex, ex);
 			}
 		}

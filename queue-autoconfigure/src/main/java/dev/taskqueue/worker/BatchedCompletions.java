@@ -153,7 +153,8 @@ final class BatchedCompletions {
 			this.transactions.executeWithoutResult((status) -> bySession
 				.forEach((session, tasks) -> deleted.addAll(this.tasks.completeAll(session, tasks))));
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
+			// An Error too: the flusher must go on, or these tasks would stay claimed while this session lives.
 			logger.warn("Could not write " + batch.size() + " completions, will try again: " + ErrorText.summary(ex));
 			return false;
 		}

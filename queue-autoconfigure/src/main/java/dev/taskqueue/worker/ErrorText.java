@@ -18,7 +18,16 @@ final class ErrorText {
 
 	static String of(Throwable failure) {
 		StringWriter out = new StringWriter();
-		failure.printStackTrace(new PrintWriter(out));
+		try {
+			failure.printStackTrace(new PrintWriter(out));
+		}
+		catch (RuntimeException ex) {
+			// An exception whose getMessage() or toString() throws: its class is still worth keeping.
+			out = new StringWriter().append(failure.getClass().getName())
+				.append(" (its message could not be read: ")
+				.append(ex.getClass().getName())
+				.append(")");
+		}
 		String text = out.toString();
 		return (text.length() <= MAX_LENGTH) ? text : text.substring(0, MAX_LENGTH) + "\n\t... (truncated)";
 	}
@@ -33,7 +42,13 @@ final class ErrorText {
 	}
 
 	private static String firstLine(Throwable failure) {
-		String message = failure.getMessage();
+		String message;
+		try {
+			message = failure.getMessage();
+		}
+		catch (RuntimeException ex) {
+			message = "(its message could not be read: " + ex.getClass().getName() + ")";
+		}
 		if (message != null && message.indexOf('\n') >= 0) {
 			message = message.substring(0, message.indexOf('\n'));
 		}

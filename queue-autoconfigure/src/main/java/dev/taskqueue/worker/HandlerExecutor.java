@@ -20,6 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.taskqueue.jdbc.ClaimedTask;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
@@ -32,6 +34,8 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  * thread and, until it returns, its pooled connection.
  */
 final class HandlerExecutor {
+
+	private static final Log logger = LogFactory.getLog(HandlerExecutor.class);
 
 	private final TaskDispatcher dispatcher;
 
@@ -88,10 +92,14 @@ final class HandlerExecutor {
 
 	/** Takes the claimed tasks that have not started; they will not start any more. */
 	List<ClaimedTask> drainUnstarted() {
+		return drainUnstarted(null);
+	}
+
+	/** Takes the claimed tasks of {@code queue} (of every queue when {@code null}) that have not started. */
+	List<ClaimedTask> drainUnstarted(String queue) {
 		List<ClaimedTask> drained = new ArrayList<>();
-		for (UUID id : List.copyOf(this.unstarted.keySet())) {
-			ClaimedTask task = this.unstarted.remove(id);
-			if (task != null) {
+		for (ClaimedTask task : List.copyOf(this.unstarted.values())) {
+			if ((queue == null || queue.equals(task.queue())) && this.unstarted.remove(task.id()) != null) {
 				drained.add(task);
 			}
 		}
@@ -195,11 +203,18 @@ final class HandlerExecutor {
 			try {
 				ClaimedTask task;
 				while (!isGivenUp() && (task = next()) != null) {
-					if (this.queue.grouped()) {
-						HandlerExecutor.this.dispatcher.runGroup(this.queue, task, this);
+					try {
+						if (this.queue.grouped()) {
+							HandlerExecutor.this.dispatcher.runGroup(this.queue, task, this);
+						}
+						else {
+							runAlone(task);
+						}
 					}
-					else {
-						runAlone(task);
+					catch (Throwable ex) {
+						// The dispatcher settles every task, whatever its handler throws: this is a bug in TaskQueue.
+						// The thread goes on, so that the queue keeps its concurrency.
+						logger.error("TaskQueue handler thread caught what the dispatcher should have settled", ex);
 					}
 				}
 			}

@@ -6,10 +6,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -17,7 +15,6 @@ import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.NonRetryableTaskException;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueueListener;
@@ -67,15 +64,11 @@ public class TaskDispatcher {
 
 	private final TransactionOperations ownTransactions;
 
+	private final OutcomeRecorder outcomes;
+
 	private final TaskQueueListener listener;
 
 	private final List<TaskHandlerInterceptor> interceptors;
-
-	private static final long LOG_INTERVAL_NANOS = 60_000_000_000L;
-
-	private final Queue<BooleanSupplier> unrecordedOutcomes = new ConcurrentLinkedQueue<>();
-
-	private volatile long lastUnrecordedWarning;
 
 	/**
 	 * @param tasks the task repository
@@ -95,7 +88,8 @@ public class TaskDispatcher {
 				&& template.getTransactionManager() instanceof DataSourceTransactionManager manager)
 						? manager.getDataSource() : null;
 		this.ownTransactions = ownTransactions;
-		this.listener = listener;
+		this.outcomes = new OutcomeRecorder(tasks, ownTransactions, listener);
+		this.listener = this.outcomes.listener();
 		this.interceptors = List.copyOf(interceptors);
 	}
 
@@ -108,15 +102,22 @@ public class TaskDispatcher {
 	void run(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, BatchedCompletions batched,
 			BooleanSupplier takeOutcome) {
 		TaskContext context = context(task);
-		Object payload = prepare(task, handler, settings, context, (reason) -> deadLetter(task, context, reason));
-		if (payload == NOT_RUNNABLE) {
-			return;
+		try {
+			Object payload = prepare(task, handler, settings, context,
+					(reason) -> this.outcomes.deadLetter(task, context, reason));
+			if (payload == NOT_RUNNABLE) {
+				return;
+			}
+			if (batched != null) {
+				runBatched(task, handler, settings, batched, context, payload, takeOutcome);
+			}
+			else {
+				runInTransaction(task, handler, settings, context, payload, takeOutcome);
+			}
 		}
-		if (batched != null) {
-			runBatched(task, handler, settings, batched, context, payload, takeOutcome);
-		}
-		else {
-			runInTransaction(task, handler, settings, context, payload, takeOutcome);
+		catch (Throwable ex) {
+			// Each step settles its own failures; this is for what none of them expected.
+			this.outcomes.unexpected(task, context, settings, ex);
 		}
 	}
 
@@ -146,15 +147,13 @@ public class TaskDispatcher {
 			if (group.givenUp) {
 				if (!group.released) {
 					// Ending the backend failed, so the group's tasks were left claimed until this thread came back.
-					release(completedTasks(group.entries()));
+					this.outcomes.release(completedTasks(group.entries()));
 					settleAfterRollback(group.entries(), queue.settings, steps);
 				}
 				return;
 			}
-			if (ex instanceof Error error) {
-				throw error;
-			}
-			commitFailure = (RuntimeException) ex;
+			// An Error too: the group's tasks are still claimed and must each get an outcome.
+			commitFailure = (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
 		}
 		if (commitFailure instanceof ClaimsLostException lost) {
 			if (lost.ids.size() < group.size()) {
@@ -172,23 +171,25 @@ public class TaskDispatcher {
 		}
 		for (Group.Entry entry : group.entries()) {
 			if (entry.rejected()) {
-				deadLetter(entry.task(), entry.context(), (Exception) entry.failure());
+				this.outcomes.deadLetter(entry.task(), entry.context(), (Exception) entry.failure());
 			}
 			else if (entry.failure() != null) {
-				failed(entry.task(), entry.context(), queue.settings, entry.failure(), entry.duration());
+				this.outcomes.failed(entry.task(), entry.context(), queue.settings, entry.failure(),
+						entry.duration());
 			}
 			else if (commitFailure == null) {
-				this.listener.completed(entry.context(), entry.duration());
+				this.outcomes.completed(entry.context(), entry.duration());
 			}
 			else if (commitFailure instanceof ClaimsLostException lost && lost.ids.contains(entry.task().id())) {
-				claimLost(entry.task(), entry.context());
+				this.outcomes.claimLost(entry.task(), entry.context());
 			}
 			else if (group.size() > 1) {
 				steps.runAlone(entry.task());
 				continue;
 			}
 			else {
-				failed(entry.task(), entry.context(), queue.settings, commitFailure, entry.duration());
+				this.outcomes.failed(entry.task(), entry.context(), queue.settings, commitFailure,
+						entry.duration());
 			}
 			steps.settled(entry.task());
 		}
@@ -224,7 +225,7 @@ public class TaskDispatcher {
 			}
 		}
 		catch (Throwable ex) {
-			failure = (ex instanceof HandlerException wrapped) ? wrapped.getCause() : ex;
+			failure = unwrap(ex);
 		}
 		finally {
 			TransactionSynchronizationManager.unbindResource(this.groupDataSource);
@@ -339,7 +340,11 @@ public class TaskDispatcher {
 		try {
 			payload = this.payloads.read(task.payload(), handler.payloadType());
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
+			if (ex instanceof VirtualMachineError) {
+				throw ex; // out of memory, say: not the payload's fault, so the attempt fails but is not dead
+			}
+			// Errors too: a payload type's constructor may assert, or its class fail to initialise.
 			rejected.accept(new IllegalArgumentException("Payload cannot be read as "
 					+ handler.payloadType().getTypeName() + " for " + handler.describe() + ": " + ex.getMessage(), ex));
 			return NOT_RUNNABLE;
@@ -369,8 +374,7 @@ public class TaskDispatcher {
 		}
 		catch (Throwable ex) {
 			if (takeOutcome.getAsBoolean()) {
-				failed(task, context, settings, (ex instanceof HandlerException wrapped) ? wrapped.getCause() : ex,
-						Duration.ofNanos(System.nanoTime() - start));
+				this.outcomes.failed(task, context, settings, unwrap(ex), Duration.ofNanos(System.nanoTime() - start));
 			}
 			return;
 		}
@@ -378,10 +382,10 @@ public class TaskDispatcher {
 			return;
 		}
 		if (Boolean.TRUE.equals(completed)) {
-			this.listener.completed(context, Duration.ofNanos(System.nanoTime() - start));
+			this.outcomes.completed(context, Duration.ofNanos(System.nanoTime() - start));
 		}
 		else {
-			claimLost(task, context);
+			this.outcomes.claimLost(task, context);
 		}
 	}
 
@@ -393,8 +397,7 @@ public class TaskDispatcher {
 		}
 		catch (Throwable ex) {
 			if (takeOutcome.getAsBoolean()) {
-				failed(task, context, settings, (ex instanceof HandlerException wrapped) ? wrapped.getCause() : ex,
-						Duration.ofNanos(System.nanoTime() - start));
+				this.outcomes.failed(task, context, settings, unwrap(ex), Duration.ofNanos(System.nanoTime() - start));
 			}
 			return;
 		}
@@ -406,8 +409,8 @@ public class TaskDispatcher {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			logger.warn(describe(task) + " finished but was interrupted before its completion was queued; it runs "
-					+ "again when this session ends");
+			logger.warn(OutcomeRecorder.describe(task) + " finished but was interrupted before its completion was "
+					+ "queued; it runs again when this session ends");
 		}
 	}
 
@@ -422,7 +425,7 @@ public class TaskDispatcher {
 				+ settings.timeout() + " (taskqueue.queues." + task.queue() + ".timeout); its thread was interrupted");
 		timeout.setStackTrace(handlerThread.getStackTrace()); // where the handler was stuck
 		if (group == null) {
-			failed(task, context(task), settings, timeout, settings.timeout());
+			this.outcomes.failed(task, context(task), settings, timeout, settings.timeout());
 			steps.settled(task);
 			return;
 		}
@@ -435,16 +438,16 @@ public class TaskDispatcher {
 		try {
 			group.released = endBackend(group.backendPid, timedOut);
 			if (group.released) {
-				release(completedTasks(entries));
+				this.outcomes.release(completedTasks(entries));
 			}
 		}
 		finally {
 			group.ended.countDown();
 		}
-		logger.warn(describe(timedOut) + " ran past its timeout inside a group of " + (entries.size() + 1)
-				+ " tasks; " + (group.released ? "the group's transaction was rolled back and its other tasks "
-						+ "run again" : "its other tasks stay claimed until the handler returns"));
-		failed(timedOut, context(timedOut), settings, timeout, settings.timeout());
+		logger.warn(OutcomeRecorder.describe(timedOut) + " ran past its timeout inside a group of "
+				+ (entries.size() + 1) + " tasks; " + (group.released ? "the group's transaction was rolled back and "
+						+ "its other tasks run again" : "its other tasks stay claimed until the handler returns"));
+		this.outcomes.failed(timedOut, context(timedOut), settings, timeout, settings.timeout());
 		steps.settled(timedOut);
 		if (group.released) {
 			settleAfterRollback(entries, settings, steps);
@@ -470,42 +473,13 @@ public class TaskDispatcher {
 	private void settleAfterRollback(List<Group.Entry> entries, QueueSettings settings, Steps steps) {
 		for (Group.Entry entry : entries) {
 			if (entry.rejected()) {
-				deadLetter(entry.task(), entry.context(), (Exception) entry.failure());
+				this.outcomes.deadLetter(entry.task(), entry.context(), (Exception) entry.failure());
 			}
 			else if (entry.failure() != null) {
-				failed(entry.task(), entry.context(), settings, entry.failure(), entry.duration());
+				this.outcomes.failed(entry.task(), entry.context(), settings, entry.failure(), entry.duration());
 			}
 			steps.settled(entry.task());
 		}
-	}
-
-	private void release(List<ClaimedTask> tasks) {
-		if (tasks.isEmpty()) {
-			return;
-		}
-		tasks.stream()
-			.collect(Collectors.groupingBy(ClaimedTask::claimedBy,
-					Collectors.mapping(ClaimedTask::id, Collectors.toList())))
-			.forEach((session, ids) -> record(() -> {
-				this.tasks.releaseUnstarted(ids, session);
-				return true;
-			}));
-	}
-
-	/** Tries again to record the outcomes that could not be recorded before; keeps those that still fail. */
-	void recordPendingOutcomes() {
-		int pending = this.unrecordedOutcomes.size();
-		for (int i = 0; i < pending; i++) {
-			BooleanSupplier outcome = this.unrecordedOutcomes.poll();
-			if (outcome == null) {
-				return;
-			}
-			record(outcome);
-		}
-	}
-
-	int pendingOutcomes() {
-		return this.unrecordedOutcomes.size();
 	}
 
 	private void invoke(TaskHandlerMethod handler, Object payload, TaskContext context, Map<String, String> headers) {
@@ -531,64 +505,21 @@ public class TaskDispatcher {
 		}
 	}
 
-	private void failed(ClaimedTask task, TaskContext context, QueueSettings settings, Throwable failure,
-			Duration duration) {
-		String error = ErrorText.of(failure);
-		if (failure instanceof NonRetryableTaskException) {
-			logger.warn(describe(task) + " failed and will not be retried: " + ErrorText.summary(failure));
-			record(() -> this.tasks.moveToDead(task, error));
-			this.listener.failed(context, duration, failure, true);
-		}
-		else if (task.attempt() >= settings.maxAttempts()) {
-			logger.warn(describe(task) + " failed on its last attempt and goes to the dead letters: "
-					+ ErrorText.summary(failure), failure);
-			record(() -> this.tasks.moveToDead(task, error));
-			this.listener.failed(context, duration, failure, true);
-		}
-		else {
-			Duration delay = settings.retryPolicy().delayAfter(task.attempt());
-			// One line: the full trace is kept with the task (last_error) and logged when it gives up.
-			logger.warn(describe(task) + " failed; retrying in " + delay.toMillis() + " ms: "
-					+ ErrorText.summary(failure));
-			record(() -> this.tasks.retryLater(task, delay, error));
-			this.listener.failed(context, duration, failure, false);
-		}
+	/** Tries again to record the outcomes that could not be recorded before. */
+	void recordPendingOutcomes() {
+		this.outcomes.recordPending();
 	}
 
-	private void deadLetter(ClaimedTask task, TaskContext context, Exception reason) {
-		logger.warn(describe(task) + " goes to the dead letters: " + reason.getMessage());
-		record(() -> this.tasks.moveToDead(task, reason.getMessage()));
-		this.listener.failed(context, Duration.ZERO, reason, true);
+	int pendingOutcomes() {
+		return this.outcomes.pending();
 	}
 
-	private void record(BooleanSupplier outcome) {
-		try {
-			this.ownTransactions.executeWithoutResult((status) -> outcome.getAsBoolean());
-		}
-		catch (RuntimeException ex) {
-			// Said once a minute at most: while the database is away this would fail on every poll.
-			long now = System.nanoTime();
-			if (now - this.lastUnrecordedWarning > LOG_INTERVAL_NANOS || this.lastUnrecordedWarning == 0) {
-				this.lastUnrecordedWarning = now;
-				logger.warn("Could not record a task outcome (" + (this.unrecordedOutcomes.size() + 1)
-						+ " waiting), will try again: " + ErrorText.summary(ex));
-			}
-			this.unrecordedOutcomes.add(outcome);
-		}
-	}
-
-	private void claimLost(ClaimedTask task, TaskContext context) {
-		logger.warn(describe(task) + " lost its claim while its handler ran; its transaction was rolled back "
-				+ "and another instance runs it");
-		this.listener.claimLost(context);
+	private static Throwable unwrap(Throwable ex) {
+		return (ex instanceof HandlerException wrapped) ? wrapped.getCause() : ex;
 	}
 
 	private static TaskContext context(ClaimedTask task) {
 		return new TaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt());
-	}
-
-	private static String describe(ClaimedTask task) {
-		return "Task " + task.id() + " on queue '" + task.queue() + "' (attempt " + task.attempt() + ")";
 	}
 
 	/** What the handler thread running a task, or a group of tasks, does around each one. */

@@ -195,6 +195,24 @@ public class TaskWorker implements SmartLifecycle {
 		this.wakeUp.signal();
 	}
 
+	/**
+	 * Applies a pause or resume of {@code queue} that was made through this instance (and committed) at once:
+	 * a paused queue claims nothing more, and its claimed tasks that have not started are given back. Other
+	 * instances learn of it with their next heartbeat.
+	 */
+	public synchronized void pauseChanged(String queue, boolean paused) {
+		this.session.pausedHere(queue, paused);
+		if (!this.running) {
+			return;
+		}
+		if (paused) {
+			releaseUnstarted(queue);
+		}
+		else {
+			this.wakeUp.signal();
+		}
+	}
+
 	private void claimUntilStopped() {
 		while (this.running) {
 			try {
@@ -211,9 +229,10 @@ public class TaskWorker implements SmartLifecycle {
 				Thread.currentThread().interrupt();
 				return;
 			}
-			catch (RuntimeException ex) {
+			catch (RuntimeException | Error ex) {
+				// An Error too: a claim loop that ends would leave this instance running nothing, silently.
 				logger.warn("Could not claim tasks, trying again in " + this.settings.pollInterval() + ": "
-						+ ErrorText.summary(ex));
+						+ ErrorText.summary(ex), (ex instanceof Error) ? ex : null);
 				try {
 					WakeUp.sleep(this.settings.pollInterval());
 				}
@@ -245,6 +264,9 @@ public class TaskWorker implements SmartLifecycle {
 		queue.claimed(inOrder, from == null, started, System.nanoTime());
 		queue.mayHaveMore = claimed.size() == free;
 		this.handlers.submit(queue, inOrder);
+		if (this.session.isPaused(queue.name())) {
+			releaseUnstarted(queue.name()); // paused while it claimed
+		}
 	}
 
 	private void beat() {
@@ -252,6 +274,11 @@ public class TaskWorker implements SmartLifecycle {
 			// Tasks of an expired session are ready again, most likely before where claims had got to.
 			this.queues.forEach(QueueState::claimFromStart);
 			this.wakeUp.signal();
+		}
+		for (QueueState queue : this.queues) {
+			if (this.session.isPaused(queue.name())) {
+				releaseUnstarted(queue.name()); // paused by another instance
+			}
 		}
 	}
 
@@ -262,7 +289,7 @@ public class TaskWorker implements SmartLifecycle {
 		}
 		try {
 			this.claimLoop.join(timeout.toMillis() + 1);
-			releaseUnstarted();
+			releaseUnstarted(null);
 			if (!this.handlers.awaitIdle(timeout)) {
 				logger.warn("TaskQueue handlers still running after the shutdown timeout of " + timeout
 						+ "; interrupting them. Their tasks are released and their transactions cannot complete them");
@@ -281,8 +308,9 @@ public class TaskWorker implements SmartLifecycle {
 		logger.info("TaskQueue worker stopped, session " + this.session.id() + " ended");
 	}
 
-	private void releaseUnstarted() {
-		List<ClaimedTask> release = this.handlers.drainUnstarted();
+	/** Gives back the claimed tasks of {@code queue} (of every queue when {@code null}) that have not started. */
+	private void releaseUnstarted(String queue) {
+		List<ClaimedTask> release = this.handlers.drainUnstarted(queue);
 		if (release.isEmpty()) {
 			return;
 		}

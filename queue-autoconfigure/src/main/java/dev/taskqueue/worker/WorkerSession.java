@@ -1,6 +1,7 @@
 package dev.taskqueue.worker;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.UUID;
 
@@ -71,9 +72,17 @@ public class WorkerSession {
 		readPausedQueues();
 	}
 
-	/** Whether operators have paused {@code queue}, as of the last heartbeat. */
+	/** Whether operators have paused {@code queue}, as of the last heartbeat or this instance's own pause. */
 	public boolean isPaused(String queue) {
 		return this.paused.contains(queue);
+	}
+
+	/** Takes a pause or resume made through this instance into account now, not at the next heartbeat. */
+	synchronized void pausedHere(String queue, boolean paused) {
+		Set<String> changed = new HashSet<>(this.paused);
+		if (paused ? changed.add(queue) : changed.remove(queue)) {
+			this.paused = Set.copyOf(changed);
+		}
 	}
 
 	/**
@@ -115,7 +124,10 @@ public class WorkerSession {
 			return;
 		}
 		try {
-			this.paused = this.transactions.execute((status) -> this.queues.paused());
+			Set<String> read = this.transactions.execute((status) -> this.queues.paused());
+			synchronized (this) {
+				this.paused = read;
+			}
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not read the paused TaskQueue queues, keeping " + this.paused + ": "

@@ -64,11 +64,10 @@ class PoisonTaskIntegrationTests {
 			assertThat(count(jdbc, "SELECT count(DISTINCT n) FROM business WHERE n BETWEEN 0 AND ?", GOOD - 1))
 				.isEqualTo(GOOD);
 			assertThat(count(jdbc, "SELECT count(*) FROM taskqueue_dead_task")).isEqualTo(poison.size());
-			String handler = "bean 'orderHandler' method OrderHandler.handle(Order, TaskContext)";
-			assertDead(jdbc, poison.get("wrong type"), 1, "Payload cannot be read as " + Order.class.getName() + " for "
-					+ handler + ": ", "not a number");
-			assertDead(jdbc, poison.get("not an object"), 1,
-					"Payload cannot be read as " + Order.class.getName() + " for " + handler + ": ", "");
+			String unreadable = "java.lang.IllegalArgumentException: Payload cannot be read as " + Order.class.getName()
+					+ " for bean 'orderHandler' method OrderHandler.handle(Order, TaskContext): ";
+			assertDead(jdbc, poison.get("wrong type"), 1, unreadable, "not a number");
+			assertDead(jdbc, poison.get("not an object"), 1, unreadable, "");
 			assertDead(jdbc, poison.get("throws"), 2, "java.lang.IllegalStateException: order -1 cannot be shipped\n",
 					"OrderHandler.handle");
 			assertDead(jdbc, poison.get("overflow"), 2, "java.lang.StackOverflowError\n", "OrderHandler.recurse");

@@ -144,7 +144,7 @@ class GroupCommitIntegrationTests {
 			assertThat((String) dead.get("error")).contains("no_duplicate_k");
 			assertThat(jdbc.queryForObject("SELECT error FROM taskqueue_dead_task WHERE id = ?", String.class,
 					ids.get(2)))
-				.startsWith("Payload cannot be read as");
+				.startsWith("java.lang.IllegalArgumentException: Payload cannot be read as");
 		}
 	}
 

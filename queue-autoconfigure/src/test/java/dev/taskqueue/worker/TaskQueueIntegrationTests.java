@@ -162,7 +162,8 @@ class TaskQueueIntegrationTests {
 		UUID id = taskQueue.enqueue("echo", Map.of("name", "x", "count", "not a number"));
 		Await.until("the task is dead", WAIT, () -> deadCount("echo") == 1);
 		String error = jdbc.queryForObject("SELECT error FROM taskqueue_dead_task WHERE id = ?", String.class, id);
-		assertThat(error).startsWith("Payload cannot be read as " + Greeting.class.getName())
+		assertThat(error)
+			.startsWith("java.lang.IllegalArgumentException: Payload cannot be read as " + Greeting.class.getName())
 			.contains("bean 'handlers' method Handlers.echo(Greeting, TaskContext)");
 		assertThat(handlers.echoed).doesNotContainKey(id);
 	}

@@ -1,0 +1,171 @@
+package dev.taskqueue.worker;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+
+import dev.taskqueue.NonRetryableTaskException;
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.TaskQueueListener;
+import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.support.TaskQueueListeners;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.transaction.support.TransactionOperations;
+
+/**
+ * Records what became of an attempt that did not complete (retry later, dead letter, claim lost, released) and
+ * tells the listeners. None of its methods throws: a task whose outcome is not recorded would stay claimed for
+ * as long as its session lives. An outcome that cannot be written now (the database is away) is kept and written
+ * by {@link #recordPending()}. Every write is fenced by the claim, so writing one for a task that already has an
+ * outcome changes nothing.
+ */
+final class OutcomeRecorder {
+
+	private static final Log logger = LogFactory.getLog(OutcomeRecorder.class);
+
+	private static final long LOG_INTERVAL_NANOS = 60_000_000_000L;
+
+	private final TaskRepository tasks;
+
+	private final TransactionOperations ownTransactions;
+
+	private final TaskQueueListener listener;
+
+	private final Queue<BooleanSupplier> unrecorded = new ConcurrentLinkedQueue<>();
+
+	private volatile long lastUnrecordedWarning;
+
+	OutcomeRecorder(TaskRepository tasks, TransactionOperations ownTransactions, TaskQueueListener listener) {
+		this.tasks = tasks;
+		this.ownTransactions = ownTransactions;
+		// Listeners are the application's code: whatever they throw must not reach the worker.
+		this.listener = (listener instanceof TaskQueueListeners all) ? all : new TaskQueueListeners(List.of(listener));
+	}
+
+	/** The listeners, safe to call: they never throw. */
+	TaskQueueListener listener() {
+		return this.listener;
+	}
+
+	/**
+	 * {@code failure} ended the attempt: the task is retried after its backoff, or goes to the dead letters when
+	 * it was its last attempt or the failure is a {@link NonRetryableTaskException}.
+	 */
+	void failed(ClaimedTask task, TaskContext context, QueueSettings settings, Throwable failure, Duration duration) {
+		boolean dead = failure instanceof NonRetryableTaskException || task.attempt() >= settings.maxAttempts();
+		try {
+			String error = ErrorText.of(failure);
+			if (failure instanceof NonRetryableTaskException) {
+				logger.warn(describe(task) + " failed and will not be retried: " + ErrorText.summary(failure));
+				record(() -> this.tasks.moveToDead(task, error));
+			}
+			else if (dead) {
+				logger.warn(describe(task) + " failed on its last attempt and goes to the dead letters: "
+						+ ErrorText.summary(failure), failure);
+				record(() -> this.tasks.moveToDead(task, error));
+			}
+			else {
+				Duration delay = settings.retryPolicy().delayAfter(task.attempt());
+				// One line: the full trace is kept with the task (last_error) and shown with the dead letter.
+				logger.warn(describe(task) + " failed; retrying in " + delay.toMillis() + " ms: "
+						+ ErrorText.summary(failure));
+				record(() -> this.tasks.retryLater(task, delay, error));
+			}
+		}
+		catch (Throwable ex) {
+			// Deciding the outcome failed (a retry policy that overflows, say): retry the task soon all the same.
+			logger.error(describe(task) + " failed and its outcome could not be worked out; retrying it", ex);
+			record(() -> this.tasks.retryLater(task, Duration.ofSeconds(1), ErrorText.of(failure)));
+		}
+		this.listener.failed(context, duration, failure, dead);
+	}
+
+	/** The task cannot run (its payload cannot be read, or it has no attempt left): to the dead letters. */
+	void deadLetter(ClaimedTask task, TaskContext context, Exception reason) {
+		logger.warn(describe(task) + " goes to the dead letters: " + ErrorText.summary(reason));
+		String error = ErrorText.of(reason);
+		record(() -> this.tasks.moveToDead(task, error));
+		this.listener.failed(context, Duration.ZERO, reason, true);
+	}
+
+	/** The task's transaction committed with its completion. */
+	void completed(TaskContext context, Duration duration) {
+		this.listener.completed(context, duration);
+	}
+
+	void claimLost(ClaimedTask task, TaskContext context) {
+		logger.warn(describe(task) + " lost its claim while its handler ran; its transaction was rolled back "
+				+ "and another instance runs it");
+		this.listener.claimLost(context);
+	}
+
+	/** Makes claimed tasks that did not run to their end ready again, without using up an attempt. */
+	void release(List<ClaimedTask> released) {
+		released.stream()
+			.collect(Collectors.groupingBy(ClaimedTask::claimedBy,
+					Collectors.mapping(ClaimedTask::id, Collectors.toList())))
+			.forEach((session, ids) -> record(() -> {
+				this.tasks.releaseUnstarted(ids, session);
+				return true;
+			}));
+	}
+
+	/**
+	 * Something the worker did not expect was thrown between the task's claim and its outcome: a bug, or an
+	 * error such as {@link OutOfMemoryError}. The task counts as failed with it, so that it is retried or, when
+	 * this keeps happening, ends in the dead letters instead of staying claimed.
+	 */
+	void unexpected(ClaimedTask task, TaskContext context, QueueSettings settings, Throwable failure) {
+		try {
+			logger.error("TaskQueue failed while running " + describe(task) + "; the attempt counts as failed",
+					failure);
+		}
+		catch (Throwable ex) {
+			// Not even logging works (out of memory, say): the outcome matters more.
+		}
+		failed(task, context, settings, failure, Duration.ZERO);
+	}
+
+	/** Tries again to write the outcomes that could not be written before; keeps those that still fail. */
+	void recordPending() {
+		int pending = this.unrecorded.size();
+		for (int i = 0; i < pending; i++) {
+			BooleanSupplier outcome = this.unrecorded.poll();
+			if (outcome == null) {
+				return;
+			}
+			record(outcome);
+		}
+	}
+
+	int pending() {
+		return this.unrecorded.size();
+	}
+
+	private void record(BooleanSupplier outcome) {
+		try {
+			this.ownTransactions.executeWithoutResult((status) -> outcome.getAsBoolean());
+		}
+		catch (Throwable ex) {
+			this.unrecorded.add(outcome);
+			// Said once a minute at most: while the database is away this would fail on every poll.
+			long now = System.nanoTime();
+			if (now - this.lastUnrecordedWarning > LOG_INTERVAL_NANOS || this.lastUnrecordedWarning == 0) {
+				this.lastUnrecordedWarning = now;
+				logger.warn("Could not record a task outcome (" + this.unrecorded.size() + " waiting), will try "
+						+ "again: " + ErrorText.summary(ex));
+			}
+		}
+	}
+
+	static String describe(ClaimedTask task) {
+		return "Task " + task.id() + " on queue '" + task.queue() + "' (attempt " + task.attempt() + ")";
+	}
+
+}
