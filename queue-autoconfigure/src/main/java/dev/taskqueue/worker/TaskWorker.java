@@ -2,7 +2,6 @@ package dev.taskqueue.worker;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -41,12 +40,6 @@ public class TaskWorker implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(TaskWorker.class);
 
-	/** The order of the claim query, which its RETURNING clause does not keep. */
-	private static final Comparator<ClaimedTask> CLAIM_ORDER = Comparator.comparingInt(ClaimedTask::priority)
-		.reversed()
-		.thenComparing(ClaimedTask::runAt)
-		.thenComparing(ClaimedTask::id);
-
 	private final TaskHandlerRegistry registry;
 
 	private final TaskRepository tasks;
@@ -74,8 +67,6 @@ public class TaskWorker implements SmartLifecycle {
 	private volatile List<QueueState> queues = List.of();
 
 	private volatile boolean running;
-
-	private int nextQueue;
 
 	private Thread claimLoop;
 
@@ -148,7 +139,9 @@ public class TaskWorker implements SmartLifecycle {
 		long beat = this.settings.heartbeatInterval().toMillis();
 		this.heartbeatThread.scheduleWithFixedDelay(this::beat, beat, beat, TimeUnit.MILLISECONDS);
 		this.running = true;
-		this.claimLoop = Threads.named("tq-claim-", false).newThread(this::claimUntilStopped);
+		ClaimLoop claims = new ClaimLoop(states, this.tasks, this.session, this.dispatcher, this.ownTransactions,
+				this.handlers, this.wakeUp, this.settings.pollInterval(), this::isRunning, this::releaseUnstarted);
+		this.claimLoop = Threads.named("tq-claim-", false).newThread(claims);
 		this.claimLoop.start();
 		if (this.notifications != null) {
 			Set<String> names = states.stream().map(QueueState::name).collect(Collectors.toSet());
@@ -210,62 +203,6 @@ public class TaskWorker implements SmartLifecycle {
 		}
 		else {
 			this.wakeUp.signal();
-		}
-	}
-
-	private void claimUntilStopped() {
-		while (this.running) {
-			try {
-				this.dispatcher.recordPendingOutcomes();
-				// Start with another queue each time, so that with a pool-bound limit no queue starves the others.
-				List<QueueState> all = this.queues;
-				this.nextQueue = (this.nextQueue + 1) % all.size();
-				for (int i = 0; i < all.size(); i++) {
-					claim(all.get((this.nextQueue + i) % all.size()));
-				}
-				this.wakeUp.await(this.settings.pollInterval());
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return;
-			}
-			catch (RuntimeException | Error ex) {
-				// An Error too: a claim loop that ends would leave this instance running nothing, silently.
-				logger.warn("Could not claim tasks, trying again in " + this.settings.pollInterval() + ": "
-						+ ErrorText.summary(ex), (ex instanceof Error) ? ex : null);
-				try {
-					WakeUp.sleep(this.settings.pollInterval());
-				}
-				catch (InterruptedException interrupted) {
-					Thread.currentThread().interrupt();
-					return;
-				}
-			}
-		}
-	}
-
-	private void claim(QueueState queue) {
-		// A queue that claims only what it starts at once claims no more than the pool leaves threads for now.
-		int free = (queue.capacity() == queue.settings.concurrency())
-				? Math.min(queue.toClaim(), this.handlers.freeThreads()) : queue.toClaim();
-		if (free <= 0 || !this.running) {
-			return;
-		}
-		if (this.session.isPaused(queue.name())) {
-			return; // paused by an operator; the heartbeat tells when it resumes
-		}
-		UUID sessionId = this.session.id();
-		long started = System.nanoTime();
-		ClaimedTask from = queue.claimFrom(started);
-		List<ClaimedTask> claimed = this.ownTransactions.execute((status) -> (from != null)
-				? this.tasks.claimAfter(queue.name(), sessionId, free, from.priority(), from.runAt(), from.id())
-				: this.tasks.claim(queue.name(), sessionId, free));
-		List<ClaimedTask> inOrder = claimed.stream().sorted(CLAIM_ORDER).toList();
-		queue.claimed(inOrder, from == null, started, System.nanoTime());
-		queue.mayHaveMore = claimed.size() == free;
-		this.handlers.submit(queue, inOrder);
-		if (this.session.isPaused(queue.name())) {
-			releaseUnstarted(queue.name()); // paused while it claimed
 		}
 	}
 

@@ -1,0 +1,126 @@
+package dev.taskqueue.worker;
+
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.jdbc.TaskRepository;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.transaction.support.TransactionOperations;
+
+/**
+ * The worker's claim loop: it claims exactly the free capacity of each queue, one queue after the other, and
+ * hands what it claimed to the handler threads; then it waits for a wake-up (an enqueue, a finished task) or the
+ * poll interval. It also writes the task outcomes that could not be written before.
+ */
+final class ClaimLoop implements Runnable {
+
+	private static final Log logger = LogFactory.getLog(ClaimLoop.class);
+
+	/** The order of the claim query, which its RETURNING clause does not keep. */
+	private static final Comparator<ClaimedTask> CLAIM_ORDER = Comparator.comparingInt(ClaimedTask::priority)
+		.reversed()
+		.thenComparing(ClaimedTask::runAt)
+		.thenComparing(ClaimedTask::id);
+
+	private final List<QueueState> queues;
+
+	private final TaskRepository tasks;
+
+	private final WorkerSession session;
+
+	private final TaskDispatcher dispatcher;
+
+	private final TransactionOperations ownTransactions;
+
+	private final HandlerExecutor handlers;
+
+	private final WakeUp wakeUp;
+
+	private final Duration pollInterval;
+
+	private final BooleanSupplier running;
+
+	private final Consumer<String> releaseUnstarted;
+
+	private int nextQueue;
+
+	/**
+	 * @param running whether the worker still runs; the loop ends when it does not
+	 * @param releaseUnstarted gives back the claimed tasks of a queue that have not started
+	 */
+	ClaimLoop(List<QueueState> queues, TaskRepository tasks, WorkerSession session, TaskDispatcher dispatcher,
+			TransactionOperations ownTransactions, HandlerExecutor handlers, WakeUp wakeUp, Duration pollInterval,
+			BooleanSupplier running, Consumer<String> releaseUnstarted) {
+		this.queues = List.copyOf(queues);
+		this.tasks = tasks;
+		this.session = session;
+		this.dispatcher = dispatcher;
+		this.ownTransactions = ownTransactions;
+		this.handlers = handlers;
+		this.wakeUp = wakeUp;
+		this.pollInterval = pollInterval;
+		this.running = running;
+		this.releaseUnstarted = releaseUnstarted;
+	}
+
+	@Override
+	public void run() {
+		while (this.running.getAsBoolean()) {
+			try {
+				this.dispatcher.recordPendingOutcomes();
+				// Start with another queue each time, so that with a pool-bound limit no queue starves the others.
+				this.nextQueue = (this.nextQueue + 1) % this.queues.size();
+				for (int i = 0; i < this.queues.size(); i++) {
+					claim(this.queues.get((this.nextQueue + i) % this.queues.size()));
+				}
+				this.wakeUp.await(this.pollInterval);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+			catch (RuntimeException | Error ex) {
+				// An Error too: a claim loop that ends would leave this instance running nothing, silently.
+				logger.warn("Could not claim tasks, trying again in " + this.pollInterval + ": "
+						+ ErrorText.summary(ex), (ex instanceof Error) ? ex : null);
+				try {
+					WakeUp.sleep(this.pollInterval);
+				}
+				catch (InterruptedException interrupted) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+			}
+		}
+	}
+
+	private void claim(QueueState queue) {
+		// A queue that claims only what it starts at once claims no more than the pool leaves threads for now.
+		int free = (queue.capacity() == queue.settings.concurrency())
+				? Math.min(queue.toClaim(), this.handlers.freeThreads()) : queue.toClaim();
+		if (free <= 0 || !this.running.getAsBoolean() || this.session.isPaused(queue.name())) {
+			return; // a paused queue claims nothing until it is resumed, here or (by heartbeat) elsewhere
+		}
+		UUID sessionId = this.session.id();
+		long started = System.nanoTime();
+		ClaimedTask from = queue.claimFrom(started);
+		List<ClaimedTask> claimed = this.ownTransactions.execute((status) -> (from != null)
+				? this.tasks.claimAfter(queue.name(), sessionId, free, from.priority(), from.runAt(), from.id())
+				: this.tasks.claim(queue.name(), sessionId, free));
+		List<ClaimedTask> inOrder = claimed.stream().sorted(CLAIM_ORDER).toList();
+		queue.claimed(inOrder, from == null, started, System.nanoTime());
+		queue.mayHaveMore = claimed.size() == free;
+		this.handlers.submit(queue, inOrder);
+		if (this.session.isPaused(queue.name())) {
+			this.releaseUnstarted.accept(queue.name()); // paused while it claimed
+		}
+	}
+
+}
