@@ -16,14 +16,16 @@ import java.util.UUID;
 public interface TaskQueueOperations {
 
 	/**
-	 * Stops every instance from starting tasks of {@code queue}; running tasks finish. Instances notice within
-	 * one heartbeat interval. A queue may be paused before it has any task.
+	 * Stops every instance from starting tasks of {@code queue}; running tasks finish. This instance stops at once
+	 * (once the caller's transaction, if any, commits) and gives back the tasks it claimed but had not started;
+	 * the others notice within one heartbeat interval. A queue may be paused before it has any task.
 	 * @throws IllegalArgumentException if the queue name is invalid
 	 */
 	void pause(String queue);
 
 	/**
-	 * Lets every instance start tasks of {@code queue} again, within one heartbeat interval.
+	 * Lets every instance start tasks of {@code queue} again: this one at once, the others within one heartbeat
+	 * interval.
 	 * @throws IllegalArgumentException if the queue name is invalid
 	 */
 	void resume(String queue);

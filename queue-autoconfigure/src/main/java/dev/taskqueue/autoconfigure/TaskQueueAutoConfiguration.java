@@ -137,12 +137,14 @@ public class TaskQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TaskQueueOperations taskQueueOperations(DataSource dataSource, TaskTables tables, QueueRepository queues,
-			TaskQueueProperties properties, TaskHandlerRegistry registry) {
-		return new DefaultTaskQueueOperations(queues, new DeadTaskRepository(dataSource, tables),
-				new QueueStatsRepository(dataSource, tables),
+			TaskQueueProperties properties, TaskHandlerRegistry registry, ObjectProvider<TaskWorker> worker) {
+		DefaultTaskQueueOperations operations = new DefaultTaskQueueOperations(queues,
+				new DeadTaskRepository(dataSource, tables), new QueueStatsRepository(dataSource, tables),
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
 				properties.getMetrics().getCountLimit(),
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()));
+		operations.onPauseChanged((queue, paused) -> worker.ifAvailable((w) -> w.pauseChanged(queue, paused)));
+		return operations;
 	}
 
 	@Bean

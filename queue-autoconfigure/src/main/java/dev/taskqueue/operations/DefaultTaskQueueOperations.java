@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import dev.taskqueue.QueueName;
@@ -15,6 +16,8 @@ import dev.taskqueue.jdbc.QueueRepository;
 import dev.taskqueue.jdbc.QueueStatsRepository;
 
 import org.springframework.transaction.support.TransactionOperations;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The {@link TaskQueueOperations} on the application's database. Changes join the caller's transaction, or run in
@@ -34,6 +37,9 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private final Supplier<Set<String>> handledQueues;
 
+	private BiConsumer<String, Boolean> pauseChanged = (queue, paused) -> {
+	};
+
 	/**
 	 * @param queues paused queues and waiting tasks
 	 * @param deadTasks dead letters
@@ -52,14 +58,39 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 		this.handledQueues = handledQueues;
 	}
 
+	/**
+	 * Tells this instance's worker of a pause or resume made here, once it has committed, so that it applies at
+	 * once here rather than at the next heartbeat.
+	 */
+	public void onPauseChanged(BiConsumer<String, Boolean> pauseChanged) {
+		this.pauseChanged = pauseChanged;
+	}
+
 	@Override
 	public void pause(String queue) {
-		this.queues.setPaused(QueueName.requireValid(queue, "queue"), true);
+		setPaused(QueueName.requireValid(queue, "queue"), true);
 	}
 
 	@Override
 	public void resume(String queue) {
-		this.queues.setPaused(QueueName.requireValid(queue, "queue"), false);
+		setPaused(QueueName.requireValid(queue, "queue"), false);
+	}
+
+	private void setPaused(String queue, boolean paused) {
+		this.queues.setPaused(queue, paused);
+		if (TransactionSynchronizationManager.isSynchronizationActive()) {
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public void afterCommit() {
+					DefaultTaskQueueOperations.this.pauseChanged.accept(queue, paused);
+				}
+
+			});
+		}
+		else {
+			this.pauseChanged.accept(queue, paused);
+		}
 	}
 
 	@Override
