@@ -186,7 +186,7 @@ final class HandlerExecutor {
 		// Guarded by this: the task whose handler runs, its timeout, and whether the thread was given up.
 		private ClaimedTask current;
 
-		private TaskDispatcher.Group currentGroup;
+		private CommitGroup currentGroup;
 
 		private ScheduledFuture<?> timeout;
 
@@ -274,7 +274,7 @@ final class HandlerExecutor {
 		}
 
 		@Override
-		public void begin(ClaimedTask task, TaskDispatcher.Group group) {
+		public void begin(ClaimedTask task, CommitGroup group) {
 			synchronized (this) {
 				this.current = task;
 				this.currentGroup = group;
@@ -325,7 +325,7 @@ final class HandlerExecutor {
 
 		private void timeOut(ClaimedTask task) {
 			Thread handlerThread;
-			TaskDispatcher.Group group;
+			CommitGroup group;
 			synchronized (this) {
 				if (this.current != task || this.givenUp) {
 					return; // finished meanwhile

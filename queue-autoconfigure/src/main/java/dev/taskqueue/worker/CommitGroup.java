@@ -1,0 +1,81 @@
+package dev.taskqueue.worker;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.jdbc.ClaimedTask;
+
+/**
+ * The tasks of one group transaction (see {@link GroupCommit}), as they ran.
+ */
+final class CommitGroup {
+
+	private final List<Entry> entries = new ArrayList<>();
+
+	final CountDownLatch ended = new CountDownLatch(1);
+
+	/** Set by the handler thread once it knows its group was given up. */
+	volatile boolean givenUp;
+
+	/** Whether giving up ended the transaction and released the completed tasks. */
+	volatile boolean released;
+
+	/** The database backend serving the group's transaction. */
+	volatile int backendPid;
+
+	/** A task taken by the group's thread that has no entry yet. */
+	ClaimedTask current;
+
+	synchronized void add(Entry entry) {
+		this.entries.add(entry);
+	}
+
+	synchronized int size() {
+		return this.entries.size();
+	}
+
+	static List<ClaimedTask> completedTasks(List<Entry> entries) {
+		return entries.stream().filter(Entry::succeeded).map(Entry::task).toList();
+	}
+
+	synchronized List<Entry> entries() {
+		return List.copyOf(this.entries);
+	}
+
+	/**
+	 * Called by the handler thread of a group that was given up: waits until its backend has been ended (or
+	 * could not be), so that the connection, and with it the backend, is not handed to anyone else before.
+	 */
+	void awaitEnded() {
+		this.givenUp = true;
+		boolean interrupted = false;
+		while (true) {
+			try {
+				this.ended.await(); // not cut short: the backend must be ended before the connection goes back
+				break;
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * A task of the group: its handler returned, or threw {@code failure}; or it was {@code rejected} before its
+	 * handler could run, for the dead letters, {@code failure} saying why.
+	 */
+	record Entry(ClaimedTask task, TaskContext context, Throwable failure, Duration duration, boolean rejected) {
+
+		boolean succeeded() {
+			return this.failure == null;
+		}
+
+	}
+
+}

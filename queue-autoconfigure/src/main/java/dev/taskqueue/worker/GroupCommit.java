@@ -1,0 +1,294 @@
+package dev.taskqueue.worker;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+import javax.sql.DataSource;
+
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.jdbc.PostgresConnections;
+import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.worker.TaskDispatcher.Steps;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.UnexpectedRollbackException;
+import org.springframework.transaction.support.TransactionOperations;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.util.Assert;
+
+/**
+ * Group commit: several tasks of a queue in one transaction of the application's transaction manager, each handler
+ * in a savepoint of its own, their completions deleted with one fenced statement before the commit. A failing task
+ * rolls back to its savepoint and is recorded as failed after the group commits; a group that cannot commit runs
+ * its tasks again one by one; a group whose task overruns its timeout is given up by ending its database backend.
+ */
+final class GroupCommit {
+
+	private static final Log logger = LogFactory.getLog(GroupCommit.class);
+
+	private final TaskRepository tasks;
+
+	private final TaskInvoker invoker;
+
+	private final OutcomeRecorder outcomes;
+
+	private final TransactionOperations handlerTransactions;
+
+	/** The data source of the handlers' DataSourceTransactionManager, which group commit needs; else null. */
+	private final DataSource groupDataSource;
+
+	private final GroupGiveUp giveUp;
+
+	GroupCommit(TaskRepository tasks, TaskInvoker invoker, OutcomeRecorder outcomes,
+			TransactionOperations handlerTransactions, DataSource groupDataSource,
+			TransactionOperations ownTransactions) {
+		this.tasks = tasks;
+		this.invoker = invoker;
+		this.outcomes = outcomes;
+		this.handlerTransactions = handlerTransactions;
+		this.groupDataSource = groupDataSource;
+		this.giveUp = new GroupGiveUp(tasks, outcomes, ownTransactions);
+	}
+
+	/** Gives up {@code group}, whose {@code task} ran past its timeout; see {@link GroupGiveUp}. */
+	void timedOut(ClaimedTask task, QueueSettings settings, Exception timeout, CommitGroup group, Steps steps) {
+		this.giveUp.timedOut(task, settings, timeout, group, steps);
+	}
+
+	/**
+	 * Runs {@code first} and the tasks {@code steps} hands out after it in one transaction of the application's
+	 * transaction manager, each handler in a savepoint, and deletes the completed tasks with one fenced statement
+	 * before the commit. Completions are reported, and failures and dead letters recorded, once the group has
+	 * committed. When the transaction fails, its tasks, still claimed, run again one
+	 * by one, so that a task whose work cannot commit fails alone.
+	 */
+	void run(QueueState queue, ClaimedTask first, Steps steps) {
+		Assert.state(this.groupDataSource != null, "Group commit needs a DataSourceTransactionManager");
+		CommitGroup group = new CommitGroup();
+		group.current = first;
+		long started = System.nanoTime();
+		RuntimeException commitFailure = null;
+		try {
+			this.handlerTransactions.executeWithoutResult((status) -> {
+				group.backendPid = backendPid();
+				for (ClaimedTask task = first; task != null; task = steps.nextInGroup(group.size(), started)) {
+					runInSavepoint(queue, task, status, steps, group);
+				}
+				completeAll(group);
+			});
+		}
+		catch (RuntimeException | Error ex) {
+			if (group.givenUp) {
+				if (!group.released) {
+					// Ending the backend failed, so the group's tasks were left claimed until this thread came back.
+					this.outcomes.release(CommitGroup.completedTasks(group.entries()));
+					this.giveUp.settleAfterRollback(group.entries(), queue.settings, steps);
+				}
+				return;
+			}
+			// An Error too: the group's tasks are still claimed and must each get an outcome.
+			commitFailure = (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+		}
+		if (commitFailure instanceof ClaimsLostException lost) {
+			if (lost.ids.size() < group.size()) {
+				logger.warn(lost.getMessage() + " on queue '" + queue.name() + "'; the group rolled back and its "
+						+ "other " + (group.size() - lost.ids.size()) + " tasks run again one by one");
+			}
+		}
+		else if (commitFailure != null && group.size() > 1) {
+			// Its tasks are still claimed: each runs again alone, so that a task that fails the commit fails alone.
+			logger.warn("A group of " + group.size() + " tasks on queue '" + queue.name() + "' could not commit; "
+					+ "running them one by one: " + ErrorText.summary(commitFailure));
+		}
+		if (group.current != null) { // taken, but the transaction failed before it ran
+			steps.runAlone(group.current);
+		}
+		for (CommitGroup.Entry entry : group.entries()) {
+			if (entry.rejected()) {
+				this.outcomes.deadLetter(entry.task(), entry.context(), (Exception) entry.failure());
+			}
+			else if (entry.failure() != null) {
+				this.outcomes.failed(entry.task(), entry.context(), queue.settings, entry.failure(),
+						entry.duration());
+			}
+			else if (commitFailure == null) {
+				this.outcomes.completed(entry.context(), entry.duration());
+			}
+			else if (commitFailure instanceof ClaimsLostException lost && lost.ids.contains(entry.task().id())) {
+				this.outcomes.claimLost(entry.task(), entry.context());
+			}
+			else if (group.size() > 1) {
+				steps.runAlone(entry.task());
+				continue;
+			}
+			else {
+				this.outcomes.failed(entry.task(), entry.context(), queue.settings, commitFailure,
+						entry.duration());
+			}
+			steps.settled(entry.task());
+		}
+	}
+
+	private void runInSavepoint(QueueState queue, ClaimedTask task, TransactionStatus status, Steps steps,
+			CommitGroup group) {
+		group.current = task;
+		TaskContext context = TaskInvoker.context(task);
+		// Sent to the dead letters after the group, not on the group's connection, where a rollback would undo it.
+		Object payload = this.invoker.prepare(task, queue.handler, queue.settings, context,
+				(reason) -> group.add(new CommitGroup.Entry(task, context, reason, Duration.ZERO, true)));
+		if (payload == TaskInvoker.NOT_RUNNABLE) {
+			group.current = null;
+			return;
+		}
+		TaskConnectionHolder connection = bindTaskConnection();
+		List<TransactionSynchronization> synchronizations = TransactionSynchronizationManager.isSynchronizationActive()
+				? TransactionSynchronizationManager.getSynchronizations() : List.of();
+		steps.begin(task, group);
+		long start = System.nanoTime();
+		Throwable failure = null;
+		try {
+			this.invoker.invoke(queue.handler, payload, context, task);
+			if (connection.isRollbackOnly() || status.isRollbackOnly()) {
+				// A participating transaction failed: only this task's work is rolled back, not its group's.
+				throw new UnexpectedRollbackException(
+						"Transaction rolled back because it has been marked as rollback-only");
+			}
+			if (connection.isTransactionFailed()) {
+				throw new UnexpectedRollbackException("Transaction rolled back because a statement of the handler "
+						+ "failed and the handler went on (caught the exception)");
+			}
+		}
+		catch (Throwable ex) {
+			failure = TaskInvoker.unwrap(ex);
+		}
+		finally {
+			TransactionSynchronizationManager.unbindResource(this.groupDataSource);
+			TransactionSynchronizationManager.bindResource(this.groupDataSource, connection.group());
+		}
+		long nanos = System.nanoTime() - start;
+		if (!steps.end(task)) {
+			group.awaitEnded(); // the connection must stay ours until its backend has been ended
+			throw new GroupGivenUp();
+		}
+		steps.handled(nanos);
+		// The task's entry first: should the rollback fail, the group fails and the task with it.
+		group.add(new CommitGroup.Entry(task, context, failure, Duration.ofNanos(nanos), false));
+		group.current = null;
+		if (failure != null) {
+			try {
+				connection.rollBack();
+			}
+			catch (SQLException ex) {
+				throw new CannotCreateTransactionException("Could not roll back to the savepoint of a failed task", ex);
+			}
+			rollBackSynchronizations(synchronizations);
+		}
+	}
+
+	/**
+	 * Drops the transaction synchronizations a failed task registered, after telling them their work was rolled
+	 * back, so that, say, an after-commit event of a failed task is not published when its group commits.
+	 */
+	private static void rollBackSynchronizations(List<TransactionSynchronization> before) {
+		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+			return;
+		}
+		List<TransactionSynchronization> all = TransactionSynchronizationManager.getSynchronizations();
+		if (all.size() == before.size()) {
+			return;
+		}
+		TransactionSynchronizationManager.clearSynchronization();
+		TransactionSynchronizationManager.initSynchronization();
+		before.forEach(TransactionSynchronizationManager::registerSynchronization);
+		for (TransactionSynchronization synchronization : all) {
+			if (!before.contains(synchronization)) {
+				try {
+					synchronization.beforeCompletion();
+				}
+				catch (RuntimeException ex) {
+					logger.warn("A transaction synchronization of a failed task threw before its rollback: "
+							+ ErrorText.summary(ex));
+				}
+				try {
+					synchronization.afterCompletion(TransactionSynchronization.STATUS_ROLLED_BACK);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("A transaction synchronization of a failed task threw on its rollback: "
+							+ ErrorText.summary(ex));
+				}
+			}
+		}
+	}
+
+	/** The backend of the group's own connection, the one its transaction manager bound. */
+	private int backendPid() {
+		ConnectionHolder holder = (ConnectionHolder) TransactionSynchronizationManager
+			.getResource(this.groupDataSource);
+		try {
+			return PostgresConnections.backendPid(holder.getConnection());
+		}
+		catch (SQLException ex) {
+			throw new CannotCreateTransactionException("Could not read the backend of a group's connection", ex);
+		}
+	}
+
+	/** Binds the group's connection as a task's: its savepoint is set when the handler first uses it. */
+	private TaskConnectionHolder bindTaskConnection() {
+		ConnectionHolder groupConnection = (ConnectionHolder) TransactionSynchronizationManager
+			.unbindResource(this.groupDataSource);
+		TaskConnectionHolder connection = new TaskConnectionHolder(groupConnection);
+		TransactionSynchronizationManager.bindResource(this.groupDataSource, connection);
+		return connection;
+	}
+
+	/**
+	 * Deletes the group's completed tasks with one statement per claiming session, fenced like one by one; when a
+	 * claim was lost, the whole group rolls back, since that task's work cannot be told apart any more.
+	 */
+	private void completeAll(CommitGroup group) {
+		Map<UUID, List<ClaimedTask>> bySession = CommitGroup.completedTasks(group.entries()).stream()
+			.collect(Collectors.groupingBy(ClaimedTask::claimedBy));
+		Set<UUID> lost = new HashSet<>();
+		bySession.forEach((session, completed) -> {
+			Set<UUID> deleted = new HashSet<>(this.tasks.completeAll(session, completed));
+			completed.stream().map(ClaimedTask::id).filter((id) -> !deleted.contains(id)).forEach(lost::add);
+		});
+		if (!lost.isEmpty()) {
+			throw new ClaimsLostException(lost);
+		}
+	}
+
+	/** Rolls back a group in which tasks lost their claims. */
+	private static final class ClaimsLostException extends RuntimeException {
+
+		private final Set<UUID> ids;
+
+		ClaimsLostException(Set<UUID> ids) {
+			super(ids.size() + " tasks of the group lost their claims while it ran");
+			this.ids = ids;
+		}
+
+	}
+
+	/** Leaves the transaction of a group that was given up. */
+	private static final class GroupGivenUp extends RuntimeException {
+
+		GroupGivenUp() {
+			super("group given up", null, false, false);
+		}
+
+	}
+
+}

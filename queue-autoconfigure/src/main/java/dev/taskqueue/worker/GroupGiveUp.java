@@ -1,0 +1,90 @@
+package dev.taskqueue.worker;
+
+import java.util.List;
+
+import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.worker.TaskDispatcher.Steps;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.transaction.support.TransactionOperations;
+
+/**
+ * Gives up a group of {@link GroupCommit} whose task ran past its timeout: ends the database backend serving the
+ * group's transaction (the role may always end its own backends), which rolls it back and frees its locks, releases
+ * the tasks it had completed, and records the others' outcomes.
+ */
+final class GroupGiveUp {
+
+	private static final Log logger = LogFactory.getLog(GroupGiveUp.class);
+
+	private final TaskRepository tasks;
+
+	private final OutcomeRecorder outcomes;
+
+	private final TransactionOperations ownTransactions;
+
+	GroupGiveUp(TaskRepository tasks, OutcomeRecorder outcomes, TransactionOperations ownTransactions) {
+		this.tasks = tasks;
+		this.outcomes = outcomes;
+		this.ownTransactions = ownTransactions;
+	}
+
+	/**
+	 * Gives up the group whose task ran past its timeout: its transaction is ended by ending its database backend,
+	 * which frees its locks, and the tasks it had completed are released to run again.
+	 */
+	void timedOut(ClaimedTask task, QueueSettings settings, Exception timeout, CommitGroup group, Steps steps) {
+		// Not on the timeout thread: ending the backend and releasing the tasks wait for the database.
+		Threads.named("tq-give-up-", true).newThread(() -> giveUp(group, task, settings, timeout, steps)).start();
+	}
+
+	private void giveUp(CommitGroup group, ClaimedTask timedOut, QueueSettings settings, Exception timeout,
+			Steps steps) {
+		List<CommitGroup.Entry> entries = group.entries();
+		try {
+			group.released = endBackend(group.backendPid, timedOut);
+			if (group.released) {
+				this.outcomes.release(CommitGroup.completedTasks(entries));
+			}
+		}
+		finally {
+			group.ended.countDown();
+		}
+		logger.warn(OutcomeRecorder.describe(timedOut) + " ran past its timeout inside a group of "
+				+ (entries.size() + 1) + " tasks; " + (group.released ? "the group's transaction was rolled back and "
+						+ "its other tasks run again" : "its other tasks stay claimed until the handler returns"));
+		this.outcomes.failed(timedOut, TaskInvoker.context(timedOut), settings, timeout, settings.timeout());
+		steps.settled(timedOut);
+		if (group.released) {
+			settleAfterRollback(entries, settings, steps);
+		}
+	}
+
+	private boolean endBackend(int pid, ClaimedTask timedOut) {
+		try {
+			return Boolean.TRUE.equals(this.ownTransactions.execute((status) -> this.tasks.terminateBackend(pid)));
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not end the database backend " + pid + " running task " + timedOut.id()
+					+ " and its group: " + ErrorText.summary(ex));
+			return false;
+		}
+	}
+
+
+	/** Settles the tasks of a group that was rolled back: failures are recorded, completed tasks released. */
+	void settleAfterRollback(List<CommitGroup.Entry> entries, QueueSettings settings, Steps steps) {
+		for (CommitGroup.Entry entry : entries) {
+			if (entry.rejected()) {
+				this.outcomes.deadLetter(entry.task(), entry.context(), (Exception) entry.failure());
+			}
+			else if (entry.failure() != null) {
+				this.outcomes.failed(entry.task(), entry.context(), settings, entry.failure(), entry.duration());
+			}
+			steps.settled(entry.task());
+		}
+	}
+
+}
