@@ -105,8 +105,8 @@ public class DeadTaskRepository {
 	 * @param id the id of the task the page starts after
 	 */
 	public List<DeadTask> page(String queue, Instant failedAt, UUID id, int limit) {
-		String sql = this.pages[((queue != null) ? 2 : 0) + ((failedAt != null) ? 1 : 0)];
-		JdbcClient.StatementSpec statement = this.jdbc.sql(sql).param("limit", limit);
+		JdbcClient.StatementSpec statement = this.jdbc.sql(pageSql(queue != null, failedAt != null))
+			.param("limit", limit);
 		if (queue != null) {
 			statement = statement.param("queue", queue);
 		}
@@ -114,6 +114,11 @@ public class DeadTaskRepository {
 			statement = statement.param("failedAt", OffsetDateTime.ofInstant(failedAt, ZoneOffset.UTC)).param("id", id);
 		}
 		return statement.query(DeadTaskRepository::deadTask).list();
+	}
+
+	/** The page statement, visible to the test that checks its plan. */
+	String pageSql(boolean byQueue, boolean afterCursor) {
+		return this.pages[(byQueue ? 2 : 0) + (afterCursor ? 1 : 0)];
 	}
 
 	/** Dead task {@code id}, if there is one. */
