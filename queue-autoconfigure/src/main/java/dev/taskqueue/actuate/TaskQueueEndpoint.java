@@ -69,12 +69,15 @@ public class TaskQueueEndpoint {
 
 	@ReadOperation
 	public WebEndpointResponse<Object> queue(@Selector String queue) {
-		return this.operations.queueStats()
-			.stream()
-			.filter((stats) -> stats.queue().equals(queue))
-			.findFirst()
-			.map(EndpointResponses::ok)
-			.orElseGet(() -> unknownQueue(queue));
+		return valid(() -> {
+			QueueName.requireValid(queue, "queue");
+			return this.operations.queueStats()
+				.stream()
+				.filter((stats) -> stats.queue().equals(queue))
+				.findFirst()
+				.map(EndpointResponses::ok)
+				.orElseGet(() -> unknownQueue(queue));
+		});
 	}
 
 	/** A queue's dead tasks ({@code {queue}/dead}), or one dead task ({@code tasks/{id}}). */

@@ -236,6 +236,7 @@ class TaskQueueEndpointWebIntegrationTests {
 		badRequest(this.http.post().uri("/taskqueue/not!a!queue/pause"), notAQueue);
 		badRequest(this.http.delete().uri("/taskqueue/not!a!queue/waiting"), notAQueue);
 		badRequest(this.http.get().uri("/taskqueue/not!a!queue/dead"), notAQueue);
+		badRequest(this.http.get().uri("/taskqueue/not!a!queue"), notAQueue);
 		badRequest(this.http.post().uri("/taskqueue/tasks/not-an-id/retry"), "'not-an-id' is not a task id");
 		badRequest(this.http.delete().uri("/taskqueue/tasks/not-an-id"), "'not-an-id' is not a task id");
 		badRequest(this.http.get().uri("/taskqueue/tasks/not-an-id"), "'not-an-id' is not a task id");
