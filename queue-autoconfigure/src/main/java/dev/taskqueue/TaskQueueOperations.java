@@ -3,12 +3,13 @@ package dev.taskqueue;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
 /**
- * What an operator does to queues while they run: pause and resume them for every instance, retry or delete dead
- * tasks, cancel waiting ones, and look at the queues and the live instances. The actuator endpoint
+ * What an operator does to queues while they run: pause and resume them for every instance, list, read, retry or
+ * delete dead tasks, cancel waiting ones, and look at the queues and the live instances. The actuator endpoint
  * {@code taskqueue} is built on this interface; use it for admin screens of your own.
  * <p>
  * Every method runs on the application's {@code DataSource} and joins the caller's transaction when there is one.
@@ -35,6 +36,21 @@ public interface TaskQueueOperations {
 
 	/** The queues that are paused. */
 	Set<String> pausedQueues();
+
+	/**
+	 * A page of dead tasks, newest first. Pages are read with a cursor (keyset paging), so every page costs the
+	 * same on a large dead-letter table, and a task that dies while you page shows on the first page rather than
+	 * shifting the others.
+	 * @param queue the queue whose dead tasks to list, or {@code null} for every queue
+	 * @param limit how many tasks at most, from 1 to {@link DeadTaskPage#MAX_LIMIT}
+	 * @param cursor {@code null} for the first page, else the {@link DeadTaskPage#next()} of the page before
+	 * @throws IllegalArgumentException if the queue name is invalid, the limit out of range, or the cursor not one
+	 * this method returned
+	 */
+	DeadTaskPage deadTasks(String queue, int limit, String cursor);
+
+	/** The dead task {@code id}, if there is one. */
+	Optional<DeadTask> deadTask(UUID id);
 
 	/**
 	 * Moves a dead task back to its queue, ready at once, with its attempts counted from zero again.
@@ -66,6 +82,17 @@ public interface TaskQueueOperations {
 	 * @return {@code false} when no task with this id is waiting
 	 */
 	boolean cancel(UUID id);
+
+	/**
+	 * Deletes every task of {@code queue} that waits to run (ready, scheduled, or waiting for a retry), for instance
+	 * after enqueueing far more than was meant. Running tasks are left alone, as with {@link #cancel(UUID)}, and so
+	 * are tasks enqueued in transactions that have not committed yet. Outside a transaction the tasks are deleted
+	 * in batches of 10,000, each committed on its own, so that a large queue never holds one long
+	 * transaction; in the caller's transaction they go all at once, with it.
+	 * @return how many tasks were deleted
+	 * @throws IllegalArgumentException if the queue name is invalid
+	 */
+	int cancelAll(String queue);
 
 	/**
 	 * What each queue holds, one entry per queue that has tasks, dead tasks, a pause, or a handler in this

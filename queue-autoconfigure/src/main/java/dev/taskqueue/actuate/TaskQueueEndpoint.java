@@ -2,35 +2,59 @@ package dev.taskqueue.actuate;
 
 import java.util.List;
 import java.util.UUID;
-import java.util.function.Supplier;
 
+import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueueOperations;
-import dev.taskqueue.TaskQueueOperations.QueueStats;
-import dev.taskqueue.TaskQueueOperations.WorkerSessionInfo;
+import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskDescriptor;
+import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskList;
+import dev.taskqueue.actuate.TaskQueueDescriptors.QueueActionResult;
+import dev.taskqueue.actuate.TaskQueueDescriptors.TaskActionResult;
+import dev.taskqueue.actuate.TaskQueueDescriptors.TaskQueueDescriptor;
+import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
-import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+import static dev.taskqueue.actuate.EndpointResponses.badRequest;
+import static dev.taskqueue.actuate.EndpointResponses.notATaskId;
+import static dev.taskqueue.actuate.EndpointResponses.notFound;
+import static dev.taskqueue.actuate.EndpointResponses.ok;
+import static dev.taskqueue.actuate.EndpointResponses.taskId;
+import static dev.taskqueue.actuate.EndpointResponses.unknownQueue;
+import static dev.taskqueue.actuate.EndpointResponses.valid;
 
 /**
  * The {@code taskqueue} actuator endpoint, on {@link TaskQueueOperations}. Over HTTP:
  * <pre>
  * GET    /actuator/taskqueue                     queues and live sessions
  * GET    /actuator/taskqueue/{queue}             one queue
+ * GET    /actuator/taskqueue/{queue}/dead        its dead tasks, newest first ({@code *} for every queue);
+ *                                                parameters limit (50, at most 500) and cursor (a page's next)
+ * GET    /actuator/taskqueue/tasks/{id}          a dead task, with its payload and whole error
  * POST   /actuator/taskqueue/{queue}/pause       pause it in every instance (also: resume, retry-dead)
  * DELETE /actuator/taskqueue/{queue}/dead        delete its dead tasks
+ * DELETE /actuator/taskqueue/{queue}/waiting     delete its waiting tasks; running ones are left alone
  * POST   /actuator/taskqueue/tasks/{id}/retry    retry a dead task
  * DELETE /actuator/taskqueue/tasks/{id}          cancel a waiting task, or delete a dead one
  * </pre>
- * The two id operations need a path segment of their own ({@code tasks}) and cannot clash with a queue of that
- * name: their other segments ({@code retry}, an id) are never queue actions, and {@code dead} is never an id.
+ * A queue is known when {@code GET /actuator/taskqueue} lists it: it has a handler in this instance, or tasks, dead
+ * tasks or a pause in the database. Any other queue, and any task id that matches no task, is answered with 404;
+ * bad input (an invalid queue name, task id, limit or cursor) with 400. Both carry {@code {"error": "..."}}. Pausing
+ * a queue before it exists anywhere is for {@link TaskQueueOperations#pause(String)}: over HTTP it is most likely a
+ * typo.
+ * <p>
+ * The id operations have a path segment of their own ({@code tasks}) and cannot clash with a queue of that name:
+ * their other segments ({@code retry}, an id) are never queue actions, and {@code dead} or {@code waiting} is never
+ * an id. {@code *} is never a queue name.
  */
 @Endpoint(id = "taskqueue")
 public class TaskQueueEndpoint {
+
+	private static final String ALL_QUEUES = "*";
 
 	private final TaskQueueOperations operations;
 
@@ -43,109 +67,121 @@ public class TaskQueueEndpoint {
 		return new TaskQueueDescriptor(this.operations.queueStats(), this.operations.sessions());
 	}
 
-	/** One queue's statistics; {@code null}, hence 404, for a queue nobody knows. */
 	@ReadOperation
-	public QueueStats queue(@Selector String queue) {
-		return this.operations.queueStats()
-			.stream()
-			.filter((stats) -> stats.queue().equals(queue))
-			.findFirst()
-			.orElse(null);
+	public WebEndpointResponse<Object> queue(@Selector String queue) {
+		return valid(() -> {
+			QueueName.requireValid(queue, "queue");
+			return this.operations.queueStats()
+				.stream()
+				.filter((stats) -> stats.queue().equals(queue))
+				.findFirst()
+				.map(EndpointResponses::ok)
+				.orElseGet(() -> unknownQueue(queue));
+		});
 	}
 
-	@WriteOperation
-	public QueueActionResult queueAction(@Selector String queue, @Selector String action) {
-		return switch (action) {
-			case "pause" -> valid(() -> {
-				this.operations.pause(queue);
-				return new QueueActionResult(queue, action, true, null);
-			});
-			case "resume" -> valid(() -> {
-				this.operations.resume(queue);
-				return new QueueActionResult(queue, action, false, null);
-			});
-			case "retry-dead" -> valid(() -> new QueueActionResult(queue, action, this.operations.isPaused(queue),
-					this.operations.retryAllDead(queue)));
-			default -> throw new InvalidEndpointRequestException("Unknown action '" + action
-					+ "': use pause, resume or retry-dead", "Unknown action");
-		};
-	}
-
-	@WriteOperation
-	public TaskActionResult taskAction(@Selector String tasks, @Selector String id, @Selector String action) {
-		if (!tasks.equals("tasks") || !action.equals("retry")) {
-			throw new InvalidEndpointRequestException("Use POST /taskqueue/tasks/{id}/retry", "Unknown operation");
-		}
-		UUID taskId = taskId(id);
-		return new TaskActionResult(taskId, this.operations.retryDead(taskId) ? "retried" : "not-dead");
-	}
-
-	/** Deletes the dead tasks of a queue ({@code {queue}/dead}), or one task ({@code tasks/{id}}). */
-	@DeleteOperation
-	public Object delete(@Selector String first, @Selector String second) {
+	/** A queue's dead tasks ({@code {queue}/dead}), or one dead task ({@code tasks/{id}}). */
+	@ReadOperation
+	public WebEndpointResponse<Object> read(@Selector String first, @Selector String second,
+			@Nullable String limit, @Nullable String cursor) {
 		if (second.equals("dead")) {
-			return valid(() -> new QueueActionResult(first, "delete-dead", this.operations.isPaused(first),
-					this.operations.deleteAllDead(first)));
+			String queue = first.equals(ALL_QUEUES) ? null : first;
+			return valid(() -> {
+				int size = EndpointResponses.limit(limit);
+				if (queue != null && !isKnown(queue)) {
+					return unknownQueue(queue);
+				}
+				return ok(DeadTaskList.of(queue, this.operations.deadTasks(queue, size, cursor)));
+			});
 		}
 		if (!first.equals("tasks")) {
-			throw new InvalidEndpointRequestException("Use DELETE /taskqueue/{queue}/dead or /taskqueue/tasks/{id}",
-					"Unknown operation");
+			return badRequest("Use GET /taskqueue/{queue}/dead or /taskqueue/tasks/{id}");
+		}
+		UUID id = taskId(second);
+		if (id == null) {
+			return notATaskId(second);
+		}
+		return this.operations.deadTask(id)
+			.map((task) -> ok(DeadTaskDescriptor.of(task)))
+			.orElseGet(() -> notFound("No dead task " + id));
+	}
+
+	@WriteOperation
+	public WebEndpointResponse<Object> queueAction(@Selector String queue, @Selector String action) {
+		if (!List.of("pause", "resume", "retry-dead").contains(action)) {
+			return badRequest("Unknown action '" + action + "': use pause, resume or retry-dead");
+		}
+		return valid(() -> {
+			if (!isKnown(queue)) {
+				return unknownQueue(queue);
+			}
+			return ok(switch (action) {
+				case "pause" -> {
+					this.operations.pause(queue);
+					yield new QueueActionResult(queue, action, true, null);
+				}
+				case "resume" -> {
+					this.operations.resume(queue);
+					yield new QueueActionResult(queue, action, false, null);
+				}
+				default -> new QueueActionResult(queue, action, this.operations.isPaused(queue),
+						this.operations.retryAllDead(queue));
+			});
+		});
+	}
+
+	@WriteOperation
+	public WebEndpointResponse<Object> taskAction(@Selector String tasks, @Selector String id,
+			@Selector String action) {
+		if (!tasks.equals("tasks") || !action.equals("retry")) {
+			return badRequest("Use POST /taskqueue/tasks/{id}/retry");
+		}
+		UUID taskId = taskId(id);
+		if (taskId == null) {
+			return notATaskId(id);
+		}
+		return this.operations.retryDead(taskId) ? ok(new TaskActionResult(taskId, "retried"))
+				: notFound("No dead task " + taskId);
+	}
+
+	/**
+	 * Deletes the dead ({@code {queue}/dead}) or waiting ({@code {queue}/waiting}) tasks of a queue, or one task
+	 * ({@code tasks/{id}}).
+	 */
+	@DeleteOperation
+	public WebEndpointResponse<Object> delete(@Selector String first, @Selector String second) {
+		if (second.equals("dead") || second.equals("waiting")) {
+			return valid(() -> {
+				if (!isKnown(first)) {
+					return unknownQueue(first);
+				}
+				boolean dead = second.equals("dead");
+				int deleted = dead ? this.operations.deleteAllDead(first) : this.operations.cancelAll(first);
+				return ok(new QueueActionResult(first, dead ? "delete-dead" : "delete-waiting",
+						this.operations.isPaused(first), deleted));
+			});
+		}
+		if (!first.equals("tasks")) {
+			return badRequest(
+					"Use DELETE /taskqueue/{queue}/dead, /taskqueue/{queue}/waiting or /taskqueue/tasks/{id}");
 		}
 		UUID taskId = taskId(second);
+		if (taskId == null) {
+			return notATaskId(second);
+		}
 		if (this.operations.cancel(taskId)) {
-			return new TaskActionResult(taskId, "cancelled");
+			return ok(new TaskActionResult(taskId, "cancelled"));
 		}
-		return new TaskActionResult(taskId, this.operations.deleteDead(taskId) ? "deleted" : "not-waiting-or-dead");
+		if (this.operations.deleteDead(taskId)) {
+			return ok(new TaskActionResult(taskId, "deleted"));
+		}
+		return notFound("No waiting or dead task " + taskId + " (a running task cannot be cancelled)");
 	}
 
-	private static UUID taskId(String id) {
-		try {
-			return UUID.fromString(id);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidEndpointRequestException("'" + id + "' is not a task id", "Invalid task id");
-		}
-	}
-
-	/** Turns a bad queue name into a 400 that says what is wrong with it. */
-	private static <T> T valid(Supplier<T> operation) {
-		try {
-			return operation.get();
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidEndpointRequestException(ex.getMessage(), "Invalid queue name");
-		}
-	}
-
-	/**
-	 * What {@code GET /actuator/taskqueue} shows.
-	 *
-	 * @param queues every queue that has tasks, dead tasks, a pause, or a handler here
-	 * @param sessions the live instances
-	 */
-	public record TaskQueueDescriptor(List<QueueStats> queues, List<WorkerSessionInfo> sessions)
-			implements OperationResponseBody {
-	}
-
-	/**
-	 * The outcome of an operation on a queue.
-	 *
-	 * @param queue the queue
-	 * @param action what was done
-	 * @param paused whether the queue is paused now
-	 * @param tasks how many dead tasks were retried or deleted; {@code null} for pause and resume
-	 */
-	public record QueueActionResult(String queue, String action, boolean paused, Integer tasks)
-			implements OperationResponseBody {
-	}
-
-	/**
-	 * The outcome of an operation on one task.
-	 *
-	 * @param id the task
-	 * @param result {@code retried}, {@code cancelled}, {@code deleted}, or why nothing happened
-	 */
-	public record TaskActionResult(UUID id, String result) implements OperationResponseBody {
+	/** Whether {@code GET /actuator/taskqueue} lists {@code queue}; an invalid name is a 400, not a 404. */
+	private boolean isKnown(String queue) {
+		QueueName.requireValid(queue, "queue");
+		return this.operations.queueStats().stream().anyMatch((stats) -> stats.queue().equals(queue));
 	}
 
 }

@@ -33,6 +33,12 @@ public class QueueRepository {
 			DELETE FROM %1$s WHERE id = :id AND claimed_by IS NULL
 			""";
 
+	// One bounded batch: SKIP LOCKED passes over the rows a claim is taking right now, which are then running.
+	private static final String CANCEL_WAITING = """
+			DELETE FROM %1$s WHERE id IN (
+			    SELECT id FROM %1$s WHERE queue = :queue AND claimed_by IS NULL LIMIT :batch FOR UPDATE SKIP LOCKED)
+			""";
+
 	private final JdbcClient jdbc;
 
 	private final String setPaused;
@@ -43,12 +49,15 @@ public class QueueRepository {
 
 	private final String cancel;
 
+	private final String cancelWaiting;
+
 	public QueueRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.setPaused = SET_PAUSED.formatted(tables.queue());
 		this.paused = PAUSED.formatted(tables.queue());
 		this.isPaused = IS_PAUSED.formatted(tables.queue());
 		this.cancel = CANCEL.formatted(tables.task());
+		this.cancelWaiting = CANCEL_WAITING.formatted(tables.task());
 	}
 
 	public void setPaused(String queue, boolean paused) {
@@ -67,6 +76,11 @@ public class QueueRepository {
 	/** Deletes task {@code id} if it is waiting; {@code false} when it is running or does not exist. */
 	public boolean cancel(UUID id) {
 		return this.jdbc.sql(this.cancel).param("id", id).update() == 1;
+	}
+
+	/** Deletes up to {@code batch} waiting tasks of {@code queue} and returns how many. */
+	public int cancelWaiting(String queue, int batch) {
+		return this.jdbc.sql(this.cancelWaiting).param("queue", queue).param("batch", batch).update();
 	}
 
 }

@@ -4,11 +4,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
+import dev.taskqueue.DeadTask;
+import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.jdbc.DeadTaskRepository;
@@ -24,6 +27,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * one of their own; queue statistics always get a transaction, which their statement needs.
  */
 public class DefaultTaskQueueOperations implements TaskQueueOperations {
+
+	private static final int CANCEL_BATCH = 10_000;
 
 	private final QueueRepository queues;
 
@@ -104,6 +109,31 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	}
 
 	@Override
+	public DeadTaskPage deadTasks(String queue, int limit, String cursor) {
+		if (queue != null) {
+			QueueName.requireValid(queue, "queue");
+		}
+		if (limit < 1 || limit > DeadTaskPage.MAX_LIMIT) {
+			throw new IllegalArgumentException(
+					"limit must be from 1 to " + DeadTaskPage.MAX_LIMIT + " but was " + limit);
+		}
+		DeadTaskCursor after = DeadTaskCursor.parse(cursor);
+		// One more than asked tells whether a next page exists, so the last page never points at an empty one.
+		List<DeadTask> found = this.deadTasks.page(queue, (after != null) ? after.failedAt() : null,
+				(after != null) ? after.id() : null, limit + 1);
+		if (found.size() <= limit) {
+			return new DeadTaskPage(found, null);
+		}
+		List<DeadTask> page = found.subList(0, limit);
+		return new DeadTaskPage(page, DeadTaskCursor.after(page.get(limit - 1)).toString());
+	}
+
+	@Override
+	public Optional<DeadTask> deadTask(UUID id) {
+		return this.deadTasks.find(requireId(id));
+	}
+
+	@Override
 	public boolean retryDead(UUID id) {
 		return this.deadTasks.retry(requireId(id));
 	}
@@ -126,6 +156,20 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	@Override
 	public boolean cancel(UUID id) {
 		return this.queues.cancel(requireId(id));
+	}
+
+	@Override
+	public int cancelAll(String queue) {
+		QueueName.requireValid(queue, "queue");
+		int total = 0;
+		int deleted;
+		// A short batch means the queue has no more waiting tasks, or only ones being claimed at this moment.
+		do {
+			deleted = this.queues.cancelWaiting(queue, CANCEL_BATCH);
+			total += deleted;
+		}
+		while (deleted == CANCEL_BATCH);
+		return total;
 	}
 
 	@Override

@@ -1,12 +1,15 @@
 package dev.taskqueue.actuate;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.taskqueue.NonRetryableTaskException;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskQueue;
@@ -80,7 +83,8 @@ class TaskQueueEndpointWebIntegrationTests {
 		this.http.get().uri("/taskqueue/web-unhandled").exchange().expectStatus().isOk().expectBody()
 			.jsonPath("$.queue").isEqualTo("web-unhandled")
 			.jsonPath("$.scheduled").isEqualTo(1);
-		this.http.get().uri("/taskqueue/nobody-knows-me").exchange().expectStatus().isNotFound();
+		notFound(this.http.get().uri("/taskqueue/nobody-knows-me"), "No queue 'nobody-knows-me': it has no handler "
+				+ "in this instance, and no tasks, dead tasks or pause in the database");
 	}
 
 	@Test
@@ -104,7 +108,7 @@ class TaskQueueEndpointWebIntegrationTests {
 		Await.until("four dead tasks", WAIT, () -> dead() == 4);
 		this.handlers.failing.set(false);
 		post("/taskqueue/tasks/" + ids.get(0) + "/retry").jsonPath("$.result").isEqualTo("retried");
-		post("/taskqueue/tasks/" + ids.get(0) + "/retry").jsonPath("$.result").isEqualTo("not-dead");
+		notFound(this.http.post().uri("/taskqueue/tasks/" + ids.get(0) + "/retry"), "No dead task " + ids.get(0));
 		Await.until("the retried task is handled", WAIT, () -> this.handlers.handled.contains(ids.get(0)));
 		delete("/taskqueue/tasks/" + ids.get(1)).jsonPath("$.result").isEqualTo("deleted");
 		post("/taskqueue/web-dead/retry-dead").jsonPath("$.tasks").isEqualTo(2);
@@ -127,19 +131,127 @@ class TaskQueueEndpointWebIntegrationTests {
 		UUID later = this.taskQueue.enqueue(TaskRequest.of("web-work", "later").withDelay(Duration.ofHours(1)));
 		delete("/taskqueue/tasks/" + later).jsonPath("$.result").isEqualTo("cancelled").jsonPath("$.id")
 			.isEqualTo(later.toString());
-		delete("/taskqueue/tasks/" + later).jsonPath("$.result").isEqualTo("not-waiting-or-dead");
+		notFound(this.http.delete().uri("/taskqueue/tasks/" + later),
+				"No waiting or dead task " + later + " (a running task cannot be cancelled)");
 		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE id = ?", Integer.class, later))
 			.isZero();
 	}
 
 	@Test
-	void badRequestsAreRejected() {
-		this.http.post().uri("/taskqueue/web-work/explode").exchange().expectStatus().isBadRequest();
-		this.http.post().uri("/taskqueue/not%20a%20queue/pause").exchange().expectStatus().isBadRequest();
-		this.http.post().uri("/taskqueue/tasks/not-an-id/retry").exchange().expectStatus().isBadRequest();
-		this.http.post().uri("/taskqueue/web-work/" + UUID.randomUUID() + "/retry").exchange().expectStatus()
-			.isBadRequest();
-		this.http.delete().uri("/taskqueue/web-work/everything").exchange().expectStatus().isBadRequest();
+	void listDeadTasksPageByPageAndReadOne() {
+		List<UUID> ids = this.taskQueue.enqueueAll(List.of(TaskRequest.of("web-doomed", "first"),
+				TaskRequest.of("web-doomed", "second"), TaskRequest.of("web-doomed", "third")));
+		Await.until("three dead tasks", WAIT, () -> dead("web-doomed") == 3);
+		List<String> newestFirst = this.jdbc.queryForList("SELECT id::text FROM taskqueue_dead_task "
+				+ "WHERE queue = 'web-doomed' ORDER BY failed_at DESC, id DESC", String.class);
+		this.http.get().uri("/taskqueue/web-doomed/dead?limit=2").exchange().expectStatus().isOk()
+			.expectBody()
+			.jsonPath("$.queue").isEqualTo("web-doomed")
+			.jsonPath("$.tasks[*].id").isEqualTo(new ArrayList<>(newestFirst.subList(0, 2)))
+			.jsonPath("$.tasks[0].attempts").isEqualTo(1)
+			.jsonPath("$.tasks[0].error").value(String.class, (error) -> assertThat(error)
+				.matches("dev.taskqueue.NonRetryableTaskException: doomed: (first|second|third)"))
+			.jsonPath("$.tasks[0].failedAt").isNotEmpty()
+			.jsonPath("$.next").isNotEmpty();
+		Object next = this.http.get().uri("/taskqueue/web-doomed/dead?limit=2").exchange().expectBody(Map.class)
+			.returnResult().getResponseBody().get("next");
+		this.http.get().uri("/taskqueue/web-doomed/dead?limit=2&cursor=" + next).exchange().expectStatus().isOk()
+			.expectBody()
+			.jsonPath("$.tasks[*].id").isEqualTo(new ArrayList<>(newestFirst.subList(2, 3)))
+			.jsonPath("$.next").doesNotExist();
+		this.http.get().uri("/taskqueue/*/dead").exchange().expectStatus().isOk().expectBody()
+			.jsonPath("$.queue").doesNotExist()
+			.jsonPath("$.tasks[?(@.queue == 'web-doomed')].id").value(List.class,
+					(found) -> assertThat(found).containsExactlyInAnyOrderElementsOf(newestFirst));
+
+		this.http.get().uri("/taskqueue/tasks/" + ids.get(1)).exchange().expectStatus().isOk().expectBody()
+			.jsonPath("$.id").isEqualTo(ids.get(1).toString())
+			.jsonPath("$.queue").isEqualTo("web-doomed")
+			.jsonPath("$.priority").isEqualTo(0)
+			.jsonPath("$.attempts").isEqualTo(1)
+			.jsonPath("$.payload").isEqualTo("second") // the JSON string "second", not its text
+			.jsonPath("$.errorLine").isEqualTo("dev.taskqueue.NonRetryableTaskException: doomed: second")
+			.jsonPath("$.error").value(String.class, (error) -> assertThat(error)
+				.startsWith("dev.taskqueue.NonRetryableTaskException: doomed: second\n\tat "))
+			.jsonPath("$.enqueuedAt").isNotEmpty()
+			.jsonPath("$.failedAt").isNotEmpty();
+		UUID unknown = UUID.randomUUID();
+		notFound(this.http.get().uri("/taskqueue/tasks/" + unknown), "No dead task " + unknown);
+		delete("/taskqueue/web-doomed/dead").jsonPath("$.tasks").isEqualTo(3);
+		this.http.get().uri("/taskqueue/web-doomed/dead").exchange().expectStatus().isOk().expectBody()
+			.jsonPath("$.tasks.length()").isEqualTo(0);
+	}
+
+	@Test
+	void deleteTheWaitingTasksOfAQueueButNotTheRunningOnes() {
+		post("/taskqueue/web-work/pause");
+		sleep(Duration.ofMillis(500)); // a few heartbeats
+		UUID running = this.taskQueue.enqueue("web-slow", "runs until released");
+		Await.until("the slow task runs", WAIT, () -> this.handlers.slowRunning.get());
+		List<UUID> waiting = this.taskQueue.enqueueAll(List.of(TaskRequest.of("web-work", "1"),
+				TaskRequest.of("web-work", "2"), TaskRequest.of("web-work", "3").withDelay(Duration.ofHours(1)),
+				TaskRequest.of("web-slow", "waits behind the running one").withDelay(Duration.ofHours(1))));
+		delete("/taskqueue/web-work/waiting").jsonPath("$.tasks").isEqualTo(3)
+			.jsonPath("$.action").isEqualTo("delete-waiting")
+			.jsonPath("$.paused").isEqualTo(true);
+		delete("/taskqueue/web-work/waiting").jsonPath("$.tasks").isEqualTo(0);
+		delete("/taskqueue/web-slow/waiting").jsonPath("$.tasks").isEqualTo(1).jsonPath("$.paused").isEqualTo(false);
+		assertThat(this.jdbc.queryForList("SELECT id FROM taskqueue_task WHERE queue IN ('web-work', 'web-slow')",
+				UUID.class)).containsExactly(running);
+		post("/taskqueue/web-work/resume");
+		this.handlers.slowRunning.set(false);
+		Await.until("the running task completes", WAIT, () -> this.handlers.handled.contains(running));
+		assertThat(this.handlers.handled).doesNotContainAnyElementsOf(waiting);
+	}
+
+	@Test
+	void unknownQueuesAndTasksAreNotFound() {
+		String noQueue = "No queue 'nobody-knows-me': it has no handler in this instance, and no tasks, dead tasks "
+				+ "or pause in the database";
+		notFound(this.http.post().uri("/taskqueue/nobody-knows-me/pause"), noQueue);
+		notFound(this.http.post().uri("/taskqueue/nobody-knows-me/resume"), noQueue);
+		notFound(this.http.post().uri("/taskqueue/nobody-knows-me/retry-dead"), noQueue);
+		notFound(this.http.delete().uri("/taskqueue/nobody-knows-me/dead"), noQueue);
+		notFound(this.http.delete().uri("/taskqueue/nobody-knows-me/waiting"), noQueue);
+		notFound(this.http.get().uri("/taskqueue/nobody-knows-me/dead"), noQueue);
+		this.http.get().uri("/taskqueue").exchange().expectBody()
+			.jsonPath("$.queues[?(@.queue == 'nobody-knows-me')]").isEmpty();
+		UUID unknown = UUID.randomUUID();
+		notFound(this.http.post().uri("/taskqueue/tasks/" + unknown + "/retry"), "No dead task " + unknown);
+		notFound(this.http.delete().uri("/taskqueue/tasks/" + unknown),
+				"No waiting or dead task " + unknown + " (a running task cannot be cancelled)");
+		notFound(this.http.get().uri("/taskqueue/tasks/" + unknown), "No dead task " + unknown);
+		// A queue known only by its tasks in the database, with no handler here.
+		this.taskQueue.enqueue(TaskRequest.of("web-elsewhere", "x").withDelay(Duration.ofHours(1)));
+		post("/taskqueue/web-elsewhere/pause").jsonPath("$.paused").isEqualTo(true);
+		post("/taskqueue/web-elsewhere/resume").jsonPath("$.paused").isEqualTo(false);
+		this.http.get().uri("/taskqueue/web-elsewhere/dead").exchange().expectStatus().isOk();
+	}
+
+	@Test
+	void badRequestsAreRejectedWithTheReason() {
+		badRequest(this.http.post().uri("/taskqueue/web-work/explode"),
+				"Unknown action 'explode': use pause, resume or retry-dead");
+		String notAQueue = "queue must be 1 to 100 letters, digits, '.', '_', '-' or ':' but was 'not!a!queue'";
+		badRequest(this.http.post().uri("/taskqueue/not!a!queue/pause"), notAQueue);
+		badRequest(this.http.delete().uri("/taskqueue/not!a!queue/waiting"), notAQueue);
+		badRequest(this.http.get().uri("/taskqueue/not!a!queue/dead"), notAQueue);
+		badRequest(this.http.get().uri("/taskqueue/not!a!queue"), notAQueue);
+		badRequest(this.http.post().uri("/taskqueue/tasks/not-an-id/retry"), "'not-an-id' is not a task id");
+		badRequest(this.http.delete().uri("/taskqueue/tasks/not-an-id"), "'not-an-id' is not a task id");
+		badRequest(this.http.get().uri("/taskqueue/tasks/not-an-id"), "'not-an-id' is not a task id");
+		badRequest(this.http.post().uri("/taskqueue/web-work/" + UUID.randomUUID() + "/retry"),
+				"Use POST /taskqueue/tasks/{id}/retry");
+		badRequest(this.http.delete().uri("/taskqueue/web-work/everything"),
+				"Use DELETE /taskqueue/{queue}/dead, /taskqueue/{queue}/waiting or /taskqueue/tasks/{id}");
+		badRequest(this.http.get().uri("/taskqueue/web-work/everything"),
+				"Use GET /taskqueue/{queue}/dead or /taskqueue/tasks/{id}");
+		badRequest(this.http.get().uri("/taskqueue/web-work/dead?limit=0"), "limit must be from 1 to 500 but was 0");
+		badRequest(this.http.get().uri("/taskqueue/web-work/dead?limit=501"),
+				"limit must be from 1 to 500 but was 501");
+		badRequest(this.http.get().uri("/taskqueue/*/dead?limit=many"), "limit must be from 1 to 500 but was 'many'");
+		badRequest(this.http.get().uri("/taskqueue/web-work/dead?cursor=yesterday"),
+				"cursor must be the 'next' of a page of dead tasks but was 'yesterday'");
 	}
 
 	@Test
@@ -178,9 +290,25 @@ class TaskQueueEndpointWebIntegrationTests {
 		return this.http.delete().uri(uri).exchange().expectStatus().isOk().expectBody();
 	}
 
+	private void notFound(RestTestClient.RequestHeadersSpec<?> request, String error) {
+		request.exchange().expectStatus().isNotFound().expectBody().json("{\"error\": " + quoted(error) + "}");
+	}
+
+	private void badRequest(RestTestClient.RequestHeadersSpec<?> request, String error) {
+		request.exchange().expectStatus().isBadRequest().expectBody().json("{\"error\": " + quoted(error) + "}");
+	}
+
+	private static String quoted(String text) {
+		return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+	}
+
 	private int dead() {
-		return this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE queue = 'web-dead'",
-				Integer.class);
+		return dead("web-dead");
+	}
+
+	private int dead(String queue) {
+		return this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE queue = ?", Integer.class,
+				queue);
 	}
 
 	private static void sleep(Duration duration) {
@@ -209,6 +337,8 @@ class TaskQueueEndpointWebIntegrationTests {
 
 		final AtomicBoolean failing = new AtomicBoolean(true);
 
+		final AtomicBoolean slowRunning = new AtomicBoolean();
+
 		@TaskHandler(queue = "web-work")
 		void work(String payload, TaskContext context) {
 			this.handled.add(context.id());
@@ -218,6 +348,20 @@ class TaskQueueEndpointWebIntegrationTests {
 		void dead(String payload, TaskContext context) {
 			if (this.failing.get()) {
 				throw new IllegalStateException("failing on purpose");
+			}
+			this.handled.add(context.id());
+		}
+
+		@TaskHandler(queue = "web-doomed")
+		void doomed(String payload) {
+			throw new NonRetryableTaskException("doomed: " + payload);
+		}
+
+		@TaskHandler(queue = "web-slow")
+		void slow(String payload, TaskContext context) throws InterruptedException {
+			this.slowRunning.set(true);
+			while (this.slowRunning.get()) {
+				Thread.sleep(10);
 			}
 			this.handled.add(context.id());
 		}

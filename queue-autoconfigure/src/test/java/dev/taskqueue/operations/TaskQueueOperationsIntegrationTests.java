@@ -10,6 +10,8 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.taskqueue.DeadTask;
+import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskQueue;
@@ -110,6 +112,106 @@ class TaskQueueOperationsIntegrationTests {
 	}
 
 	@Test
+	void deadTasksAreListedNewestFirstPageByPageAndReadInFull() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(Config.class), FAST)) {
+			TaskQueueOperations operations = context.getBean(TaskQueueOperations.class);
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			UUID died = context.getBean(TaskQueue.class)
+				.enqueue(TaskRequest.of("ops-dead", "{\"order\": 42}").withPriority(3));
+			Await.until("the task is dead", WAIT, () -> dead(jdbc, "ops-dead") == 1);
+			DeadTask task = operations.deadTask(died).orElseThrow();
+			assertThat(task.queue()).isEqualTo("ops-dead");
+			assertThat(task.priority()).isEqualTo(3);
+			assertThat(task.attempts()).isOne();
+			assertThat(task.payload()).isEqualTo("\"{\\\"order\\\": 42}\"");
+			assertThat(task.errorLine()).isEqualTo("java.lang.IllegalStateException: fails while deadQueueFails");
+			assertThat(task.error()).startsWith(task.errorLine() + System.lineSeparator() + "\tat ");
+			assertThat(task.failedAt()).isAfterOrEqualTo(task.enqueuedAt());
+			assertThat(operations.deadTask(UUID.randomUUID())).isEmpty();
+
+			// Seven dead tasks in ops-page, three of them failed in the same microsecond, and two elsewhere.
+			for (int i = 0; i < 7; i++) {
+				insertDead(jdbc, "ops-page", "2026-01-01T00:00:0" + Math.min(i, 4) + "Z");
+			}
+			insertDead(jdbc, "ops-other", "2026-01-01T00:00:09Z");
+			insertDead(jdbc, "ops-other", "2025-01-01T00:00:00Z");
+			List<UUID> expected = jdbc.queryForList("SELECT id FROM taskqueue_dead_task WHERE queue = 'ops-page' "
+					+ "ORDER BY failed_at DESC, id DESC", UUID.class);
+			List<UUID> paged = new ArrayList<>();
+			List<Integer> sizes = new ArrayList<>();
+			String cursor = null;
+			do {
+				DeadTaskPage page = operations.deadTasks("ops-page", 3, cursor);
+				page.tasks().forEach((dead) -> paged.add(dead.id()));
+				sizes.add(page.tasks().size());
+				cursor = page.next();
+			}
+			while (cursor != null);
+			assertThat(paged).isEqualTo(expected);
+			assertThat(sizes).containsExactly(3, 3, 1);
+			// A page that ends exactly at the last task says so: no empty page after it.
+			DeadTaskPage six = operations.deadTasks("ops-page", 6, null);
+			assertThat(operations.deadTasks("ops-page", 1, six.next()).next()).isNull();
+			assertThat(operations.deadTasks("ops-page", 7, null).next()).isNull();
+
+			DeadTaskPage all = operations.deadTasks(null, DeadTaskPage.MAX_LIMIT, null);
+			assertThat(all.next()).isNull();
+			assertThat(all.tasks()).hasSize(10);
+			assertThat(all.tasks().get(0)).extracting(DeadTask::id).isEqualTo(died); // failed now, after 2026-01-01
+			assertThat(all.tasks().get(1).queue()).isEqualTo("ops-other");
+			assertThat(all.tasks().get(9).queue()).isEqualTo("ops-other");
+			assertThat(operations.deadTasks("ops-nothing", 50, null).tasks()).isEmpty();
+
+			assertThatIllegalArgumentException().isThrownBy(() -> operations.deadTasks("ops-page", 0, null))
+				.withMessage("limit must be from 1 to 500 but was 0");
+			assertThatIllegalArgumentException().isThrownBy(() -> operations.deadTasks("ops-page", 501, null))
+				.withMessage("limit must be from 1 to 500 but was 501");
+			assertThatIllegalArgumentException().isThrownBy(() -> operations.deadTasks("ops-page", 5, "yesterday"))
+				.withMessage("cursor must be the 'next' of a page of dead tasks but was 'yesterday'");
+			assertThatIllegalArgumentException().isThrownBy(() -> operations.deadTasks("not a queue", 5, null))
+				.withMessageStartingWith("queue must be");
+			assertThatIllegalArgumentException().isThrownBy(() -> operations.deadTask(null))
+				.withMessage("id must not be null");
+		}
+	}
+
+	@Test
+	void cancelAllDeletesEveryWaitingTaskOfTheQueueInBatchesAndLeavesRunningOnes() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(Config.class), FAST)) {
+			TaskQueueOperations operations = context.getBean(TaskQueueOperations.class);
+			TaskQueue taskQueue = context.getBean(TaskQueue.class);
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			Handlers handlers = context.getBean(Handlers.class);
+			UUID running = taskQueue.enqueue("ops-block", "runs until released");
+			Await.until("the blocking task runs", WAIT, () -> handlers.blocking.get());
+			operations.pause("ops-block");
+			sleepPastHeartbeats();
+			List<TaskRequest> mistake = new ArrayList<>();
+			for (int i = 0; i < 25_000; i++) {
+				mistake.add(TaskRequest.of("ops-block", "mistake " + i));
+			}
+			taskQueue.enqueueAll(mistake);
+			taskQueue.enqueue(TaskRequest.of("ops-block", "later").withDelay(Duration.ofHours(1)));
+			UUID kept = taskQueue.enqueue(TaskRequest.of("ops-work", "other queue").withDelay(Duration.ofHours(1)));
+
+			assertThat(operations.cancelAll("ops-block")).isEqualTo(25_001); // three batches: 10,000 each at most
+			assertThat(operations.cancelAll("ops-block")).isZero();
+			assertThat(jdbc.queryForList("SELECT id FROM taskqueue_task WHERE queue = 'ops-block'", UUID.class))
+				.containsExactly(running);
+			assertThat(jdbc.queryForList("SELECT id FROM taskqueue_task WHERE queue = 'ops-work'", UUID.class))
+				.containsExactly(kept);
+			operations.resume("ops-block");
+			handlers.blocking.set(false);
+			Await.until("the running task completes", WAIT, () -> handled(context).contains(running));
+			assertThat(handled(context)).containsExactly(running);
+			assertThatIllegalArgumentException().isThrownBy(() -> operations.cancelAll(null))
+				.withMessageContaining("null");
+		}
+	}
+
+	@Test
 	void waitingTasksCanBeCancelledRunningOnesCannot() {
 		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
 				List.of(Config.class), FAST)) {
@@ -206,6 +308,12 @@ class TaskQueueOperationsIntegrationTests {
 
 	private static int dead(JdbcTemplate jdbc, String queue) {
 		return jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE queue = ?", Integer.class, queue);
+	}
+
+	private static void insertDead(JdbcTemplate jdbc, String queue, String failedAt) {
+		jdbc.update("INSERT INTO taskqueue_dead_task (id, queue, payload, priority, attempts, enqueued_at, failed_at, "
+				+ "error) VALUES (?, ?, '{}', 0, 1, '2025-01-01Z', ?::timestamptz, 'java.lang.Error: seeded')",
+				UUID.randomUUID(), queue, failedAt);
 	}
 
 	private static void sleepPastHeartbeats() {

@@ -15,7 +15,8 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code POST /tasks/{queue}?count=N}: enqueues N demo tasks on a queue with one statement.
+ * {@code POST /tasks/{queue}?count=N}: enqueues N demo tasks on a queue with one statement. With {@code fail=true}
+ * the handler of the {@code demo} queue fails them for good, so they end in the dead letters at once.
  */
 @RestController
 public class DemoTaskController {
@@ -28,12 +29,13 @@ public class DemoTaskController {
 
 	@PostMapping("/tasks/{queue}")
 	@ResponseStatus(HttpStatus.ACCEPTED)
-	public Enqueued enqueue(@PathVariable String queue, @RequestParam(defaultValue = "10") int count) {
+	public Enqueued enqueue(@PathVariable String queue, @RequestParam(defaultValue = "10") int count,
+			@RequestParam(defaultValue = "false") boolean fail) {
 		if (count < 1 || count > 10_000) {
 			throw new IllegalArgumentException("count must be from 1 to 10000 but was " + count);
 		}
 		List<TaskRequest> requests = IntStream.rangeClosed(1, count)
-			.mapToObj((number) -> TaskRequest.of(queue, new DemoTask(number, count)))
+			.mapToObj((number) -> TaskRequest.of(queue, new DemoTask(number, count, fail)))
 			.toList();
 		return new Enqueued(queue, this.taskQueue.enqueueAll(requests).size());
 	}

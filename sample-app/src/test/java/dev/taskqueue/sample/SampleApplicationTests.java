@@ -1,6 +1,9 @@
 package dev.taskqueue.sample;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -27,7 +30,8 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "sample.embedded-postgres.data-dir=", "sample.embedded-postgres.port=0",
 				"taskqueue.worker.poll-interval=50ms", "taskqueue.retry.backoff.initial-delay=10ms",
-				"taskqueue.retry.backoff.max-delay=100ms", "taskqueue.queues.demo.max-attempts=50" })
+				"taskqueue.retry.backoff.max-delay=100ms", "taskqueue.queues.demo.max-attempts=50",
+				"taskqueue.worker.heartbeat-interval=100ms" })
 class SampleApplicationTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(20);
@@ -94,6 +98,53 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void failingDemoTasksAreDeadLettersToListReadRetryAndDelete() {
+		post("/tasks/demo?count=2&fail=true", Map.of()).expectStatus().isAccepted();
+		await().atMost(TIMEOUT).until(() -> tasksOn("demo", "taskqueue_dead_task") == 2);
+		String error = "dev.taskqueue.NonRetryableTaskException: Demo task 1 of 2 was enqueued with fail=true";
+		this.http.get().uri("/actuator/taskqueue/demo/dead").exchange().expectStatus().isOk().expectBody()
+			.jsonPath("$.tasks.length()").isEqualTo(2)
+			.jsonPath("$.tasks[?(@.payload.number == 1)].error").isEqualTo(List.of(error))
+			.jsonPath("$.tasks[?(@.payload.number == 1)].attempts").isEqualTo(List.of(1))
+			.jsonPath("$.next").doesNotExist();
+		UUID first = this.jdbc.sql("SELECT id FROM taskqueue_dead_task WHERE queue = 'demo' "
+				+ "AND (payload ->> 'number')::int = 1").query(UUID.class).single();
+		this.http.get().uri("/actuator/taskqueue/tasks/" + first).exchange().expectStatus().isOk().expectBody()
+			.jsonPath("$.errorLine").isEqualTo(error)
+			.jsonPath("$.error").value(String.class, (trace) -> assertThat(trace).contains("DemoTaskHandler.handle"))
+			.jsonPath("$.payload.fail").isEqualTo(true);
+
+		// A retry runs it again; its payload still asks to fail, so it comes back, failed later than before.
+		Instant failedAt = failedAt(first);
+		this.http.post().uri("/actuator/taskqueue/tasks/" + first + "/retry").exchange().expectStatus().isOk()
+			.expectBody().jsonPath("$.result").isEqualTo("retried");
+		await().atMost(TIMEOUT).until(() -> failedAt(first) != null && failedAt(first).isAfter(failedAt));
+		this.http.delete().uri("/actuator/taskqueue/demo/dead").exchange().expectStatus().isOk().expectBody()
+			.jsonPath("$.tasks").isEqualTo(2);
+		this.http.post().uri("/actuator/taskqueue/tasks/" + first + "/retry").exchange().expectStatus()
+			.isNotFound().expectBody().jsonPath("$.error").isEqualTo("No dead task " + first);
+	}
+
+	@Test
+	void aMistakenBacklogIsDeletedWithoutRunningIt() {
+		this.http.post().uri("/actuator/taskqueue/demo/pause").exchange().expectStatus().isOk();
+		try {
+			Thread.sleep(500); // several heartbeats: every instance has seen the pause
+			post("/tasks/demo?count=5000", Map.of()).expectStatus().isAccepted();
+			this.http.delete().uri("/actuator/taskqueue/demo/waiting").exchange().expectStatus().isOk().expectBody()
+				.jsonPath("$.tasks").isEqualTo(5000)
+				.jsonPath("$.action").isEqualTo("delete-waiting");
+			assertThat(tasksOn("demo", "taskqueue_task")).isZero();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		finally {
+			this.http.post().uri("/actuator/taskqueue/demo/resume").exchange().expectStatus().isOk();
+		}
+	}
+
+	@Test
 	void invalidQueueNameIsRejected() {
 		post("/tasks/not a queue?count=1", Map.of()).expectStatus().isBadRequest();
 		post("/tasks/demo?count=0", Map.of()).expectStatus().isBadRequest();
@@ -123,6 +174,15 @@ class SampleApplicationTests {
 			.param(email)
 			.query(Long.class)
 			.single();
+	}
+
+	private Instant failedAt(UUID id) {
+		return this.jdbc.sql("SELECT failed_at FROM taskqueue_dead_task WHERE id = ?")
+			.param(id)
+			.query(OffsetDateTime.class)
+			.optional()
+			.map(OffsetDateTime::toInstant)
+			.orElse(null);
 	}
 
 	private long tasksOn(String queue, String table) {

@@ -1,0 +1,121 @@
+package dev.taskqueue.actuate;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+import com.fasterxml.jackson.annotation.JsonRawValue;
+import dev.taskqueue.DeadTask;
+import dev.taskqueue.DeadTaskPage;
+import dev.taskqueue.TaskQueueOperations.QueueStats;
+import dev.taskqueue.TaskQueueOperations.WorkerSessionInfo;
+
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+
+/**
+ * What the {@code taskqueue} endpoint answers. Payloads are shown as the JSON they are, not as text.
+ */
+public final class TaskQueueDescriptors {
+
+	private TaskQueueDescriptors() {
+	}
+
+	/**
+	 * One page of dead tasks, newest first.
+	 *
+	 * @param queue the queue listed, {@code null} for every queue
+	 * @param tasks the tasks, each with the first line of its error
+	 * @param next the {@code cursor} parameter that reads the next page, {@code null} on the last page
+	 */
+	public record DeadTaskList(String queue, List<DeadTaskLine> tasks, String next) implements OperationResponseBody {
+
+		static DeadTaskList of(String queue, DeadTaskPage page) {
+			return new DeadTaskList(queue, page.tasks().stream().map(DeadTaskLine::of).toList(), page.next());
+		}
+
+	}
+
+	/**
+	 * A dead task in a list.
+	 *
+	 * @param id the task's id
+	 * @param queue its queue
+	 * @param attempts how many times it was tried
+	 * @param failedAt when it went to the dead letters
+	 * @param error the first line of its error: the exception and its message
+	 * @param payload its payload
+	 */
+	public record DeadTaskLine(UUID id, String queue, int attempts, Instant failedAt, String error,
+			@JsonRawValue String payload) {
+
+		static DeadTaskLine of(DeadTask task) {
+			return new DeadTaskLine(task.id(), task.queue(), task.attempts(), task.failedAt(), task.errorLine(),
+					task.payload());
+		}
+
+	}
+
+	/**
+	 * All there is of a dead task.
+	 *
+	 * @param id the task's id
+	 * @param queue its queue
+	 * @param priority its priority
+	 * @param attempts how many times it was tried
+	 * @param enqueuedAt when it was enqueued
+	 * @param failedAt when it went to the dead letters
+	 * @param errorLine the first line of its error
+	 * @param error its whole error, with the stack trace
+	 * @param payload its payload
+	 */
+	public record DeadTaskDescriptor(UUID id, String queue, int priority, int attempts, Instant enqueuedAt,
+			Instant failedAt, String errorLine, String error, @JsonRawValue String payload)
+			implements OperationResponseBody {
+
+		static DeadTaskDescriptor of(DeadTask task) {
+			return new DeadTaskDescriptor(task.id(), task.queue(), task.priority(), task.attempts(),
+					task.enqueuedAt(), task.failedAt(), task.errorLine(), task.error(), task.payload());
+		}
+
+	}
+
+	/**
+	 * What {@code GET /actuator/taskqueue} shows.
+	 *
+	 * @param queues every queue that has tasks, dead tasks, a pause, or a handler here
+	 * @param sessions the live instances
+	 */
+	public record TaskQueueDescriptor(List<QueueStats> queues, List<WorkerSessionInfo> sessions)
+			implements OperationResponseBody {
+	}
+
+	/**
+	 * The outcome of an operation on a queue.
+	 *
+	 * @param queue the queue
+	 * @param action what was done
+	 * @param paused whether the queue is paused now
+	 * @param tasks how many tasks were retried or deleted; {@code null} for pause and resume
+	 */
+	public record QueueActionResult(String queue, String action, boolean paused, Integer tasks)
+			implements OperationResponseBody {
+	}
+
+	/**
+	 * The outcome of an operation on one task.
+	 *
+	 * @param id the task
+	 * @param result {@code retried}, {@code cancelled} or {@code deleted}
+	 */
+	public record TaskActionResult(UUID id, String result) implements OperationResponseBody {
+	}
+
+	/**
+	 * The body of a 4xx answer.
+	 *
+	 * @param error what was wrong with the request
+	 */
+	public record ErrorBody(String error) implements OperationResponseBody {
+	}
+
+}
