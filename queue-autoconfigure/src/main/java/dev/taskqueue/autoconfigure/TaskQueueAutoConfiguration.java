@@ -194,7 +194,7 @@ public class TaskQueueAutoConfiguration {
 				ObjectProvider<TaskNotifications> notifications, Environment environment) {
 			Integer poolSize = poolSize(dataSource);
 			TaskNotifications listening = notifications.getIfAvailable();
-			if (listening != null && poolSize != null && poolSize < 4) {
+			if (listening != null && poolSize != null && !ConnectionBudget.hasRoomForListen(poolSize)) {
 				logger.warn("The connection pool (" + poolSize + " connections) is too small to keep one for LISTEN "
 						+ "besides a handler, claiming and heartbeats: this worker polls only");
 				listening = null;
@@ -206,7 +206,7 @@ public class TaskQueueAutoConfiguration {
 			TaskQueueProperties.Worker worker = properties.getWorker();
 			WorkerSettings settings = new WorkerSettings(worker.getPollInterval(), worker.getHeartbeatInterval(),
 					worker.getSessionTimeout(), worker.getShutdownTimeout(),
-					(poolSize != null) ? Math.max(1, poolSize - ((listening != null) ? 3 : 2)) : Integer.MAX_VALUE,
+					(poolSize != null) ? ConnectionBudget.maxHandlers(poolSize, listening != null) : Integer.MAX_VALUE,
 					Threading.VIRTUAL.isActive(environment), worker.getCompletionBatchSize(),
 					worker.getCompletionFlushInterval());
 			WorkerSession session = new WorkerSession(sessions, queues, ownTransactions, sessionName(environment),
@@ -220,8 +220,8 @@ public class TaskQueueAutoConfiguration {
 		}
 
 		/**
-		 * The size of a Hikari pool, or {@code null}. Handlers need one connection each; the worker keeps two for
-		 * claiming and heartbeats and, when it listens for enqueues, one for LISTEN.
+		 * The size of a Hikari pool, or {@code null}. Handlers need one connection each; the worker keeps one for
+		 * its short bookkeeping statements and, when it listens for enqueues, one for LISTEN (ConnectionBudget).
 		 */
 		private static Integer poolSize(DataSource dataSource) {
 			return ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", null)
