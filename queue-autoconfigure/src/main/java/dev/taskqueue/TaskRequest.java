@@ -77,7 +77,8 @@ public final class TaskRequest {
 	public TaskRequest withRunAt(Instant runAt) {
 		Objects.requireNonNull(runAt, "runAt must not be null");
 		if (runAt.isBefore(EARLIEST) || runAt.isAfter(LATEST)) {
-			throw new IllegalArgumentException("runAt must be from " + EARLIEST + " to " + LATEST + " but was " + runAt);
+			throw new IllegalArgumentException(
+					"runAt must be from " + EARLIEST + " to " + LATEST + " but was " + runAt);
 		}
 		return new TaskRequest(this.queue, this.payload, this.priority, null, runAt);
 	}
