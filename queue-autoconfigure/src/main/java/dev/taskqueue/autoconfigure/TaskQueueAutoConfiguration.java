@@ -101,6 +101,12 @@ public class TaskQueueAutoConfiguration {
 	}
 
 	@Bean
+	UnhandledQueueSettings taskQueueUnhandledQueueSettings(TaskQueueProperties properties,
+			TaskHandlerRegistry registry) {
+		return new UnhandledQueueSettings(properties, registry);
+	}
+
+	@Bean
 	@ConditionalOnMissingBean
 	TaskTables taskQueueTables(TaskQueueProperties properties) {
 		return TaskTables.inSchema(properties.getSchema().getName());
