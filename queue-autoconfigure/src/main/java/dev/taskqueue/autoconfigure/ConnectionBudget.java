@@ -1,5 +1,13 @@
 package dev.taskqueue.autoconfigure;
 
+import java.sql.SQLException;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+
+import org.springframework.util.ClassUtils;
+
 /**
  * How the worker shares the application's connection pool. A running handler holds one connection for its
  * transaction; LISTEN holds one for as long as the worker runs; claims, heartbeats, recorded outcomes and batched
@@ -16,6 +24,12 @@ final class ConnectionBudget {
 	private ConnectionBudget() {
 	}
 
+	/** The size of the pool behind {@code dataSource} when it is a Hikari pool, or {@code null}. */
+	static Integer poolSize(DataSource dataSource) {
+		return ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", null) ? HikariPool.maximumPoolSize(dataSource)
+				: null;
+	}
+
 	/** Whether a pool of {@code poolSize} connections has room for LISTEN besides handlers and bookkeeping. */
 	static boolean hasRoomForListen(int poolSize) {
 		return poolSize >= LISTEN_MIN_POOL_SIZE;
@@ -24,6 +38,21 @@ final class ConnectionBudget {
 	/** How many handlers may run at once on a pool of {@code poolSize}: at least 1, however small the pool. */
 	static int maxHandlers(int poolSize, boolean listening) {
 		return Math.max(1, poolSize - 1 - (listening ? 1 : 0));
+	}
+
+	/** Reads the pool size of a Hikari pool; kept apart so Hikari stays optional. */
+	private static final class HikariPool {
+
+		static Integer maximumPoolSize(DataSource dataSource) {
+			try {
+				return dataSource.isWrapperFor(HikariDataSource.class)
+						? dataSource.unwrap(HikariDataSource.class).getMaximumPoolSize() : null;
+			}
+			catch (SQLException ex) {
+				return null;
+			}
+		}
+
 	}
 
 }

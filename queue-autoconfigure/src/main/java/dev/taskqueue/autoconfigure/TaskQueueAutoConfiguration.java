@@ -11,8 +11,6 @@ import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import com.zaxxer.hikari.HikariDataSource;
-
 import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueListener;
@@ -67,7 +65,6 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionOperations;
 import org.springframework.transaction.support.TransactionTemplate;
-import org.springframework.util.ClassUtils;
 
 /**
  * Configures TaskQueue on the application's {@link DataSource}: the schema migration, the {@link TaskQueue}, the
@@ -198,7 +195,7 @@ public class TaskQueueAutoConfiguration {
 				ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
 				ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors,
 				ObjectProvider<TaskNotifications> notifications, Environment environment) {
-			Integer poolSize = poolSize(dataSource);
+			Integer poolSize = ConnectionBudget.poolSize(dataSource);
 			TaskNotifications listening = notifications.getIfAvailable();
 			if (listening != null && poolSize != null && !ConnectionBudget.hasRoomForListen(poolSize)) {
 				logger.warn("The connection pool (" + poolSize + " connections) is too small to keep one for LISTEN "
@@ -226,15 +223,6 @@ public class TaskQueueAutoConfiguration {
 		}
 
 		/**
-		 * The size of a Hikari pool, or {@code null}. Handlers need one connection each; the worker keeps one for
-		 * its short bookkeeping statements and, when it listens for enqueues, one for LISTEN (ConnectionBudget).
-		 */
-		private static Integer poolSize(DataSource dataSource) {
-			return ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", null)
-					? HikariPool.maximumPoolSize(dataSource) : null;
-		}
-
-		/**
 		 * Transactions for the worker's bookkeeping, every piece of which is a single statement: none at all when the
 		 * pool hands out auto-commit connections (a COMMIT round trip less per claim), real ones when it does not.
 		 */
@@ -253,21 +241,6 @@ public class TaskQueueAutoConfiguration {
 		private static String sessionName(Environment environment) {
 			return environment.getProperty("spring.application.name", "application") + " "
 					+ ManagementFactory.getRuntimeMXBean().getName();
-		}
-
-		/** Reads the pool size of a Hikari pool; kept apart so Hikari stays optional. */
-		private static final class HikariPool {
-
-			static Integer maximumPoolSize(DataSource dataSource) {
-				try {
-					return dataSource.isWrapperFor(HikariDataSource.class)
-							? dataSource.unwrap(HikariDataSource.class).getMaximumPoolSize() : null;
-				}
-				catch (SQLException ex) {
-					return null;
-				}
-			}
-
 		}
 
 		/** The queue's properties win over the annotation, which wins over the defaults. */
