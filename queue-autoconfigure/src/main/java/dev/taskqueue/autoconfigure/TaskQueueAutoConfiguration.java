@@ -88,6 +88,11 @@ public class TaskQueueAutoConfiguration {
 	}
 
 	@Bean
+	static UnknownPropertyCheck taskQueueUnknownPropertyCheck() {
+		return new UnknownPropertyCheck();
+	}
+
+	@Bean
 	static LazyInitializationExcludeFilter taskHandlerLazyInitializationExcludeFilter() {
 		return new TaskHandlerLazyInitializationExcludeFilter();
 	}

@@ -11,15 +11,13 @@ import dev.taskqueue.worker.QueueSettings;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.context.EnvironmentAware;
-import org.springframework.core.env.Environment;
 
 /**
  * Configuration of TaskQueue, under {@code taskqueue}. Values are checked as they are bound, so a bad one stops
  * the application with a message that names the property.
  */
 @ConfigurationProperties("taskqueue")
-public class TaskQueueProperties implements InitializingBean, EnvironmentAware {
+public class TaskQueueProperties implements InitializingBean {
 
 	private static final Pattern CANONICAL_KEY = Pattern.compile("[a-z0-9-]+");
 
@@ -47,8 +45,6 @@ public class TaskQueueProperties implements InitializingBean, EnvironmentAware {
 	 * handler's annotation attributes. Names with dots or colons need brackets: taskqueue.queues[billing.v2].
 	 */
 	private final Map<String, Queue> queues = new LinkedHashMap<>();
-
-	private Environment environment;
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -91,15 +87,7 @@ public class TaskQueueProperties implements InitializingBean, EnvironmentAware {
 	}
 
 	@Override
-	public void setEnvironment(Environment environment) {
-		this.environment = environment;
-	}
-
-	@Override
 	public void afterPropertiesSet() {
-		if (this.environment != null) {
-			UnknownPropertyCheck.requireKnown(this.environment);
-		}
 		this.queues.forEach((name, queue) -> {
 			QueueName.requireValid(name, "taskqueue.queues key");
 			// Checked here rather than in the setters, which cannot know the queue the value belongs to.

@@ -10,12 +10,15 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 import org.springframework.beans.BeanUtils;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.context.EnvironmentAware;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
@@ -29,12 +32,23 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  * Environment variables are not checked, as Spring Boot's own strict binding does not check them either: platforms
  * set variables of their own that look like ours, such as {@code TASKQUEUE_WORKER_SERVICE_HOST} on Kubernetes for
  * a service named {@code taskqueue-worker}.
+ * <p>
+ * A {@link BeanFactoryPostProcessor}, so that it runs before any bean is created, and so before any migration.
  */
-final class UnknownPropertyCheck {
+final class UnknownPropertyCheck implements BeanFactoryPostProcessor, EnvironmentAware {
 
 	private static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of("taskqueue");
 
-	private UnknownPropertyCheck() {
+	private Environment environment;
+
+	@Override
+	public void setEnvironment(Environment environment) {
+		this.environment = environment;
+	}
+
+	@Override
+	public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
+		requireKnown(this.environment);
 	}
 
 	/**

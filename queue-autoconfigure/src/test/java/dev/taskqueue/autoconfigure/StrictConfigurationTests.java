@@ -69,7 +69,7 @@ class StrictConfigurationTests {
 	void everyMistakeIsNamedInOneMessage() {
 		this.runner.withPropertyValues("taskqueue.queues.emails.concurency=1", "taskqueue.worker.polInterval=1s")
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
+				.isInstanceOf(IllegalArgumentException.class)
 				.message()
 				.contains("taskqueue.queues.emails.concurency (set in ")
 				.contains("; taskqueue.worker.polinterval (set in ")
@@ -158,7 +158,6 @@ class StrictConfigurationTests {
 	private void assertStartupFails(String property, String messageStart, String messagePart) {
 		this.runner.withPropertyValues(property)
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
 				.isInstanceOf(IllegalArgumentException.class)
 				.message()
 				.startsWith(messageStart)
