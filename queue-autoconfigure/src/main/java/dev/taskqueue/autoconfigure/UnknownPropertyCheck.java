@@ -91,6 +91,9 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 				i++; // the key, such as a queue name
 				group = group + ".<name>";
 				type = ResolvableType.forMethodReturnType(property.getReadMethod()).asMap().resolveGeneric(1);
+				if (type == null || type.getDeclaringClass() != TaskQueueProperties.class) {
+					return null; // a map of values
+				}
 			}
 			else if (property.getPropertyType().getDeclaringClass() == TaskQueueProperties.class) {
 				type = property.getPropertyType();
