@@ -14,7 +14,8 @@ public interface TaskQueue {
 	 * @param queue the queue name
 	 * @param payload the payload, written as JSON with the application's Jackson mapper
 	 * @return the task's id, a time-ordered UUID
-	 * @throws IllegalArgumentException if the queue name is invalid, the payload is null or cannot be written as JSON
+	 * @throws IllegalArgumentException if the queue name is invalid, the payload is null, cannot be written as JSON
+	 * or cannot be stored (a NUL character or an unpaired surrogate in a string or a field name)
 	 */
 	default UUID enqueue(String queue, Object payload) {
 		return enqueue(TaskRequest.of(queue, payload));
@@ -24,6 +25,8 @@ public interface TaskQueue {
 	 * Enqueues one task.
 	 * @param request what to enqueue
 	 * @return the task's id, a time-ordered UUID
+	 * @throws IllegalArgumentException if the request is null or its payload cannot be written as JSON or stored;
+	 * thrown before any SQL, so the caller's transaction can go on
 	 */
 	UUID enqueue(TaskRequest request);
 
@@ -31,6 +34,7 @@ public interface TaskQueue {
 	 * Enqueues all {@code requests} with one statement.
 	 * @param requests what to enqueue
 	 * @return the tasks' ids, in the order of {@code requests}
+	 * @throws IllegalArgumentException naming the index of the first bad request; none is written
 	 */
 	List<UUID> enqueueAll(List<TaskRequest> requests);
 

@@ -10,6 +10,14 @@ import java.util.Objects;
  */
 public final class TaskRequest {
 
+	// Far beyond any schedule, and well inside what PostgreSQL's timestamptz holds: a sentinel such as Instant.MAX
+	// gets a clear error here instead of an arithmetic overflow or "timestamp out of range" in the INSERT.
+	private static final Instant EARLIEST = Instant.parse("0001-01-01T00:00:00Z");
+
+	private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999999999Z");
+
+	private static final Duration LONGEST_DELAY = Duration.ofDays(36_525);
+
 	private final String queue;
 
 	private final Object payload;
@@ -48,18 +56,30 @@ public final class TaskRequest {
 	/**
 	 * This request to run no earlier than {@code delay} after the enqueue, measured on the database clock.
 	 * Replaces any {@link #withRunAt(Instant) run-at time}.
+	 * @throws IllegalArgumentException if the delay is negative or longer than 100 years
 	 */
 	public TaskRequest withDelay(Duration delay) {
 		Objects.requireNonNull(delay, "delay must not be null");
 		if (delay.isNegative()) {
 			throw new IllegalArgumentException("delay must not be negative but was " + delay);
 		}
+		if (delay.compareTo(LONGEST_DELAY) > 0) {
+			throw new IllegalArgumentException("delay must be at most 100 years (" + LONGEST_DELAY + ") but was "
+					+ delay);
+		}
 		return new TaskRequest(this.queue, this.payload, this.priority, delay, null);
 	}
 
-	/** This request to run no earlier than {@code runAt}. Replaces any {@link #withDelay(Duration) delay}. */
+	/**
+	 * This request to run no earlier than {@code runAt}. Replaces any {@link #withDelay(Duration) delay}.
+	 * @throws IllegalArgumentException if {@code runAt} is not in the years 1 to 9999
+	 */
 	public TaskRequest withRunAt(Instant runAt) {
 		Objects.requireNonNull(runAt, "runAt must not be null");
+		if (runAt.isBefore(EARLIEST) || runAt.isAfter(LATEST)) {
+			throw new IllegalArgumentException(
+					"runAt must be from " + EARLIEST + " to " + LATEST + " but was " + runAt);
+		}
 		return new TaskRequest(this.queue, this.payload, this.priority, null, runAt);
 	}
 

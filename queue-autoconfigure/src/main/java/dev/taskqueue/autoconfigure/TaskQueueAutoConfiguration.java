@@ -11,8 +11,6 @@ import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import com.zaxxer.hikari.HikariDataSource;
-
 import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueListener;
@@ -67,7 +65,6 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionOperations;
 import org.springframework.transaction.support.TransactionTemplate;
-import org.springframework.util.ClassUtils;
 
 /**
  * Configures TaskQueue on the application's {@link DataSource}: the schema migration, the {@link TaskQueue}, the
@@ -91,6 +88,11 @@ public class TaskQueueAutoConfiguration {
 	}
 
 	@Bean
+	static UnknownPropertyCheck taskQueueUnknownPropertyCheck() {
+		return new UnknownPropertyCheck();
+	}
+
+	@Bean
 	static LazyInitializationExcludeFilter taskHandlerLazyInitializationExcludeFilter() {
 		return new TaskHandlerLazyInitializationExcludeFilter();
 	}
@@ -98,6 +100,12 @@ public class TaskQueueAutoConfiguration {
 	@Bean
 	TaskHandlerRegistry taskHandlerRegistry(TaskHandlerAnnotationBeanPostProcessor taskHandlerAnnotationBeanPostProcessor) {
 		return taskHandlerAnnotationBeanPostProcessor.getRegistry();
+	}
+
+	@Bean
+	UnhandledQueueSettings taskQueueUnhandledQueueSettings(TaskQueueProperties properties,
+			TaskHandlerRegistry registry) {
+		return new UnhandledQueueSettings(properties, registry);
 	}
 
 	@Bean
@@ -194,9 +202,9 @@ public class TaskQueueAutoConfiguration {
 				ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
 				ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors,
 				ObjectProvider<TaskNotifications> notifications, Environment environment) {
-			Integer poolSize = poolSize(dataSource);
+			Integer poolSize = ConnectionBudget.poolSize(dataSource);
 			TaskNotifications listening = notifications.getIfAvailable();
-			if (listening != null && poolSize != null && poolSize < 4) {
+			if (listening != null && poolSize != null && !ConnectionBudget.hasRoomForListen(poolSize)) {
 				logger.warn("The connection pool (" + poolSize + " connections) is too small to keep one for LISTEN "
 						+ "besides a handler, claiming and heartbeats: this worker polls only");
 				listening = null;
@@ -208,7 +216,7 @@ public class TaskQueueAutoConfiguration {
 			TaskQueueProperties.Worker worker = properties.getWorker();
 			WorkerSettings settings = new WorkerSettings(worker.getPollInterval(), worker.getHeartbeatInterval(),
 					worker.getSessionTimeout(), worker.getShutdownTimeout(),
-					(poolSize != null) ? Math.max(1, poolSize - ((listening != null) ? 3 : 2)) : Integer.MAX_VALUE,
+					(poolSize != null) ? ConnectionBudget.maxHandlers(poolSize, listening != null) : Integer.MAX_VALUE,
 					Threading.VIRTUAL.isActive(environment), worker.getCompletionBatchSize(),
 					worker.getCompletionFlushInterval());
 			WorkerSession session = new WorkerSession(sessions, queues, ownTransactions, sessionName(environment),
@@ -219,15 +227,6 @@ public class TaskQueueAutoConfiguration {
 					ownTransactions, listener, interceptors.orderedStream().toList());
 			return new TaskWorker(registry, tasks, session, dispatcher, ownTransactions, listener, settings,
 					(handler) -> queueSettings(properties, handler, handlerTransactionManager), dataSource, listening);
-		}
-
-		/**
-		 * The size of a Hikari pool, or {@code null}. Handlers need one connection each; the worker keeps two for
-		 * claiming and heartbeats and, when it listens for enqueues, one for LISTEN.
-		 */
-		private static Integer poolSize(DataSource dataSource) {
-			return ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", null)
-					? HikariPool.maximumPoolSize(dataSource) : null;
 		}
 
 		/**
@@ -249,21 +248,6 @@ public class TaskQueueAutoConfiguration {
 		private static String sessionName(Environment environment) {
 			return environment.getProperty("spring.application.name", "application") + " "
 					+ ManagementFactory.getRuntimeMXBean().getName();
-		}
-
-		/** Reads the pool size of a Hikari pool; kept apart so Hikari stays optional. */
-		private static final class HikariPool {
-
-			static Integer maximumPoolSize(DataSource dataSource) {
-				try {
-					return dataSource.isWrapperFor(HikariDataSource.class)
-							? dataSource.unwrap(HikariDataSource.class).getMaximumPoolSize() : null;
-				}
-				catch (SQLException ex) {
-					return null;
-				}
-			}
-
 		}
 
 		/** The queue's properties win over the annotation, which wins over the defaults. */

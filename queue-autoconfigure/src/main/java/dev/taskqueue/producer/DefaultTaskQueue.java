@@ -81,8 +81,23 @@ public class DefaultTaskQueue implements TaskQueue {
 			return;
 		}
 		Map<String, String> headers = new LinkedHashMap<>();
-		TaskQueueObservations.enqueue(queue, count, headers, this.observations)
-			.observe(() -> insert.accept(headers.isEmpty() ? "{}" : this.mapper.writeValueAsString(headers)));
+		TaskQueueObservations.enqueue(queue, count, headers, this.observations).observe(() -> {
+			requireStorable(headers, queue);
+			insert.accept(headers.isEmpty() ? "{}" : this.mapper.writeValueAsString(headers));
+		});
+	}
+
+	/** The propagated trace context (baggage included) is stored too, so it must be storable text as well. */
+	private static void requireStorable(Map<String, String> headers, String queue) {
+		headers.forEach((name, value) -> {
+			String problem = StorableText.problem(name);
+			String valueProblem = (value != null) ? StorableText.problem(value) : null;
+			if (problem != null || valueProblem != null) {
+				throw new IllegalArgumentException("The trace context of the enqueue on queue '" + queue
+						+ "' cannot be stored: " + ((problem != null) ? "a header name contains " + problem
+								: "the value of header '" + name + "' contains " + valueProblem));
+			}
+		});
 	}
 
 	private static NewTask withHeaders(NewTask task, String headers) {
@@ -99,13 +114,25 @@ public class DefaultTaskQueue implements TaskQueue {
 	}
 
 	private String json(TaskRequest request, String argument) {
+		String json;
 		try {
-			return this.mapper.writeValueAsString(request.payload());
+			json = this.mapper.writeValueAsString(request.payload());
 		}
 		catch (JacksonException ex) {
-			throw new IllegalArgumentException("The payload of " + argument + " (" + request.payload().getClass().getName()
-					+ ", queue '" + request.queue() + "') cannot be written as JSON: " + ex.getOriginalMessage(), ex);
+			throw new IllegalArgumentException(describe(request, argument) + " cannot be written as JSON: "
+					+ ex.getOriginalMessage(), ex);
 		}
+		// Checked here, before any SQL: PostgreSQL would fail the INSERT and with it the caller's transaction.
+		String problem = StorableText.jsonProblem(json, this.mapper);
+		if (problem != null) {
+			throw new IllegalArgumentException(describe(request, argument) + " cannot be stored: " + problem);
+		}
+		return json;
+	}
+
+	private static String describe(TaskRequest request, String argument) {
+		return "The payload of " + argument + " (" + request.payload().getClass().getName() + ", queue '"
+				+ request.queue() + "')";
 	}
 
 }

@@ -1,0 +1,131 @@
+package dev.taskqueue.autoconfigure;
+
+import java.beans.PropertyDescriptor;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+import org.springframework.beans.BeanUtils;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+
+/**
+ * Finds properties under {@code taskqueue} that TaskQueue does not have, such as
+ * {@code taskqueue.queues.emails.concurency}, which Spring Boot would otherwise ignore without a word. Names are
+ * compared as Spring Boot binds them, so {@code max-attempts}, {@code maxAttempts} and {@code MAX_ATTEMPTS} are
+ * all the same property.
+ * <p>
+ * Environment variables are not checked, as Spring Boot's own strict binding does not check them either: platforms
+ * set variables of their own that look like ours, such as {@code TASKQUEUE_WORKER_SERVICE_HOST} on Kubernetes for
+ * a service named {@code taskqueue-worker}.
+ * <p>
+ * A {@link BeanFactoryPostProcessor}, so that it runs before any bean is created, and so before any migration.
+ */
+final class UnknownPropertyCheck implements BeanFactoryPostProcessor, EnvironmentAware {
+
+	private static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of("taskqueue");
+
+	private Environment environment;
+
+	@Override
+	public void setEnvironment(Environment environment) {
+		this.environment = environment;
+	}
+
+	@Override
+	public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
+		requireKnown(this.environment);
+	}
+
+	/**
+	 * Fails if {@code environment} sets a property under {@code taskqueue} that {@link TaskQueueProperties} does
+	 * not have.
+	 * @throws IllegalArgumentException naming each unknown property, where it was set, and the valid ones
+	 */
+	static void requireKnown(Environment environment) {
+		Map<String, String> unknown = new TreeMap<>();
+		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+			if (source instanceof IterableConfigurationPropertySource iterable
+					&& !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource)) {
+				iterable.filter(ROOT::isAncestorOf).forEach((name) -> {
+					String problem = problem(name);
+					if (problem != null) {
+						unknown.putIfAbsent(name.toString(), origin(source.getConfigurationProperty(name)) + problem);
+					}
+				});
+			}
+		}
+		if (!unknown.isEmpty()) {
+			throw new IllegalArgumentException(unknown.entrySet()
+				.stream()
+				.map((entry) -> entry.getKey() + entry.getValue())
+				.collect(Collectors.joining("; ")));
+		}
+	}
+
+	/** What is wrong with {@code name}, {@code null} if it names a TaskQueue property. */
+	private static String problem(ConfigurationPropertyName name) {
+		Class<?> type = TaskQueueProperties.class;
+		String group = "taskqueue";
+		for (int i = 1; i < name.getNumberOfElements(); i++) {
+			PropertyDescriptor property = property(type, name.getElement(i, Form.UNIFORM));
+			if (property == null) {
+				return " is not a TaskQueue property; " + group + " has " + String.join(", ", properties(type));
+			}
+			group = group + "." + dashed(property.getName());
+			if (Map.class.isAssignableFrom(property.getPropertyType())) {
+				i++; // the key, such as a queue name
+				group = group + ".<name>";
+				type = ResolvableType.forMethodReturnType(property.getReadMethod()).asMap().resolveGeneric(1);
+				if (type == null || type.getDeclaringClass() != TaskQueueProperties.class) {
+					return null; // a map of values
+				}
+			}
+			else if (property.getPropertyType().getDeclaringClass() == TaskQueueProperties.class) {
+				type = property.getPropertyType();
+			}
+			else {
+				return null; // a value
+			}
+		}
+		return null;
+	}
+
+	private static PropertyDescriptor property(Class<?> type, String uniformName) {
+		return Arrays.stream(BeanUtils.getPropertyDescriptors(type))
+			.filter((property) -> property.getReadMethod() != null && !"class".equals(property.getName()))
+			.filter((property) -> property.getName().toLowerCase(Locale.ROOT).equals(uniformName))
+			.findFirst()
+			.orElse(null);
+	}
+
+	private static Set<String> properties(Class<?> type) {
+		return Arrays.stream(BeanUtils.getPropertyDescriptors(type))
+			.filter((property) -> property.getReadMethod() != null && !"class".equals(property.getName()))
+			.map((property) -> dashed(property.getName()))
+			.collect(Collectors.toCollection(TreeSet::new));
+	}
+
+	private static String dashed(String camelCase) {
+		return camelCase.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+	}
+
+	private static String origin(ConfigurationProperty property) {
+		return (property != null && property.getOrigin() != null) ? " (set in " + property.getOrigin() + ")" : "";
+	}
+
+}
