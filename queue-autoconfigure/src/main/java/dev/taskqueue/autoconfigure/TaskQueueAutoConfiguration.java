@@ -35,6 +35,7 @@ import dev.taskqueue.worker.PayloadReader;
 import dev.taskqueue.worker.QueueSettings;
 import dev.taskqueue.worker.RetryPolicy;
 import dev.taskqueue.worker.TaskDispatcher;
+import dev.taskqueue.worker.TaskRunner;
 import dev.taskqueue.worker.TaskWorker;
 import dev.taskqueue.worker.WorkerSession;
 import dev.taskqueue.worker.WorkerSettings;
@@ -173,6 +174,24 @@ public class TaskQueueAutoConfiguration {
 		return new DefaultTaskQueue(taskRepository, jsonMapper.getIfAvailable(JsonMapper::new),
 				new TaskQueueListeners(listeners.orderedStream().toList()),
 				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP));
+	}
+
+	/** Runs tasks on the caller's thread, for the {@code TaskQueueTester} of the queue-test module. */
+	@Bean
+	@ConditionalOnClass(name = "dev.taskqueue.testing.TaskQueueTester")
+	@ConditionalOnMissingBean
+	@DependsOnDatabaseInitialization
+	TaskRunner taskQueueTaskRunner(TaskQueueProperties properties, TaskHandlerRegistry registry, TaskRepository tasks,
+			SessionRepository sessions, DataSource dataSource,
+			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
+			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors) {
+		PlatformTransactionManager manager = transactionManager
+			.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
+		return new TaskRunner(registry, tasks, sessions, manager,
+				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
+				new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)),
+				new TaskQueueListeners(listeners.orderedStream().toList()), interceptors.orderedStream().toList(),
+				(handler) -> WorkerConfiguration.queueSettings(properties, handler, manager));
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,0 +1,111 @@
+package dev.taskqueue.testing;
+
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.taskqueue.NonRetryableTaskException;
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.TaskHandler;
+import dev.taskqueue.TaskQueue;
+import dev.taskqueue.test.TestDatabase;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.context.DynamicPropertyRegistry;
+
+/**
+ * An application with handlers that write what they did to the {@code written} table, configured as an
+ * application's tests get it: every auto-configuration on the class path, this module's included.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+@Import(TesterTestApplication.Handlers.class)
+class TesterTestApplication {
+
+	/** Points the application at a new database of the test server. */
+	static void newDatabase(DynamicPropertyRegistry registry) {
+		String url = TestDatabase.createDatabase();
+		registry.add("spring.datasource.url", () -> url);
+	}
+
+	record Note(String text) {
+	}
+
+	record Chain(int left) {
+	}
+
+	static class Handlers {
+
+		final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+
+		final Map<String, Thread> threads = new ConcurrentHashMap<>();
+
+		private final JdbcClient jdbc;
+
+		private final TaskQueue taskQueue;
+
+		Handlers(JdbcClient jdbc, TaskQueue taskQueue) {
+			this.jdbc = jdbc;
+			this.taskQueue = taskQueue;
+		}
+
+		int calls(String queue) {
+			AtomicInteger count = this.calls.get(queue);
+			return (count != null) ? count.get() : 0;
+		}
+
+		void reset() {
+			this.calls.clear();
+			this.threads.clear();
+		}
+
+		@TaskHandler(queue = "write")
+		void write(Note note, TaskContext context) {
+			called(context);
+			write(context.id(), note.text());
+		}
+
+		@TaskHandler(queue = "fail")
+		void fail(Note note, TaskContext context) {
+			called(context);
+			write(context.id(), note.text()); // rolled back with the failure
+			throw new IllegalStateException("failed on purpose: " + note.text());
+		}
+
+		@TaskHandler(queue = "reject")
+		void reject(Note note, TaskContext context) {
+			called(context);
+			throw new NonRetryableTaskException("rejected: " + note.text());
+		}
+
+		@TaskHandler(queue = "chain")
+		void chain(Chain chain, TaskContext context) {
+			called(context);
+			write(context.id(), "chain " + chain.left());
+			if (chain.left() > 0) {
+				this.taskQueue.enqueue("chain", new Chain(chain.left() - 1));
+			}
+		}
+
+		@TaskHandler(queue = "forever")
+		void forever(Note note, TaskContext context) {
+			called(context);
+			this.taskQueue.enqueue("forever", note);
+		}
+
+		private void called(TaskContext context) {
+			this.calls.computeIfAbsent(context.queue(), (queue) -> new AtomicInteger()).incrementAndGet();
+			this.threads.put(context.queue(), Thread.currentThread());
+		}
+
+		private void write(UUID taskId, String text) {
+			this.jdbc.sql("INSERT INTO written (task_id, text) VALUES (?, ?)").params(taskId, text).update();
+		}
+
+	}
+
+}
