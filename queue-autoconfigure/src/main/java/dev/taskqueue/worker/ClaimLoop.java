@@ -24,7 +24,7 @@ final class ClaimLoop implements Runnable {
 	private static final Log logger = LogFactory.getLog(ClaimLoop.class);
 
 	/** The order of the claim query, which its RETURNING clause does not keep. */
-	private static final Comparator<ClaimedTask> CLAIM_ORDER = Comparator.comparingInt(ClaimedTask::priority)
+	static final Comparator<ClaimedTask> CLAIM_ORDER = Comparator.comparingInt(ClaimedTask::priority)
 		.reversed()
 		.thenComparing(ClaimedTask::runAt)
 		.thenComparing(ClaimedTask::id);

@@ -3,7 +3,6 @@ package dev.taskqueue.worker;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
@@ -35,12 +34,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  * savepoint), so that a failing handler undoes its own work only and the caller sees every outcome.
  */
 public class TaskRunner {
-
-	/** The order of the claim query, which its RETURNING clause does not keep. */
-	private static final Comparator<ClaimedTask> CLAIM_ORDER = Comparator.comparingInt(ClaimedTask::priority)
-		.reversed()
-		.thenComparing(ClaimedTask::runAt)
-		.thenComparing(ClaimedTask::id);
 
 	private final TaskHandlerRegistry registry;
 
@@ -118,7 +111,7 @@ public class TaskRunner {
 				QueueSettings settings = this.queueSettings.apply(handler);
 				this.ownTransactions.execute((status) -> this.tasks.claim(handler.queue(), session, Integer.MAX_VALUE))
 					.stream()
-					.sorted(CLAIM_ORDER)
+					.sorted(ClaimLoop.CLAIM_ORDER)
 					.forEach(unstarted::add);
 				while (!unstarted.isEmpty()) {
 					this.dispatcher.run(unstarted.poll(), handler, settings, null, () -> true);
