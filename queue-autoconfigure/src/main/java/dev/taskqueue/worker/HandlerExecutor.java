@@ -12,16 +12,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.taskqueue.jdbc.ClaimedTask;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
@@ -34,8 +29,6 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  * thread and, until it returns, its pooled connection.
  */
 final class HandlerExecutor {
-
-	private static final Log logger = LogFactory.getLog(HandlerExecutor.class);
 
 	private final TaskDispatcher dispatcher;
 
@@ -54,7 +47,7 @@ final class HandlerExecutor {
 
 	private final Map<UUID, ClaimedTask> unstarted = new ConcurrentHashMap<>();
 
-	private final Set<Runner> runners = ConcurrentHashMap.newKeySet();
+	private final Set<HandlerThread> runners = ConcurrentHashMap.newKeySet();
 
 	private final AtomicInteger inFlight = new AtomicInteger();
 
@@ -120,7 +113,7 @@ final class HandlerExecutor {
 
 	/** Interrupts the handlers still running and stops the threads. */
 	void shutdownNow() {
-		this.runners.forEach(Runner::interrupt);
+		this.runners.forEach(HandlerThread::interrupt);
 		this.timeouts.shutdownNow();
 		if (this.executor instanceof ExecutorService service) {
 			service.shutdownNow();
@@ -137,7 +130,7 @@ final class HandlerExecutor {
 				queue.running.release();
 				return;
 			}
-			Runner runner = new Runner(queue);
+			HandlerThread runner = new HandlerThread(this, queue);
 			try {
 				this.executor.execute(runner);
 			}
@@ -149,7 +142,7 @@ final class HandlerExecutor {
 	}
 
 	/** After a thread was given back: any queue may have tasks waiting for one, starting with another each time. */
-	private void startRunnersEverywhere() {
+	void startRunnersEverywhere() {
 		int first = Math.floorMod(this.nextQueue.getAndIncrement(), this.queues.size());
 		for (int i = 0; i < this.queues.size(); i++) {
 			startRunners(this.queues.get((first + i) % this.queues.size()));
@@ -157,7 +150,7 @@ final class HandlerExecutor {
 	}
 
 	/** The task's outcome is settled: it gives its queue a unit of capacity back. */
-	private void settle(QueueState queue) {
+	void settle(QueueState queue) {
 		queue.inFlight.decrementAndGet();
 		this.inFlight.decrementAndGet();
 		if (queue.mayHaveMore) {
@@ -165,204 +158,47 @@ final class HandlerExecutor {
 		}
 	}
 
+	TaskDispatcher dispatcher() {
+		return this.dispatcher;
+	}
+
+	BatchedCompletions batched() {
+		return this.batched;
+	}
+
+	ScheduledExecutorService timeouts() {
+		return this.timeouts;
+	}
+
+	void started(HandlerThread thread) {
+		this.runners.add(thread);
+	}
+
+	void ended(HandlerThread thread) {
+		this.runners.remove(thread);
+	}
+
+	/** A task of a thread that was given up goes back to its queue, for another thread. */
+	void requeue(QueueState queue, ClaimedTask task) {
+		this.unstarted.put(task.id(), task);
+		queue.waiting.add(task);
+		startRunners(queue);
+	}
+
+	/** Takes {@code task} to start it; {@code false} when shutdown or a pause gave it back meanwhile. */
+	boolean takeUnstarted(ClaimedTask task) {
+		return this.unstarted.remove(task.id()) != null;
+	}
+
+	/** A handler thread gives its place among all queues' threads back. */
+	void releaseThread() {
+		this.handlerThreads.release();
+	}
+
 	private static Executor virtualThreadExecutor() {
 		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("tq-handler-");
 		executor.setVirtualThreads(true);
 		return executor;
-	}
-
-	/**
-	 * A handler thread of one queue: it takes the queue's waiting tasks until none is left, or until a handler
-	 * overran its timeout, which gives the thread up.
-	 */
-	private final class Runner implements Runnable, TaskDispatcher.Steps {
-
-		private final QueueState queue;
-
-		private final AtomicBoolean permitsReleased = new AtomicBoolean();
-
-		private volatile Thread thread;
-
-		// Guarded by this: the task whose handler runs, its timeout, and whether the thread was given up.
-		private ClaimedTask current;
-
-		private CommitGroup currentGroup;
-
-		private ScheduledFuture<?> timeout;
-
-		private boolean givenUp;
-
-		Runner(QueueState queue) {
-			this.queue = queue;
-		}
-
-		@Override
-		public void run() {
-			this.thread = Thread.currentThread();
-			HandlerExecutor.this.runners.add(this);
-			try {
-				ClaimedTask task;
-				while (!isGivenUp() && (task = next()) != null) {
-					try {
-						if (this.queue.grouped()) {
-							HandlerExecutor.this.dispatcher.runGroup(this.queue, task, this);
-						}
-						else {
-							runAlone(task);
-						}
-					}
-					catch (Throwable ex) {
-						// The dispatcher settles every task, whatever its handler throws: this is a bug in TaskQueue.
-						// The thread goes on, so that the queue keeps its concurrency.
-						logger.error("TaskQueue handler thread caught what the dispatcher should have settled", ex);
-					}
-				}
-			}
-			finally {
-				HandlerExecutor.this.runners.remove(this);
-				Thread.interrupted(); // a timeout's interrupt must not reach the next use of this thread
-				releasePermits();
-				startRunnersEverywhere();
-			}
-		}
-
-		@Override
-		public void runAlone(ClaimedTask task) {
-			if (isGivenUp()) {
-				// A task of this thread's group after the thread overran a timeout: another thread runs it.
-				HandlerExecutor.this.unstarted.put(task.id(), task);
-				this.queue.waiting.add(task);
-				startRunners(this.queue);
-				return;
-			}
-			begin(task, null);
-			long start = System.nanoTime();
-			try {
-				HandlerExecutor.this.dispatcher.run(task, this.queue.handler, this.queue.settings,
-						this.queue.handler.batchedCompletion() ? HandlerExecutor.this.batched : null,
-						() -> takeOutcome(task));
-			}
-			finally {
-				if (end(task)) { // else the timeout settled it
-					this.queue.handled(System.nanoTime() - start);
-					settle(this.queue);
-				}
-			}
-		}
-
-		/** The next waiting task of the queue, skipping those released by shutdown; {@code null} when none is. */
-		private ClaimedTask next() {
-			ClaimedTask task;
-			while ((task = this.queue.waiting.poll()) != null) {
-				if (HandlerExecutor.this.unstarted.remove(task.id()) != null) {
-					return task;
-				}
-				settle(this.queue); // released by shutdown before it started
-			}
-			return null;
-		}
-
-		@Override
-		public ClaimedTask nextInGroup(int size, long startedNanos) {
-			QueueSettings settings = this.queue.settings;
-			long elapsed = System.nanoTime() - startedNanos;
-			if (size >= settings.groupSize() || isGivenUp()
-					|| elapsed + this.queue.typicalHandlerNanos() > settings.groupMaxDelay().toNanos()) {
-				return null;
-			}
-			return next();
-		}
-
-		@Override
-		public void begin(ClaimedTask task, CommitGroup group) {
-			synchronized (this) {
-				this.current = task;
-				this.currentGroup = group;
-				this.timeout = HandlerExecutor.this.timeouts.schedule(() -> timeOut(task),
-						this.queue.settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
-			}
-		}
-
-		/**
-		 * Takes {@code task}'s outcome for its handler thread, so that its timeout no longer fires; {@code false}
-		 * when the timeout has taken it already.
-		 */
-		private boolean takeOutcome(ClaimedTask task) {
-			synchronized (this) {
-				if (this.givenUp) {
-					return false;
-				}
-				if (this.current == task) {
-					this.timeout.cancel(false);
-					this.current = null;
-				}
-				return true;
-			}
-		}
-
-		@Override
-		public boolean end(ClaimedTask task) {
-			synchronized (this) {
-				if (this.timeout != null) {
-					this.timeout.cancel(false);
-				}
-				this.current = null;
-				this.currentGroup = null;
-				Thread.interrupted(); // a timeout's interrupt that came too late must not reach the next task
-				return !this.givenUp;
-			}
-		}
-
-		@Override
-		public void settled(ClaimedTask task) {
-			settle(this.queue);
-		}
-
-		@Override
-		public void handled(long nanos) {
-			this.queue.handled(nanos);
-		}
-
-		private void timeOut(ClaimedTask task) {
-			Thread handlerThread;
-			CommitGroup group;
-			synchronized (this) {
-				if (this.current != task || this.givenUp) {
-					return; // finished meanwhile
-				}
-				this.givenUp = true;
-				group = this.currentGroup;
-				handlerThread = this.thread;
-				handlerThread.interrupt();
-			}
-			try {
-				HandlerExecutor.this.dispatcher.timedOut(task, this.queue.settings, handlerThread, group, this);
-			}
-			finally {
-				// The stuck thread keeps running, but no longer in the queue's concurrency: another takes over.
-				releasePermits();
-				startRunnersEverywhere();
-			}
-		}
-
-		private synchronized boolean isGivenUp() {
-			return this.givenUp;
-		}
-
-		void releasePermits() {
-			if (this.permitsReleased.compareAndSet(false, true)) {
-				this.queue.running.release();
-				HandlerExecutor.this.handlerThreads.release();
-			}
-		}
-
-		void interrupt() {
-			Thread handlerThread = this.thread;
-			if (handlerThread != null) {
-				handlerThread.interrupt();
-			}
-		}
-
 	}
 
 }

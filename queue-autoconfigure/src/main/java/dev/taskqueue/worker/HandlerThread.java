@@ -1,0 +1,206 @@
+package dev.taskqueue.worker;
+
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.taskqueue.jdbc.ClaimedTask;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * A handler thread of one queue: it takes the queue's waiting tasks until none is left, or until a handler
+ * overran its timeout, which gives the thread up.
+ */
+final class HandlerThread implements Runnable, TaskDispatcher.Steps {
+
+	private static final Log logger = LogFactory.getLog(HandlerThread.class);
+
+	private final HandlerExecutor executor;
+
+	private final QueueState queue;
+
+	private final AtomicBoolean permitsReleased = new AtomicBoolean();
+
+	private volatile Thread thread;
+
+	// Guarded by this: the task whose handler runs, its timeout, and whether the thread was given up.
+	private ClaimedTask current;
+
+	private CommitGroup currentGroup;
+
+	private ScheduledFuture<?> timeout;
+
+	private boolean givenUp;
+
+	HandlerThread(HandlerExecutor executor, QueueState queue) {
+		this.executor = executor;
+		this.queue = queue;
+	}
+
+	@Override
+	public void run() {
+		this.thread = Thread.currentThread();
+		this.executor.started(this);
+		try {
+			ClaimedTask task;
+			while (!isGivenUp() && (task = next()) != null) {
+				try {
+					if (this.queue.grouped()) {
+						this.executor.dispatcher().runGroup(this.queue, task, this);
+					}
+					else {
+						runAlone(task);
+					}
+				}
+				catch (Throwable ex) {
+					// The dispatcher settles every task, whatever its handler throws: this is a bug in TaskQueue.
+					// The thread goes on, so that the queue keeps its concurrency.
+					logger.error("TaskQueue handler thread caught what the dispatcher should have settled", ex);
+				}
+			}
+		}
+		finally {
+			this.executor.ended(this);
+			Thread.interrupted(); // a timeout's interrupt must not reach the next use of this thread
+			releasePermits();
+			this.executor.startRunnersEverywhere();
+		}
+	}
+
+	@Override
+	public void runAlone(ClaimedTask task) {
+		if (isGivenUp()) {
+			// A task of this thread's group after the thread overran a timeout: another thread runs it.
+			this.executor.requeue(this.queue, task);
+			return;
+		}
+		begin(task, null);
+		long start = System.nanoTime();
+		try {
+			this.executor.dispatcher().run(task, this.queue.handler, this.queue.settings,
+					this.queue.handler.batchedCompletion() ? this.executor.batched() : null,
+					() -> takeOutcome(task));
+		}
+		finally {
+			if (end(task)) { // else the timeout settled it
+				this.queue.handled(System.nanoTime() - start);
+				this.executor.settle(this.queue);
+			}
+		}
+	}
+
+	/** The next waiting task of the queue, skipping those released by shutdown; {@code null} when none is. */
+	private ClaimedTask next() {
+		ClaimedTask task;
+		while ((task = this.queue.waiting.poll()) != null) {
+			if (this.executor.takeUnstarted(task)) {
+				return task;
+			}
+			this.executor.settle(this.queue); // released by shutdown before it started
+		}
+		return null;
+	}
+
+	@Override
+	public ClaimedTask nextInGroup(int size, long startedNanos) {
+		QueueSettings settings = this.queue.settings;
+		long elapsed = System.nanoTime() - startedNanos;
+		if (size >= settings.groupSize() || isGivenUp()
+				|| elapsed + this.queue.typicalHandlerNanos() > settings.groupMaxDelay().toNanos()) {
+			return null;
+		}
+		return next();
+	}
+
+	@Override
+	public void begin(ClaimedTask task, CommitGroup group) {
+		synchronized (this) {
+			this.current = task;
+			this.currentGroup = group;
+			this.timeout = this.executor.timeouts().schedule(() -> timeOut(task),
+					this.queue.settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+		}
+	}
+
+	/**
+	 * Takes {@code task}'s outcome for its handler thread, so that its timeout no longer fires; {@code false}
+	 * when the timeout has taken it already.
+	 */
+	private boolean takeOutcome(ClaimedTask task) {
+		synchronized (this) {
+			if (this.givenUp) {
+				return false;
+			}
+			if (this.current == task) {
+				this.timeout.cancel(false);
+				this.current = null;
+			}
+			return true;
+		}
+	}
+
+	@Override
+	public boolean end(ClaimedTask task) {
+		synchronized (this) {
+			if (this.timeout != null) {
+				this.timeout.cancel(false);
+			}
+			this.current = null;
+			this.currentGroup = null;
+			Thread.interrupted(); // a timeout's interrupt that came too late must not reach the next task
+			return !this.givenUp;
+		}
+	}
+
+	@Override
+	public void settled(ClaimedTask task) {
+		this.executor.settle(this.queue);
+	}
+
+	@Override
+	public void handled(long nanos) {
+		this.queue.handled(nanos);
+	}
+
+	private void timeOut(ClaimedTask task) {
+		Thread handlerThread;
+		CommitGroup group;
+		synchronized (this) {
+			if (this.current != task || this.givenUp) {
+				return; // finished meanwhile
+			}
+			this.givenUp = true;
+			group = this.currentGroup;
+			handlerThread = this.thread;
+			handlerThread.interrupt();
+		}
+		try {
+			this.executor.dispatcher().timedOut(task, this.queue.settings, handlerThread, group, this);
+		}
+		finally {
+			// The stuck thread keeps running, but no longer in the queue's concurrency: another takes over.
+			releasePermits();
+			this.executor.startRunnersEverywhere();
+		}
+	}
+
+	private synchronized boolean isGivenUp() {
+		return this.givenUp;
+	}
+
+	void releasePermits() {
+		if (this.permitsReleased.compareAndSet(false, true)) {
+			this.queue.running.release();
+			this.executor.releaseThread();
+		}
+	}
+
+	void interrupt() {
+		Thread handlerThread = this.thread;
+		if (handlerThread != null) {
+			handlerThread.interrupt();
+		}
+	}
+
+}
