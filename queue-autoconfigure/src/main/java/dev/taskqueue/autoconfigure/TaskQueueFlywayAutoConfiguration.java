@@ -32,6 +32,7 @@ public class TaskQueueFlywayAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.flywaydb.core.Flyway")
 	@ConditionalOnMissingClass(FLYWAY_AUTO_CONFIGURATION)
 	static class WithoutBootFlyway {
 
