@@ -20,41 +20,21 @@ import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
-import org.flywaydb.core.api.FlywayException;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
- * TaskQueue's own Flyway next to the application's, in another schema, and switched off.
+ * TaskQueue's own Flyway: on a schema with the application's tables, in another schema, switched off, and
+ * run by instances starting together. Next to the application's Flyway: {@link ApplicationFlywayTests}.
  */
 class SchemaMigrationTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(20);
-
-	private static final String APP_MIGRATIONS = "spring.flyway.locations=classpath:db/app-migration";
-
-	@Test
-	void applicationFlywayAndTaskQueueMigrationsAreBothApplied() {
-		String url = TestDatabase.createDatabase();
-		try (ConfigurableApplicationContext context = TestApplications.start(url,
-				List.of(AppFlyway.class, Handlers.class), APP_MIGRATIONS)) {
-			assertThat(tables(url, "public")).contains("flyway_schema_history", "taskqueue_schema_history", "app_table",
-					"taskqueue_task", "taskqueue_session", "taskqueue_dead_task");
-			assertThat(history(url, "flyway_schema_history")).containsExactly("1 V1__app.sql true");
-			assertThat(history(url, "taskqueue_schema_history")).containsExactly("0 << Flyway Baseline >> true",
-					"1 V1__create_taskqueue_tables.sql true", "2 V2__operations_and_observability.sql true");
-			assertHandled(context);
-		}
-	}
 
 	@Test
 	void taskQueueMigratesASchemaThatAlreadyHoldsTheApplicationsTables() {
@@ -69,22 +49,6 @@ class SchemaMigrationTests {
 		}
 		try (ConfigurableApplicationContext restarted = TestApplications.start(url, List.of(Handlers.class))) {
 			assertThat(history(url, "taskqueue_schema_history")).hasSize(3);
-		}
-	}
-
-	@Test
-	void applicationFlywayAddedAfterTaskQueueNeedsABaselineBelowItsFirstVersion() {
-		String url = TestDatabase.createDatabase();
-		TestApplications.start(url, List.of()).close();
-		assertThatException().isThrownBy(() -> TestApplications.start(url, List.of(AppFlyway.class), APP_MIGRATIONS))
-			.havingRootCause()
-			.isExactlyInstanceOf(FlywayException.class)
-			.withMessageStartingWith("Found non-empty schema(s) \"public\" but no schema history table");
-		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(AppFlyway.class),
-				APP_MIGRATIONS, "spring.flyway.baseline-on-migrate=true", "spring.flyway.baseline-version=0")) {
-			assertThat(history(url, "flyway_schema_history")).containsExactly("0 << Flyway Baseline >> true",
-					"1 V1__app.sql true");
-			assertThat(tables(url, "public")).contains("app_table", "taskqueue_task");
 		}
 	}
 
@@ -174,31 +138,25 @@ class SchemaMigrationTests {
 		}
 	}
 
-	private static void assertHandled(ConfigurableApplicationContext context) {
+	static void assertHandled(ConfigurableApplicationContext context) {
 		UUID id = context.getBean(TaskQueue.class).enqueue("schema-check", "ping");
 		Handlers handlers = context.getBean(Handlers.class);
 		Await.until("the task is handled", WAIT, () -> handlers.handled.containsKey(id));
 		assertThat(handlers.handled.get(id)).isEqualTo("ping");
 	}
 
-	private static List<String> tables(String url, String schema) {
+	static List<String> tables(String url, String schema) {
 		return jdbc(url).queryForList("SELECT table_name FROM information_schema.tables WHERE table_schema = ? "
 				+ "ORDER BY table_name", String.class, schema);
 	}
 
-	private static List<String> history(String url, String table) {
+	static List<String> history(String url, String table) {
 		return jdbc(url).queryForList("SELECT concat_ws(' ', version, script, success::text) FROM " + table
 				+ " ORDER BY installed_rank", String.class);
 	}
 
-	private static JdbcTemplate jdbc(String url) {
+	static JdbcTemplate jdbc(String url) {
 		return new JdbcTemplate(new DriverManagerDataSource(url));
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ImportAutoConfiguration(FlywayAutoConfiguration.class)
-	static class AppFlyway {
-
 	}
 
 	static class EnqueuesOnStartup {

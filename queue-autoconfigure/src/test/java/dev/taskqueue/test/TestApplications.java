@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
+import dev.taskqueue.autoconfigure.TaskQueueFlywayAutoConfiguration;
 
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
@@ -27,7 +28,8 @@ public final class TestApplications {
 	/** The auto-configurations an application with the starter has. */
 	public static final Class<?>[] AUTO_CONFIGURATIONS = { DataSourceAutoConfiguration.class,
 			DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
-			JacksonAutoConfiguration.class, JdbcTemplateAutoConfiguration.class, TaskQueueAutoConfiguration.class };
+			JacksonAutoConfiguration.class, JdbcTemplateAutoConfiguration.class, TaskQueueAutoConfiguration.class,
+			TaskQueueFlywayAutoConfiguration.class };
 
 	private TestApplications() {
 	}
@@ -52,7 +54,7 @@ public final class TestApplications {
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
 			TransactionAutoConfiguration.class, JacksonAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
-			TaskQueueAutoConfiguration.class })
+			TaskQueueAutoConfiguration.class, TaskQueueFlywayAutoConfiguration.class })
 	static class Base {
 
 	}

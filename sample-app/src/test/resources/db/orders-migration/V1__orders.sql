@@ -1,0 +1,4 @@
+CREATE TABLE orders (
+    id    bigint PRIMARY KEY,
+    total numeric NOT NULL
+);
