@@ -38,9 +38,11 @@ class ListenerAndInterceptorIntegrationTests {
 			TaskQueue taskQueue = context.getBean(TaskQueue.class);
 			UUID ok = taskQueue.enqueue("events", "ok");
 			Await.until("the task completes", Duration.ofSeconds(20), () -> events.contains("completed " + ok));
-			assertThat(events).containsExactly("enqueued events 1", "started " + ok, "outer before " + ok,
-					"inner before " + ok, "handler " + ok, "inner after " + ok, "outer after " + ok,
-					"completed " + ok);
+			// The enqueue commits before its listener hears of it, so the worker may start the task first.
+			assertThat(events).contains("enqueued events 1");
+			assertThat(events).filteredOn((event) -> !event.startsWith("enqueued"))
+				.containsExactly("started " + ok, "outer before " + ok, "inner before " + ok, "handler " + ok,
+						"inner after " + ok, "outer after " + ok, "completed " + ok);
 			events.clear();
 
 			UUID failing = taskQueue.enqueueAll(List.of(TaskRequest.of("events", "fail"))).get(0);
