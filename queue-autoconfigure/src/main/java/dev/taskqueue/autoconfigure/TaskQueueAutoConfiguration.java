@@ -152,7 +152,8 @@ public class TaskQueueAutoConfiguration {
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
 				properties.getMetrics().getCountLimit(),
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()));
-		operations.onPauseChanged((queue, paused) -> worker.ifAvailable((w) -> w.pauseChanged(queue, paused)));
+		operations.onPauseChanged(
+				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)));
 		return operations;
 	}
 

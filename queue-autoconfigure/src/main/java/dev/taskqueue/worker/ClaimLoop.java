@@ -75,6 +75,7 @@ final class ClaimLoop implements Runnable {
 		while (this.running.getAsBoolean()) {
 			try {
 				this.dispatcher.recordPendingOutcomes();
+				releasePaused();
 				// Start with another queue each time, so that with a pool-bound limit no queue starves the others.
 				this.nextQueue = (this.nextQueue + 1) % this.queues.size();
 				for (int i = 0; i < this.queues.size(); i++) {
@@ -97,6 +98,15 @@ final class ClaimLoop implements Runnable {
 					Thread.currentThread().interrupt();
 					return;
 				}
+			}
+		}
+	}
+
+	/** Gives back the claimed tasks that have not started of the queues paused here or, by heartbeat, elsewhere. */
+	private void releasePaused() {
+		for (QueueState queue : this.queues) {
+			if (this.session.isPaused(queue.name())) {
+				this.releaseUnstarted.accept(queue.name());
 			}
 		}
 	}

@@ -80,8 +80,10 @@ final class GroupCommit {
 		group.current = first;
 		long started = System.nanoTime();
 		RuntimeException commitFailure = null;
+		CommitWatch commit = new CommitWatch();
 		try {
 			this.handlerTransactions.executeWithoutResult((status) -> {
+				commit.watch();
 				group.backendPid = backendPid();
 				for (ClaimedTask task = first; task != null; task = steps.nextInGroup(group.size(), started)) {
 					runInSavepoint(queue, task, status, steps, group);
@@ -98,8 +100,15 @@ final class GroupCommit {
 				}
 				return;
 			}
-			// An Error too: the group's tasks are still claimed and must each get an outcome.
-			commitFailure = (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+			if (commit.committed()) {
+				// An after-commit callback threw: the group did commit, so its tasks must not run again.
+				logger.warn("A group of " + group.size() + " tasks on queue '" + queue.name() + "' committed, but "
+						+ "an after-commit callback of its transaction threw: " + ErrorText.summary(ex), ex);
+			}
+			else {
+				// An Error too: the group's tasks are still claimed and must each get an outcome.
+				commitFailure = (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+			}
 		}
 		if (commitFailure instanceof ClaimsLostException lost) {
 			if (lost.ids.size() < group.size()) {

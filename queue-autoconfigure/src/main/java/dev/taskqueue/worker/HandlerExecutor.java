@@ -26,7 +26,7 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  * {@code maxHandlers}, each taking the queue's waiting tasks one after the other, alone or in groups that commit
  * together. Every task runs under its queue's timeout: a handler that overruns it is interrupted and its thread
  * given up, and a new thread takes over the queue's waiting tasks; a handler that ignores the interrupt keeps its
- * thread and, until it returns, its pooled connection.
+ * thread, its pooled connection and so its place under {@code maxHandlers} until it returns.
  */
 final class HandlerExecutor {
 
@@ -185,9 +185,12 @@ final class HandlerExecutor {
 		startRunners(queue);
 	}
 
-	/** Takes {@code task} to start it; {@code false} when shutdown or a pause gave it back meanwhile. */
+	/**
+	 * Takes {@code task} to start it; {@code false} when shutdown or a pause gave it back meanwhile. The claim is
+	 * compared whole, so that a leftover of a given-back claim never takes the place of a new claim of the task.
+	 */
 	boolean takeUnstarted(ClaimedTask task) {
-		return this.unstarted.remove(task.id()) != null;
+		return this.unstarted.remove(task.id(), task);
 	}
 
 	/** A handler thread gives its place among all queues' threads back. */

@@ -20,7 +20,9 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 
 	private final QueueState queue;
 
-	private final AtomicBoolean permitsReleased = new AtomicBoolean();
+	private final AtomicBoolean queuePermitReleased = new AtomicBoolean();
+
+	private final AtomicBoolean threadPermitReleased = new AtomicBoolean();
 
 	private volatile Thread thread;
 
@@ -75,9 +77,9 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 			this.executor.requeue(this.queue, task);
 			return;
 		}
-		begin(task, null);
 		long start = System.nanoTime();
 		try {
+			begin(task, null);
 			this.executor.dispatcher().run(task, this.queue.handler, this.queue.settings,
 					this.queue.handler.batchedCompletion() ? this.executor.batched() : null,
 					() -> takeOutcome(task));
@@ -179,8 +181,9 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 			this.executor.dispatcher().timedOut(task, this.queue.settings, handlerThread, group, this);
 		}
 		finally {
-			// The stuck thread keeps running, but no longer in the queue's concurrency: another takes over.
-			releasePermits();
+			// The stuck thread leaves the queue's concurrency to another thread, but keeps its place among all
+			// queues' threads until it returns: it still holds its pooled connection.
+			releaseQueuePermit();
 			this.executor.startRunnersEverywhere();
 		}
 	}
@@ -190,9 +193,15 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 	}
 
 	void releasePermits() {
-		if (this.permitsReleased.compareAndSet(false, true)) {
-			this.queue.running.release();
+		releaseQueuePermit();
+		if (this.threadPermitReleased.compareAndSet(false, true)) {
 			this.executor.releaseThread();
+		}
+	}
+
+	private void releaseQueuePermit() {
+		if (this.queuePermitReleased.compareAndSet(false, true)) {
+			this.queue.running.release();
 		}
 	}
 

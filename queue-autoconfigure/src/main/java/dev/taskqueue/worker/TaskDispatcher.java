@@ -98,8 +98,10 @@ public class TaskDispatcher {
 			TaskContext context, Object payload, BooleanSupplier takeOutcome) {
 		long start = System.nanoTime();
 		Boolean completed;
+		CommitWatch commit = new CommitWatch();
 		try {
 			completed = this.handlerTransactions.execute((status) -> {
+				commit.watch();
 				this.invoker.invoke(handler, payload, context, task);
 				if (!takeOutcome.getAsBoolean()) {
 					status.setRollbackOnly(); // it ran past its timeout, which has recorded it as failed
@@ -113,8 +115,14 @@ public class TaskDispatcher {
 			});
 		}
 		catch (Throwable ex) {
-			if (takeOutcome.getAsBoolean()) {
-				this.outcomes.failed(task, context, settings, TaskInvoker.unwrap(ex), Duration.ofNanos(System.nanoTime() - start));
+			Duration duration = Duration.ofNanos(System.nanoTime() - start);
+			if (commit.committed()) {
+				logger.warn(OutcomeRecorder.describe(task) + " completed, but an after-commit callback of its "
+						+ "transaction threw: " + ErrorText.summary(ex), ex);
+				this.outcomes.completed(context, duration);
+			}
+			else if (takeOutcome.getAsBoolean()) {
+				this.outcomes.failed(task, context, settings, TaskInvoker.unwrap(ex), duration);
 			}
 			return;
 		}
@@ -137,7 +145,8 @@ public class TaskDispatcher {
 		}
 		catch (Throwable ex) {
 			if (takeOutcome.getAsBoolean()) {
-				this.outcomes.failed(task, context, settings, TaskInvoker.unwrap(ex), Duration.ofNanos(System.nanoTime() - start));
+				this.outcomes.failed(task, context, settings, TaskInvoker.unwrap(ex),
+						Duration.ofNanos(System.nanoTime() - start));
 			}
 			return;
 		}

@@ -43,9 +43,9 @@ final class TaskInvoker {
 	Object prepare(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, TaskContext context,
 			Consumer<Exception> rejected) {
 		if (task.attempt() > settings.maxAttempts()) {
-			rejected.accept(new IllegalStateException("Gave up after " + settings.maxAttempts()
+			rejected.accept(withoutOwnFrames(new IllegalStateException("Gave up after " + settings.maxAttempts()
 					+ " attempts; the last one ended without an outcome because its worker stopped or lost its "
-					+ "session" + ((task.lastError() != null) ? ". Error before that:\n" + task.lastError() : "")));
+					+ "session" + ((task.lastError() != null) ? ". Error before that:\n" + task.lastError() : ""))));
 			return NOT_RUNNABLE;
 		}
 		Object payload;
@@ -57,8 +57,9 @@ final class TaskInvoker {
 				throw ex; // out of memory, say: not the payload's fault, so the attempt fails but is not dead
 			}
 			// Errors too: a payload type's constructor may assert, or its class fail to initialise.
-			rejected.accept(new IllegalArgumentException("Payload cannot be read as "
-					+ handler.payloadType().getTypeName() + " for " + handler.describe() + ": " + ex.getMessage(), ex));
+			String why = (ex.getMessage() != null) ? ex.getMessage() : ex.getClass().getName();
+			rejected.accept(withoutOwnFrames(new IllegalArgumentException("Payload cannot be read as "
+					+ handler.payloadType().getTypeName() + " for " + handler.describe() + ": " + why, ex)));
 			return NOT_RUNNABLE;
 		}
 		Duration pickupLatency = Duration.between(task.runAt(), task.claimedAt());
@@ -93,6 +94,15 @@ final class TaskInvoker {
 			this.interceptors.get(index)
 				.intercept(context, headers, () -> proceed(index + 1, handler, payload, context, headers));
 		}
+	}
+
+	/**
+	 * A reason of TaskQueue's own for the dead letters: where in TaskQueue it was made helps nobody, its cause's
+	 * stack trace (the payload type's constructor, say) is what the stored error keeps.
+	 */
+	private static <E extends Exception> E withoutOwnFrames(E reason) {
+		reason.setStackTrace(new StackTraceElement[0]);
+		return reason;
 	}
 
 	/** The failure as the handler threw it. */

@@ -193,17 +193,9 @@ public class TaskWorker implements SmartLifecycle {
 	 * a paused queue claims nothing more, and its claimed tasks that have not started are given back. Other
 	 * instances learn of it with their next heartbeat.
 	 */
-	public synchronized void pauseChanged(String queue, boolean paused) {
+	public void pauseChanged(String queue, boolean paused) {
 		this.session.pausedHere(queue, paused);
-		if (!this.running) {
-			return;
-		}
-		if (paused) {
-			releaseUnstarted(queue);
-		}
-		else {
-			this.wakeUp.signal();
-		}
+		this.wakeUp.signal(); // the claim loop gives back what the paused queue holds, or claims for a resumed one
 	}
 
 	private void beat() {
@@ -211,11 +203,6 @@ public class TaskWorker implements SmartLifecycle {
 			// Tasks of an expired session are ready again, most likely before where claims had got to.
 			this.queues.forEach(QueueState::claimFromStart);
 			this.wakeUp.signal();
-		}
-		for (QueueState queue : this.queues) {
-			if (this.session.isPaused(queue.name())) {
-				releaseUnstarted(queue.name()); // paused by another instance
-			}
 		}
 	}
 

@@ -39,6 +39,9 @@ public class WorkerSession {
 
 	private volatile Set<String> paused = Set.of();
 
+	/** Counts this instance's own pauses and resumes, so that a heartbeat's older reading does not undo one. */
+	private long pauseChanges;
+
 	public WorkerSession(SessionRepository sessions, TransactionOperations transactions, String name,
 			Duration timeout) {
 		this(sessions, null, transactions, name, timeout);
@@ -79,6 +82,7 @@ public class WorkerSession {
 
 	/** Takes a pause or resume made through this instance into account now, not at the next heartbeat. */
 	synchronized void pausedHere(String queue, boolean paused) {
+		this.pauseChanges++;
 		Set<String> changed = new HashSet<>(this.paused);
 		if (paused ? changed.add(queue) : changed.remove(queue)) {
 			this.paused = Set.copyOf(changed);
@@ -124,9 +128,17 @@ public class WorkerSession {
 			return;
 		}
 		try {
+			long changesBefore;
+			synchronized (this) {
+				changesBefore = this.pauseChanges;
+			}
 			Set<String> read = this.transactions.execute((status) -> this.queues.paused());
 			synchronized (this) {
-				this.paused = read;
+				// A pause or resume made here while reading may be missing from what was read: keep it until
+				// the next heartbeat, which reads it from the database.
+				if (this.pauseChanges == changesBefore) {
+					this.paused = read;
+				}
 			}
 		}
 		catch (RuntimeException ex) {

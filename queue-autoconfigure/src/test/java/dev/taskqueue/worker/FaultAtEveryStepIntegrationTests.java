@@ -63,7 +63,10 @@ class FaultAtEveryStepIntegrationTests {
 		LISTENER_FAILED,
 
 		/** The completion: the commit of the handler's transaction, after the handler did its work. */
-		COMPLETION
+		COMPLETION,
+
+		/** An after-commit callback of the handler's transaction: the task has completed all the same. */
+		AFTER_COMMIT
 
 	}
 
@@ -110,7 +113,7 @@ class FaultAtEveryStepIntegrationTests {
 		return Stream.of("transactional", "grouped", "batched")
 			.flatMap((queue) -> Stream.of(Step.values())
 				// A batched completion is written later by the flusher, which retries what it cannot write.
-				.filter((step) -> !(queue.equals("batched") && step == Step.COMPLETION))
+				.filter((step) -> !(queue.equals("batched") && (step == Step.COMPLETION || step == Step.AFTER_COMMIT)))
 				.flatMap((step) -> Stream.of(Arguments.of(queue, step, true), Arguments.of(queue, step, false))));
 	}
 
@@ -159,7 +162,7 @@ class FaultAtEveryStepIntegrationTests {
 				assertThat(effects).as("effects").isEqualTo((queue.equals("batched") && step != Step.HANDLER) ? 2 : 1);
 				assertThat(events).containsExactly("retry " + id, "completed " + id);
 			}
-			case LISTENER_STARTED, LISTENER_COMPLETED -> {
+			case LISTENER_STARTED, LISTENER_COMPLETED, AFTER_COMMIT -> {
 				assertThat(dead).as("dead letters").isZero();
 				assertThat(runs).as("handler runs").isEqualTo(1);
 				assertThat(effects).as("effects").isEqualTo(1);
@@ -184,7 +187,8 @@ class FaultAtEveryStepIntegrationTests {
 			}
 			armedStep = null;
 		}
-		String message = "fault at " + step;
+		// A NUL, which PostgreSQL cannot store in text: the error text written with the outcome must do without.
+		String message = "fault at " + step + " \u0000";
 		if (armedError) {
 			throw new AssertionError(message);
 		}
@@ -295,6 +299,11 @@ class FaultAtEveryStepIntegrationTests {
 					@Override
 					public void beforeCommit(boolean readOnly) {
 						trip(Step.COMPLETION);
+					}
+
+					@Override
+					public void afterCommit() {
+						trip(Step.AFTER_COMMIT);
 					}
 
 				});
