@@ -89,8 +89,9 @@ public class TaskRunner {
 
 	/**
 	 * Runs the tasks of {@code queues} that are ready now on this thread, queue after queue, each queue's one after
-	 * the other in claim order, under a session of their own. Tasks enqueued while they run, and failed tasks, wait
-	 * for the next call. Queues paused by an operator run too.
+	 * the other in claim order, under a session of their own. Each queue's due tasks are claimed when its turn
+	 * comes, so a task enqueued into a later queue of the same call runs in it; one enqueued into a queue already
+	 * run, and a failed task, wait for the next call. Queues paused by an operator run too.
 	 * @return what became of each task, in the order they ran
 	 * @throws IllegalArgumentException if this application has no handler for one of {@code queues}
 	 * @throws IllegalStateException if a transaction is active whose manager cannot nest one, or when an outcome

@@ -104,7 +104,7 @@ public class TaskQueueTester {
 
 	/**
 	 * Runs the tasks of {@code queue} that are due now, one after the other on this thread, as the worker would.
-	 * Tasks their handlers enqueue, and tasks that fail, wait for the next call.
+	 * Tasks their handlers enqueue into {@code queue}, and tasks that fail, wait for the next call.
 	 * @throws IllegalArgumentException if the application has no handler for {@code queue}
 	 * @throws IllegalStateException if the worker is running and no transaction is active
 	 */
