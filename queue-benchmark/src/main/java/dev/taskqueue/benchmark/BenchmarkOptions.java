@@ -31,7 +31,8 @@ final class BenchmarkOptions {
 			new Option("raw-batch-sizes", "10,50,100,200", null, "W1 raw batch sizes measured besides, "
 					+ "to report the best"),
 			new Option("w1-others", DbSchedulerDrain.NAME + "," + RawShape.claimThenDelete().name(), null,
-					"W1 contenders besides the modes and their baselines; empty for none"),
+					"W1 contenders besides the modes and their baselines: these, and "
+							+ RawShape.deleteReturning().name() + "; empty for none"),
 			new Option("w2-rate", "200", null, "W2 tasks enqueued per second"),
 			new Option("w2-seconds", "30", "5", "W2 measured seconds per poll interval (after 1 s of warm-up)"),
 			new Option("w2-poll-intervals", "500ms,50ms", null, "W2 values of taskqueue.worker.poll-interval"),
@@ -164,13 +165,18 @@ final class BenchmarkOptions {
 		return list("raw-batch-sizes").stream().map((value) -> parseInt("raw-batch-sizes", value, 1)).toList();
 	}
 
-	/** Whether W1 measures {@code contender} ({@code db-scheduler} or {@code raw-claim-then-delete}). */
+	/**
+	 * Whether W1 measures {@code contender}: {@code db-scheduler}, {@code raw-claim-then-delete} or
+	 * {@code raw-delete-returning}.
+	 */
 	boolean w1Other(String contender) {
+		List<String> known = List.of(DbSchedulerDrain.NAME, RawShape.claimThenDelete().name(),
+				RawShape.deleteReturning().name());
 		List<String> others = list("w1-others");
 		for (String other : others) {
-			if (!other.equals(DbSchedulerDrain.NAME) && !other.equals(RawShape.claimThenDelete().name())) {
-				throw new IllegalArgumentException("--w1-others takes " + DbSchedulerDrain.NAME + " and "
-						+ RawShape.claimThenDelete().name() + ", but got '" + other + "'");
+			if (!known.contains(other)) {
+				throw new IllegalArgumentException("--w1-others takes " + String.join(", ", known) + ", but got '"
+						+ other + "'");
 			}
 		}
 		return others.contains(contender);

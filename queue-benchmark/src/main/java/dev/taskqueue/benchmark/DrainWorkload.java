@@ -8,7 +8,8 @@ import java.util.stream.Collectors;
 /**
  * W1: enqueue N no-op tasks, then time one contender at a time until all are done: a worker instance in each mode,
  * the raw-SQL baselines they are compared with (one per transaction, batch of 50), db-scheduler, a sweep of raw
- * batch sizes and the earlier claim-then-delete baseline, interleaved so that a run's ratios share its conditions.
+ * batch sizes and references without a ratio (the earlier claim-then-delete baseline, a one-statement delete),
+ * interleaved so that a run's ratios share its conditions.
  */
 final class DrainWorkload implements Workload {
 
@@ -61,8 +62,10 @@ final class DrainWorkload implements Workload {
 			}
 		}
 		measureBatchSizes(tasks, batch, rawBatch);
-		if (this.bench.options().w1Other(RawShape.claimThenDelete().name())) {
-			measureRaw(RawShape.claimThenDelete(), Mode.TRANSACTIONAL, tasks);
+		for (RawShape reference : List.of(RawShape.claimThenDelete(), RawShape.deleteReturning())) {
+			if (this.bench.options().w1Other(reference.name())) {
+				measureRaw(reference, Mode.TRANSACTIONAL, tasks);
+			}
 		}
 	}
 

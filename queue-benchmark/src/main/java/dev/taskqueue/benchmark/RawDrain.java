@@ -31,6 +31,17 @@ final class RawDrain {
 
 	private static final String DELETE_ONE = "DELETE FROM %s WHERE id = ?";
 
+	/** The same lock as {@link #LOCK_ONE} and the delete, in one statement. */
+	private static final String DELETE_NEXT = """
+			DELETE FROM %1$s WHERE id = (
+			    SELECT id FROM %1$s
+			    WHERE queue = ? AND claimed_by IS NULL AND run_at <= now()
+			    ORDER BY priority DESC, run_at, id
+			    LIMIT 1
+			    FOR UPDATE SKIP LOCKED)
+			RETURNING id, payload::text AS payload
+			""";
+
 	private static final String COMPLETE_ONE = "DELETE FROM %s WHERE id = ? AND claimed_by = ? AND attempt = ?";
 
 	private final String url;
@@ -56,8 +67,11 @@ final class RawDrain {
 						connection.setAutoCommit(false);
 						ready.countDown();
 						go.await();
-						return shape.claimInOwnTransaction() ? claimThenDelete(connection, shape.batch(), queue, budget)
-								: lockAndDelete(connection, queue, budget);
+						return switch (shape.kind()) {
+							case LOCK_THEN_DELETE -> lockAndDelete(connection, queue, budget);
+							case DELETE_RETURNING -> deleteReturning(connection, queue, budget);
+							case CLAIM_THEN_DELETE -> claimThenDelete(connection, shape.batch(), queue, budget);
+						};
 					}
 				}));
 			}
@@ -109,6 +123,30 @@ final class RawDrain {
 				delete.setObject(1, id);
 				done += delete.executeUpdate();
 				connection.commit();
+			}
+			return done;
+		}
+	}
+
+	/** One task per transaction in one statement: delete the next row, (the handler would run here), commit. */
+	private long deleteReturning(Connection connection, String queue, AtomicLong budget) throws SQLException {
+		try (PreparedStatement delete = connection.prepareStatement(DELETE_NEXT.formatted(this.table))) {
+			delete.setString(1, queue);
+			long done = 0;
+			while (budget.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
+				boolean deleted;
+				try (ResultSet row = delete.executeQuery()) {
+					deleted = row.next();
+					if (deleted) {
+						row.getString("payload");
+					}
+				}
+				connection.commit();
+				if (!deleted) {
+					budget.incrementAndGet();
+					return done; // the rest is locked by other threads
+				}
+				done++;
 			}
 			return done;
 		}
