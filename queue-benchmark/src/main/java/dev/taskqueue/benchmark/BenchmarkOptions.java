@@ -30,9 +30,9 @@ final class BenchmarkOptions {
 					+ "and batched are compared with, whatever their own sizes"),
 			new Option("raw-batch-sizes", "10,50,100,200", null, "W1 raw batch sizes measured besides, "
 					+ "to report the best"),
-			new Option("w1-others", DbSchedulerDrain.NAME + "," + RawShape.claimThenDelete().name(), null,
-					"W1 contenders besides the modes and their baselines: these, and "
-							+ RawShape.deleteReturning().name() + "; empty for none"),
+			new Option("w1-others", DbSchedulerDrain.NAME + "," + RawShape.claimThenDelete().name() + ","
+					+ RawShape.deleteReturning().name(), null,
+					"W1 contenders besides the modes and their baselines; empty for none"),
 			new Option("w2-rate", "200", null, "W2 tasks enqueued per second"),
 			new Option("w2-seconds", "30", "5", "W2 measured seconds per poll interval (after 1 s of warm-up)"),
 			new Option("w2-poll-intervals", "500ms,50ms", null, "W2 values of taskqueue.worker.poll-interval"),

@@ -147,9 +147,18 @@ final class DrainWorkload implements Workload {
 		}
 	}
 
+	/**
+	 * Collects the garbage of enqueueing (and of the contender before) so that the collector's CPU in a drain is
+	 * the drain's own.
+	 */
+	private static void collectSetUpGarbage() {
+		System.gc();
+	}
+
 	private Timing library(Mode mode, int tasks) {
 		try (ScratchDatabase database = this.bench.database().createScratch()) {
 			LibraryDrain.enqueue(database, this.bench.library(), mode, tasks);
+			collectSetUpGarbage();
 			return LibraryDrain.drain(database, this.bench.library(), mode, tasks);
 		}
 	}
@@ -157,6 +166,7 @@ final class DrainWorkload implements Workload {
 	private Timing raw(RawShape shape, Mode mode, int tasks) {
 		try (ScratchDatabase database = this.bench.database().createScratch()) {
 			LibraryDrain.enqueue(database, this.bench.library(), mode, tasks);
+			collectSetUpGarbage();
 			return this.bench.rawDrain(database, shape, mode, tasks);
 		}
 	}
@@ -164,6 +174,7 @@ final class DrainWorkload implements Workload {
 	private Timing dbScheduler(int tasks) {
 		try (ScratchDatabase database = this.bench.database().createScratch()) {
 			DbSchedulerDrain.schedule(database, tasks);
+			collectSetUpGarbage();
 			return DbSchedulerDrain.drain(database, tasks, this.bench.threads(Mode.TRANSACTIONAL),
 					this.bench.library().poolSize(Mode.TRANSACTIONAL));
 		}
