@@ -25,7 +25,8 @@ final class BacklogWorkload implements Workload {
 	public void warmUp() {
 		int tasks = this.bench.options().warmupTasks();
 		this.bench.forEachMode("W3 warm-up", (mode) -> {
-			this.bench.report().info("W3 warm-up: " + tasks + " tasks, " + mode.label() + " and " + mode.baseline());
+			this.bench.report().info("W3 warm-up: " + tasks + " tasks, " + mode.label() + " and "
+					+ this.bench.rawShape(mode).name());
 			library(mode, tasks, tasks);
 			baseline(mode, tasks, tasks);
 		});
@@ -48,7 +49,8 @@ final class BacklogWorkload implements Workload {
 				String scaling = " backlog=" + backlog + "/" + backlogs.get(0);
 				this.bench.report().add(Result.of("W3", "scaling mode=" + mode.label() + scaling,
 						Metric.ratio("rate-ratio", rates.library.value() / first.library.value())));
-				this.bench.report().add(Result.of("W3", "scaling baseline=" + mode.baseline() + scaling,
+				String baseline = "scaling baseline=" + this.bench.rawShape(mode).name();
+				this.bench.report().add(Result.of("W3", baseline + scaling,
 						Metric.ratio("rate-ratio", rates.baseline.value() / first.baseline.value())));
 			}
 		});
@@ -59,12 +61,13 @@ final class BacklogWorkload implements Workload {
 		String size = " backlog=" + backlog + " completions=" + completions;
 		Timing raw = baseline(mode, backlog, completions);
 		Metric baseline = raw.rate(completions);
-		this.bench.report().add(Result.of("W3", "claim " + this.bench.baselineLabel(mode) + size, baseline,
+		RawShape shape = this.bench.rawShape(mode);
+		this.bench.report().add(Result.of("W3", "claim " + shape.label(this.bench.threads(mode)) + size, baseline,
 				raw.cpuPer(completions)));
 		LibraryRun library = library(mode, backlog, completions);
 		Metric rate = library.timing.rate(completions);
 		this.bench.report().add(Result.of("W3", "claim " + this.bench.libraryLabel(mode) + size, rate,
-				library.timing.cpuPer(completions)).comparedWith(mode.baseline(), baseline));
+				library.timing.cpuPer(completions)).comparedWith(shape.name(), baseline));
 		this.bench.report().add(Result.of("W3", "heap mode=" + mode.label() + size,
 				Metric.megabytes("growth", library.heapAfter - library.heapBefore),
 				Metric.megabytes("before", library.heapBefore), Metric.megabytes("after", library.heapAfter)));
@@ -84,8 +87,7 @@ final class BacklogWorkload implements Workload {
 
 	private Timing baseline(Mode mode, int backlog, int completions) {
 		try (ScratchDatabase database = fill(mode, backlog)) {
-			return new Baseline(database.url(), this.bench.library().taskTable()).drain(mode.queue(),
-					this.bench.threads(mode), this.bench.batchSize(mode), completions);
+			return this.bench.rawDrain(database, this.bench.rawShape(mode), mode, completions);
 		}
 	}
 

@@ -2,24 +2,16 @@ package dev.taskqueue.benchmark;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * The raw-SQL baselines: plain JDBC with one connection per thread and no Spring, on TaskQueue's own tables, with
- * the statements a queue of the same design needs at least.
+ * The raw-SQL inserts of W4 and the statements the raw drains share: plain JDBC and no Spring, on TaskQueue's own
+ * tables, with the statements a queue of the same design needs at least.
  */
 final class Baseline {
 
@@ -35,8 +27,6 @@ final class Baseline {
 			FROM ready WHERE t.id = ready.id
 			RETURNING t.id, t.attempt, t.payload::text AS payload
 			""";
-
-	private static final String COMPLETE_ONE = "DELETE FROM %s WHERE id = ? AND claimed_by = ? AND attempt = ?";
 
 	static final String COMPLETE_ALL = "DELETE FROM %s WHERE id = ANY(?) AND claimed_by = ?";
 
@@ -61,48 +51,6 @@ final class Baseline {
 	Baseline(String url, String table) {
 		this.url = url;
 		this.table = table;
-	}
-
-	/**
-	 * Drains {@code tasks} tasks of {@code queue} on {@code threads} connections and times it. Each thread claims up
-	 * to {@code batchSize} tasks in one transaction, then deletes them in another: with a batch size of 1 by id,
-	 * claim and attempt (one task per transaction, like the library's completion), else with one
-	 * {@code DELETE … WHERE id = ANY(?)}.
-	 */
-	Timing drain(String queue, int threads, int batchSize, int tasks) {
-		AtomicLong budget = new AtomicLong(tasks);
-		CountDownLatch ready = new CountDownLatch(threads);
-		CountDownLatch go = new CountDownLatch(1);
-		ExecutorService executor = Executors.newFixedThreadPool(threads);
-		try {
-			List<Future<Long>> workers = new ArrayList<>();
-			for (int i = 0; i < threads; i++) {
-				workers.add(executor.submit(() -> drainOnOneConnection(queue, batchSize, budget, ready, go)));
-			}
-			ready.await();
-			long start = System.nanoTime();
-			long startCpu = Timing.cpuNow();
-			go.countDown();
-			long done = 0;
-			for (Future<Long> worker : workers) {
-				done += worker.get();
-			}
-			Timing timing = Timing.since(start, startCpu);
-			if (done != tasks) {
-				throw new IllegalStateException("The raw drain completed " + done + " tasks instead of " + tasks);
-			}
-			return timing;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted during the raw drain", ex);
-		}
-		catch (ExecutionException ex) {
-			throw new IllegalStateException("The raw drain failed: " + ex.getCause().getMessage(), ex.getCause());
-		}
-		finally {
-			executor.shutdownNow();
-		}
 	}
 
 	/**
@@ -166,61 +114,6 @@ final class Baseline {
 		}
 	}
 
-	private long drainOnOneConnection(String queue, int batchSize, AtomicLong budget, CountDownLatch ready,
-			CountDownLatch go) throws SQLException, InterruptedException {
-		UUID session = UUID.randomUUID();
-		try (Connection connection = ScratchDatabase.connect(this.url);
-				PreparedStatement claim = connection.prepareStatement(CLAIM.formatted(this.table));
-				PreparedStatement complete = connection.prepareStatement(
-						((batchSize == 1) ? COMPLETE_ONE : COMPLETE_ALL).formatted(this.table))) {
-			connection.setAutoCommit(false);
-			ready.countDown();
-			go.await();
-			long done = 0;
-			while (true) {
-				long wanted = budget.getAndUpdate((left) -> left - Math.min(left, batchSize));
-				int limit = (int) Math.min(wanted, batchSize);
-				if (limit == 0) {
-					return done;
-				}
-				List<ClaimedRow> claimed = claim(claim, queue, limit, session);
-				connection.commit();
-				budget.addAndGet(limit - claimed.size());
-				if (claimed.isEmpty()) {
-					return done; // the rest is claimed by other threads
-				}
-				// The handler would run here: these baselines measure the queue, not the work.
-				if (batchSize == 1) {
-					complete.setObject(1, claimed.get(0).id());
-					complete.setObject(2, session);
-					complete.setInt(3, claimed.get(0).attempt());
-				}
-				else {
-					complete.setArray(1, connection.createArrayOf("uuid",
-							claimed.stream().map(ClaimedRow::id).toArray()));
-					complete.setObject(2, session);
-				}
-				done += complete.executeUpdate();
-				connection.commit();
-			}
-		}
-	}
-
-	private static List<ClaimedRow> claim(PreparedStatement claim, String queue, int limit, UUID session)
-			throws SQLException {
-		claim.setString(1, queue);
-		claim.setInt(2, limit);
-		claim.setObject(3, session);
-		List<ClaimedRow> claimed = new ArrayList<>(limit);
-		try (ResultSet rows = claim.executeQuery()) {
-			while (rows.next()) {
-				claimed.add(new ClaimedRow(rows.getObject("id", UUID.class), rows.getInt("attempt"),
-						rows.getString("payload")));
-			}
-		}
-		return claimed;
-	}
-
 	private String insertSql(int rows) {
 		return INSERT.formatted(this.table)
 				+ IntStream.range(0, rows).mapToObj((i) -> INSERT_ROW).collect(Collectors.joining(", "));
@@ -242,9 +135,6 @@ final class Baseline {
 		long high = (System.currentTimeMillis() << 16) | 0x7000L | (idCounter.getAndIncrement() & 0xFFF);
 		long low = (ThreadLocalRandom.current().nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
 		return new UUID(high, low);
-	}
-
-	private record ClaimedRow(UUID id, int attempt, String payload) {
 	}
 
 }

@@ -24,29 +24,26 @@ record Bench(BenchmarkOptions options, BenchmarkDatabase database, Report report
 		}
 	}
 
-	/** Threads of the raw baseline matching {@code mode}: as many as the worker runs handlers of its queue. */
+	/** Threads of the raw baselines and of db-scheduler: as many as the worker runs handlers of {@code mode}'s queue. */
 	int threads(Mode mode) {
 		return this.library.concurrency(mode);
 	}
 
-	/** Tasks claimed and deleted per statement by the raw baseline matching {@code mode}. */
-	int batchSize(Mode mode) {
-		if (mode == Mode.TRANSACTIONAL) {
-			return 1;
-		}
-		if (this.options.batchSize() > 0) {
-			return this.options.batchSize();
-		}
-		return (mode == Mode.GROUPED) ? this.library.groupSize(mode) : threads(mode);
+	/**
+	 * The raw baseline {@code mode} is compared with: one task per transaction for transactional, the raw batch of
+	 * {@code --batch-size} (50) for grouped and batched, whatever their own group or claim sizes.
+	 */
+	RawShape rawShape(Mode mode) {
+		return (mode == Mode.TRANSACTIONAL) ? RawShape.onePerTransaction()
+				: RawShape.batch(this.options.batchSize());
 	}
 
-	/** The raw baseline's label for {@code mode}, e.g. {@code baseline=raw-batch threads=4 batch=4}. */
-	String baselineLabel(Mode mode) {
-		return "baseline=" + mode.baseline() + " threads=" + threads(mode)
-				+ ((mode == Mode.TRANSACTIONAL) ? "" : " batch=" + batchSize(mode));
+	/** Drains {@code tasks} tasks of {@code mode}'s queue, waiting in {@code database}, in {@code shape}. */
+	Timing rawDrain(ScratchDatabase database, RawShape shape, Mode mode, int tasks) {
+		return new RawDrain(database.url(), this.library.taskTable()).drain(shape, mode.queue(), threads(mode), tasks);
 	}
 
-	/** The library's label for {@code mode}, e.g. {@code mode=transactional threads=4 config=default}. */
+	/** The library's label for {@code mode}, e.g. {@code mode=transactional threads=8 config=default}. */
 	String libraryLabel(Mode mode) {
 		return "mode=" + mode.label() + " threads=" + threads(mode)
 				+ ((mode == Mode.GROUPED) ? " group=" + this.library.groupSize(mode) : "") + " config="

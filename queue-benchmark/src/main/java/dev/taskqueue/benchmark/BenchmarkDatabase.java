@@ -25,8 +25,13 @@ final class BenchmarkDatabase implements AutoCloseable {
 
 	private static final Pattern URL = Pattern.compile("(jdbc:postgresql://[^/]+/)([^?]*)(\\?.*)?");
 
-	/** Settings of the embedded server; zonky turns synchronous_commit off, a benchmark wants PostgreSQL's default. */
-	private static final Map<String, String> EMBEDDED_SETTINGS = Map.of("synchronous_commit", "on");
+	/**
+	 * Settings of the embedded server: zonky turns synchronous_commit off, and a benchmark wants PostgreSQL's
+	 * defaults, under which every commit waits for its WAL to reach the disk; fsync and full_page_writes are named
+	 * too, so that no default of the embedded server's can turn them off.
+	 */
+	private static final Map<String, String> EMBEDDED_SETTINGS = Map.of("synchronous_commit", "on", "fsync", "on",
+			"full_page_writes", "on");
 
 	private final String serverUrl;
 
@@ -82,8 +87,8 @@ final class BenchmarkDatabase implements AutoCloseable {
 				Statement statement = connection.createStatement();
 				ResultSet settings = statement.executeQuery("""
 						SELECT name, current_setting(name) AS setting FROM pg_settings
-						WHERE name IN ('server_version', 'synchronous_commit', 'fsync', 'shared_buffers',
-						               'max_connections', 'autovacuum')
+						WHERE name IN ('server_version', 'synchronous_commit', 'fsync', 'full_page_writes',
+						               'wal_sync_method', 'shared_buffers', 'max_connections', 'autovacuum')
 						ORDER BY name = 'server_version' DESC, name""")) {
 			while (settings.next()) {
 				String name = settings.getString("name");

@@ -1,8 +1,10 @@
 package dev.taskqueue.benchmark;
 
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Runs the selected workloads against TaskQueue and the raw-SQL baselines and prints the results and a summary.
@@ -23,6 +25,9 @@ public final class BenchmarkMain {
 			options = BenchmarkOptions.parse(args);
 			options.workloads().forEach(BenchmarkMain::checkWorkload);
 			options.modes();
+			options.batchSize();
+			options.rawBatchSizes();
+			options.w1Other(DbSchedulerDrain.NAME);
 		}
 		catch (IllegalArgumentException ex) {
 			out.println(ex.getMessage());
@@ -46,7 +51,9 @@ public final class BenchmarkMain {
 					}
 					for (int run = 1; run <= options.runs(); run++) {
 						report.startRun(run);
+						report.info(workload.id() + " run " + run + " starts; " + load());
 						workload.run();
+						report.info(workload.id() + " run " + run + " ends; " + load());
 					}
 				}
 				catch (RuntimeException ex) {
@@ -76,6 +83,13 @@ public final class BenchmarkMain {
 			});
 		}
 		return workloads;
+	}
+
+	/** The machine's load, which tells how far other processes may have skewed the figures. */
+	private static String load() {
+		return String.format(Locale.ROOT, "load average (1 min) %.2f on %d CPUs",
+				ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+				Runtime.getRuntime().availableProcessors());
 	}
 
 	private static String machine() {

@@ -23,11 +23,16 @@ final class BenchmarkOptions {
 			new Option("runs", "1", null, "runs of each workload; the summary shows medians"),
 			new Option("jdbc-url", "", null, "a PostgreSQL server instead of the embedded one, e.g. "
 					+ "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres (scratch databases are made there)"),
-			new Option("tasks", "100000", "5000", "W1 tasks per drain; W4 tasks per enqueueAll measurement"),
+			new Option("tasks", "50000", "5000", "W1 tasks per drain; W4 tasks per enqueueAll measurement"),
 			new Option("warmup-tasks", "10000", "1000", "tasks of the unreported warm-ups of W1, W3 and W4; 0 skips them"),
 			new Option("modes", "transactional,grouped,batched", null, "handler completion modes of W1 and W3"),
-			new Option("batch-size", "0", null, "claim and delete size of the raw batch baseline; "
-					+ "0 means the library's: the group size for grouped, the queue's concurrency for batched"),
+			new Option("batch-size", "50", null, "claim and delete size of the raw batch baseline that grouped "
+					+ "and batched are compared with, whatever their own sizes"),
+			new Option("raw-batch-sizes", "10,50,100,200", null, "W1 raw batch sizes measured besides, "
+					+ "to report the best"),
+			new Option("w1-others", DbSchedulerDrain.NAME + "," + RawShape.claimThenDelete().name() + ","
+					+ RawShape.deleteReturning().name(), null,
+					"W1 contenders besides the modes and their baselines; empty for none"),
 			new Option("w2-rate", "200", null, "W2 tasks enqueued per second"),
 			new Option("w2-seconds", "30", "5", "W2 measured seconds per poll interval (after 1 s of warm-up)"),
 			new Option("w2-poll-intervals", "500ms,50ms", null, "W2 values of taskqueue.worker.poll-interval"),
@@ -150,9 +155,31 @@ final class BenchmarkOptions {
 		return list("modes").stream().map(Mode::of).toList();
 	}
 
-	/** The raw batch baseline's batch size, or 0 for the library's claim size. */
+	/** The raw batch baseline's batch size. */
 	int batchSize() {
-		return parseInt("batch-size", this.values.get("batch-size"), 0);
+		return positiveInt("batch-size");
+	}
+
+	/** The raw batch sizes W1 measures besides {@link #batchSize()}. */
+	List<Integer> rawBatchSizes() {
+		return list("raw-batch-sizes").stream().map((value) -> parseInt("raw-batch-sizes", value, 1)).toList();
+	}
+
+	/**
+	 * Whether W1 measures {@code contender}: {@code db-scheduler}, {@code raw-claim-then-delete} or
+	 * {@code raw-delete-returning}.
+	 */
+	boolean w1Other(String contender) {
+		List<String> known = List.of(DbSchedulerDrain.NAME, RawShape.claimThenDelete().name(),
+				RawShape.deleteReturning().name());
+		List<String> others = list("w1-others");
+		for (String other : others) {
+			if (!known.contains(other)) {
+				throw new IllegalArgumentException("--w1-others takes " + String.join(", ", known) + ", but got '"
+						+ other + "'");
+			}
+		}
+		return others.contains(contender);
 	}
 
 	int w2Rate() {

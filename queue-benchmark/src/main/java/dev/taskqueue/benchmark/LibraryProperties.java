@@ -16,11 +16,17 @@ final class LibraryProperties {
 
 	static final String POOL_SIZE = "spring.datasource.hikari.maximum-pool-size";
 
+	static final String CONCURRENCY = "taskqueue.worker.concurrency";
+
+	/** The benchmark's concurrency unless given: the issue's, and more than the library's default of 4. */
+	static final int DEFAULT_CONCURRENCY = 8;
+
 	/**
-	 * Connections beyond one per handler when the pool size is not given: more than the worker keeps for itself
-	 * (claiming, heartbeats, LISTEN, batched completions), so that the pool never limits the handlers.
+	 * Connections beyond one per handler when the pool size is not given (12 at the default concurrency): as many
+	 * as the worker keeps for itself (claiming, heartbeats, LISTEN, batched completions), so that the pool never
+	 * limits the handlers.
 	 */
-	private static final int SPARE_CONNECTIONS = 5;
+	private static final int SPARE_CONNECTIONS = 4;
 
 	private final Map<String, String> properties;
 
@@ -29,8 +35,10 @@ final class LibraryProperties {
 	private final TaskQueueProperties bound;
 
 	LibraryProperties(Map<String, String> properties) {
-		this.properties = Map.copyOf(properties);
-		this.binder = new Binder(new MapConfigurationPropertySource(properties));
+		Map<String, String> all = new LinkedHashMap<>(properties);
+		all.putIfAbsent(CONCURRENCY, String.valueOf(DEFAULT_CONCURRENCY));
+		this.properties = Map.copyOf(all);
+		this.binder = new Binder(new MapConfigurationPropertySource(all));
 		this.bound = this.binder.bind("taskqueue", TaskQueueProperties.class).orElseGet(TaskQueueProperties::new);
 	}
 
@@ -67,7 +75,10 @@ final class LibraryProperties {
 		return GroupedNoopHandler.DEFAULT_GROUP_SIZE;
 	}
 
-	/** The pool size given, or enough for a worker that runs only {@code mode}'s queue never to wait for one. */
+	/**
+	 * The pool size given, or enough for a worker that runs only {@code mode}'s queue never to wait for one; the
+	 * db-scheduler contender gets a pool of the same size.
+	 */
 	int poolSize(Mode mode) {
 		return this.binder.bind(POOL_SIZE, Integer.class).orElse(concurrency(mode) + SPARE_CONNECTIONS);
 	}

@@ -1,19 +1,18 @@
 package dev.taskqueue.benchmark;
 
 /**
- * A way the library records a task's completion, with the queue and handler that use it and the raw-SQL baseline
- * it is compared with.
+ * A way the library records a task's completion, with the queue and handler that use it.
  */
 enum Mode {
 
 	/** The handler and the fenced completion commit in one transaction per task. */
-	TRANSACTIONAL("transactional", TransactionalNoopHandler.QUEUE, TransactionalNoopHandler.class, "raw-1-per-tx"),
+	TRANSACTIONAL("transactional", TransactionalNoopHandler.QUEUE, TransactionalNoopHandler.class),
 
 	/** Like {@link #TRANSACTIONAL}, with group commit: several tasks per transaction, each in a savepoint. */
-	GROUPED("grouped", GroupedNoopHandler.QUEUE, GroupedNoopHandler.class, "raw-batch"),
+	GROUPED("grouped", GroupedNoopHandler.QUEUE, GroupedNoopHandler.class),
 
 	/** Completions are deleted in batches after the handlers return. */
-	BATCHED("batched", BatchedNoopHandler.QUEUE, BatchedNoopHandler.class, "raw-batch");
+	BATCHED("batched", BatchedNoopHandler.QUEUE, BatchedNoopHandler.class);
 
 	private final String label;
 
@@ -21,13 +20,10 @@ enum Mode {
 
 	private final Class<?> handler;
 
-	private final String baseline;
-
-	Mode(String label, String queue, Class<?> handler, String baseline) {
+	Mode(String label, String queue, Class<?> handler) {
 		this.label = label;
 		this.queue = queue;
 		this.handler = handler;
-		this.baseline = baseline;
 	}
 
 	static Mode of(String label) {
@@ -49,11 +45,6 @@ enum Mode {
 
 	Class<?> handler() {
 		return this.handler;
-	}
-
-	/** The name of the matching raw-SQL baseline. */
-	String baseline() {
-		return this.baseline;
 	}
 
 }

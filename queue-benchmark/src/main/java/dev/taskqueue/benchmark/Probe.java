@@ -39,13 +39,17 @@ final class Probe {
 	}
 
 	void workerStarting() {
-		this.workerStartCpuNanos = Timing.cpuNow();
+		this.workerStartCpuNanos = Timing.otherThreadsCpuNow();
 		this.workerStartNanos = System.nanoTime();
 	}
 
-	/** From the start of the worker until {@code endNanos}, and the CPU used since then. */
+	/**
+	 * From the start of the worker until {@code endNanos}, and the CPU used since then by threads other than the
+	 * caller, which must be the thread that started the worker instance.
+	 */
 	Timing sinceWorkerStart(long endNanos) {
-		return new Timing(endNanos - this.workerStartNanos, Timing.cpuNow() - this.workerStartCpuNanos);
+		return new Timing(endNanos - this.workerStartNanos,
+				Timing.otherThreadsCpuNow() - this.workerStartCpuNanos);
 	}
 
 	long handled() {

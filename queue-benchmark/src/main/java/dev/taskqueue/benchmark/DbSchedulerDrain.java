@@ -1,0 +1,171 @@
+package dev.taskqueue.benchmark;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import com.github.kagkarlsson.scheduler.Scheduler;
+import com.github.kagkarlsson.scheduler.SchedulerClient;
+import com.github.kagkarlsson.scheduler.task.TaskInstance;
+import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
+import com.github.kagkarlsson.scheduler.task.helper.Tasks;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+
+/**
+ * db-scheduler as a contender of W1: N no-op one-time tasks scheduled at once with its batch API (untimed), then
+ * one scheduler, timed from its start until its table is empty. It gets its own connection pool of the worker's
+ * size and its high-throughput settings: lock-and-fetch polling, as many threads as the worker's concurrency.
+ */
+final class DbSchedulerDrain {
+
+	static final String NAME = "db-scheduler";
+
+	/** Its table's DDL, from db-scheduler's repository. */
+	private static final String TABLES = "/db-scheduler/postgresql_tables.sql";
+
+	private static final String ANY_LEFT = "SELECT EXISTS (SELECT 1 FROM scheduled_tasks)";
+
+	/**
+	 * Lock-and-fetch claims {@code upper × threads − running} executions per round and fetches again once fewer
+	 * than {@code lower × threads} are left: 0.5 is its default lower limit, and an upper limit of 4 (its default
+	 * is 1) keeps a batch of work ready, as its own throughput tests do (20 threads, 4.0 and 20.0).
+	 */
+	static final double LOWER_LIMIT = 0.5;
+
+	static final double UPPER_LIMIT = 4.0;
+
+	/** Only matters when a poll finds nothing: with lock-and-fetch, a finished batch triggers the next poll. */
+	static final Duration POLLING_INTERVAL = Duration.ofMillis(100);
+
+	private static final String TASK_NAME = "bench-noop";
+
+	private DbSchedulerDrain() {
+	}
+
+	/** What the contender's results are labelled with. */
+	static String describe(int threads, int poolSize) {
+		return "contender=" + NAME + " threads=" + threads + " pool=" + poolSize + " does=[db-scheduler 16.12, "
+				+ "lock-and-fetch " + LOWER_LIMIT + "/" + UPPER_LIMIT + ", polling " + POLLING_INTERVAL.toMillis()
+				+ "ms, one-time no-op task]";
+	}
+
+	/** Creates db-scheduler's table in {@code database} and schedules {@code tasks} due executions. */
+	static void schedule(ScratchDatabase database, int tasks) {
+		try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+			statement.execute(ddl());
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not create db-scheduler's table: " + ex.getMessage(), ex);
+		}
+		try (HikariDataSource dataSource = dataSource(database, 2)) {
+			OneTimeTask<Long> task = task(new AtomicLong());
+			SchedulerClient client = SchedulerClient.Builder.create(dataSource, task).build();
+			List<TaskInstance<?>> instances = new ArrayList<>(tasks);
+			for (long seq = 0; seq < tasks; seq++) {
+				instances.add(task.instance("task-" + seq, seq));
+			}
+			client.scheduleBatch(instances, Instant.now());
+		}
+	}
+
+	/** Starts a scheduler on {@code database} and times it until all {@code tasks} have run and been removed. */
+	static Timing drain(ScratchDatabase database, int tasks, int threads, int poolSize) {
+		AtomicLong handled = new AtomicLong();
+		try (HikariDataSource dataSource = dataSource(database, poolSize);
+				Connection probe = database.connect();
+				PreparedStatement anyLeft = probe.prepareStatement(ANY_LEFT)) {
+			Scheduler scheduler = Scheduler.create(dataSource, task(handled))
+				.threads(threads)
+				.pollUsingLockAndFetch(LOWER_LIMIT, UPPER_LIMIT)
+				.pollingInterval(POLLING_INTERVAL)
+				.build();
+			long start = System.nanoTime();
+			long startCpu = Timing.otherThreadsCpuNow();
+			scheduler.start();
+			try {
+				awaitHandled(handled, tasks);
+				awaitEmpty(anyLeft);
+				return Timing.sinceOnOtherThreads(start, startCpu);
+			}
+			finally {
+				scheduler.stop();
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not watch db-scheduler's table: " + ex.getMessage(), ex);
+		}
+	}
+
+	private static OneTimeTask<Long> task(AtomicLong handled) {
+		return Tasks.oneTime(TASK_NAME, Long.class).execute((instance, context) -> handled.incrementAndGet());
+	}
+
+	private static HikariDataSource dataSource(ScratchDatabase database, int poolSize) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(database.url());
+		config.setMaximumPoolSize(poolSize);
+		config.setPoolName(NAME);
+		return new HikariDataSource(config);
+	}
+
+	private static void awaitHandled(AtomicLong handled, int tasks) {
+		long last = -1;
+		long lastProgress = System.nanoTime();
+		while (handled.get() < tasks) {
+			long now = System.nanoTime();
+			if (handled.get() != last) {
+				last = handled.get();
+				lastProgress = now;
+			}
+			else if (now - lastProgress > Probe.STALL_TIMEOUT.toNanos()) {
+				throw new IllegalStateException("db-scheduler ran only " + last + " of " + tasks + " tasks, none in the "
+						+ "last " + Probe.STALL_TIMEOUT.toSeconds() + " s");
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+		}
+	}
+
+	private static void awaitEmpty(PreparedStatement anyLeft) throws SQLException {
+		long deadline = System.nanoTime() + Probe.STALL_TIMEOUT.toNanos();
+		while (true) {
+			try (ResultSet result = anyLeft.executeQuery()) {
+				result.next();
+				if (!result.getBoolean(1)) {
+					return;
+				}
+			}
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("db-scheduler's executions are still in its table "
+						+ Probe.STALL_TIMEOUT.toSeconds() + " s after all of them ran");
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+		}
+	}
+
+	private static String ddl() {
+		try (InputStream in = DbSchedulerDrain.class.getResourceAsStream(TABLES)) {
+			if (in == null) {
+				throw new IllegalStateException(TABLES + " is missing from the benchmark's classpath");
+			}
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}
