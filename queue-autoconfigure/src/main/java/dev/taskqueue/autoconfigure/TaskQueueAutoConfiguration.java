@@ -147,14 +147,12 @@ public class TaskQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	TaskQueueOperations taskQueueOperations(DataSource dataSource, TaskTables tables, QueueRepository queues,
 			TaskQueueProperties properties, TaskHandlerRegistry registry, ObjectProvider<TaskWorker> worker) {
-		DefaultTaskQueueOperations operations = new DefaultTaskQueueOperations(queues,
-				new DeadTaskRepository(dataSource, tables), new QueueStatsRepository(dataSource, tables),
+		return new DefaultTaskQueueOperations(queues, new DeadTaskRepository(dataSource, tables),
+				new QueueStatsRepository(dataSource, tables),
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
 				properties.getMetrics().getCountLimit(),
-				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()));
-		operations.onPauseChanged(
+				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)));
-		return operations;
 	}
 
 	@Bean

@@ -42,8 +42,7 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private final Supplier<Set<String>> handledQueues;
 
-	private BiConsumer<String, Boolean> pauseChanged = (queue, paused) -> {
-	};
+	private final BiConsumer<String, Boolean> pauseChanged;
 
 	/**
 	 * @param queues paused queues and waiting tasks
@@ -52,22 +51,18 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * @param transactions transactions on the TaskQueue data source, joining the caller's
 	 * @param countLimit the count at which the statistics stop counting
 	 * @param handledQueues the queues this instance has handlers for, listed even when empty
+	 * @param pauseChanged told of each pause ({@code true}) or resume made here, once it has committed, so that
+	 * this instance's worker applies it at once rather than at its next heartbeat
 	 */
 	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
-			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues) {
+			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
+			BiConsumer<String, Boolean> pauseChanged) {
 		this.queues = queues;
 		this.deadTasks = deadTasks;
 		this.stats = stats;
 		this.transactions = transactions;
 		this.countLimit = countLimit;
 		this.handledQueues = handledQueues;
-	}
-
-	/**
-	 * Tells this instance's worker of a pause or resume made here, once it has committed, so that it applies at
-	 * once here rather than at the next heartbeat.
-	 */
-	public void onPauseChanged(BiConsumer<String, Boolean> pauseChanged) {
 		this.pauseChanged = pauseChanged;
 	}
 
