@@ -1,5 +1,6 @@
 package dev.taskqueue.producer;
 
+import java.math.BigDecimal;
 import java.util.Map;
 
 import tools.jackson.core.JacksonException;
@@ -9,11 +10,19 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * What PostgreSQL's {@code text} and {@code jsonb} columns cannot hold, found before any SQL runs: U+0000 (NUL),
  * which PostgreSQL rejects ("unsupported Unicode escape sequence") and so aborts the caller's transaction, and
- * unpaired UTF-16 surrogates, which the JDBC driver silently writes as {@code ?}.
+ * unpaired UTF-16 surrogates, which the JDBC driver silently writes as {@code ?}; and, in JSON, numbers beyond
+ * the range of PostgreSQL's {@code numeric} (which {@code jsonb} numbers are), such as a {@code BigDecimal} of
+ * {@code 1E+200000}.
  */
 final class StorableText {
 
 	private static final String NUL = "U+0000 (NUL), which PostgreSQL cannot store in text or jsonb";
+
+	/** The most digits PostgreSQL's numeric holds before the decimal point. */
+	private static final int NUMERIC_INTEGER_DIGITS = 131_072;
+
+	/** The most digits PostgreSQL's numeric holds after the decimal point. */
+	private static final int NUMERIC_FRACTION_DIGITS = 16_383;
 
 	private StorableText() {
 	}
@@ -41,7 +50,7 @@ final class StorableText {
 	 */
 	static String jsonProblem(String json, JsonMapper mapper) {
 		if (isStorableJson(json)) {
-			return null;
+			return numberProblem(json);
 		}
 		try {
 			String found = problemIn(mapper.readTree(json), "$");
@@ -88,6 +97,57 @@ final class StorableText {
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * Why a number of {@code json} cannot be stored in jsonb, or {@code null} if all can. Only a number with an
+	 * exponent, or a very long one, can be out of range, so most payloads are not scanned at all.
+	 */
+	static String numberProblem(String json) {
+		if (json.indexOf('e') < 0 && json.indexOf('E') < 0 && json.length() < NUMERIC_FRACTION_DIGITS) {
+			return null;
+		}
+		boolean inString = false;
+		for (int i = 0; i < json.length(); i++) {
+			char c = json.charAt(i);
+			if (inString) {
+				if (c == '\\') {
+					i++;
+				}
+				else if (c == '"') {
+					inString = false;
+				}
+			}
+			else if (c == '"') {
+				inString = true;
+			}
+			else if (c == '-' || (c >= '0' && c <= '9')) {
+				int end = i + 1;
+				while (end < json.length() && "0123456789+-.eE".indexOf(json.charAt(end)) >= 0) {
+					end++;
+				}
+				String number = json.substring(i, end);
+				if (!fitsNumeric(number)) {
+					return "the number " + ((number.length() <= 40) ? number : number.substring(0, 40) + "…")
+							+ " is beyond the range of PostgreSQL's numeric, which holds up to "
+							+ NUMERIC_INTEGER_DIGITS + " digits before the decimal point and "
+							+ NUMERIC_FRACTION_DIGITS + " after it";
+				}
+				i = end - 1;
+			}
+		}
+		return null;
+	}
+
+	private static boolean fitsNumeric(String number) {
+		try {
+			BigDecimal value = new BigDecimal(number);
+			return value.precision() - value.scale() <= NUMERIC_INTEGER_DIGITS
+					&& value.scale() <= NUMERIC_FRACTION_DIGITS;
+		}
+		catch (NumberFormatException | ArithmeticException ex) {
+			return false;
+		}
 	}
 
 	/** The code unit of the {@code \\uXXXX} escape at {@code at}, or -1 if there is none. */

@@ -1,5 +1,6 @@
 package dev.taskqueue.fault;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -59,7 +60,11 @@ class UnstorableInputIntegrationTests {
 						"the string at $.lines[1] contains an unpaired UTF-16 surrogate (U+D800)"),
 				Arguments.of(Map.of("a b", "\uDC00"), "the string at $['a b'] contains an unpaired UTF-16 surrogate "
 						+ "(U+DC00)"),
-				Arguments.of("ends with half an emoji \uD83D", "an unpaired UTF-16 surrogate (U+D83D)"));
+				Arguments.of("ends with half an emoji \uD83D", "an unpaired UTF-16 surrogate (U+D83D)"),
+				Arguments.of(Map.of("amount", new BigDecimal("1E+200000")),
+						"the number 1E+200000 is beyond the range of PostgreSQL's numeric"),
+				Arguments.of(List.of("1e5", new BigDecimal("1E-20000")),
+						"the number 1E-20000 is beyond the range of PostgreSQL's numeric"));
 	}
 
 	@ParameterizedTest
@@ -121,6 +126,10 @@ class UnstorableInputIntegrationTests {
 				.containsExactlyElementsOf(payloads);
 			assertThat(this.jdbc.queryForObject("SELECT payload -> 'emoji \uD83D\uDE00' ->> 0 FROM taskqueue_task "
 					+ "WHERE jsonb_typeof(payload) = 'object'", String.class)).isEqualTo("\\u0000");
+			// Large but within numeric's range, and "e" in strings, are not numbers to refuse.
+			taskQueue.enqueue("orders", List.of(new BigDecimal("1E+131071"), new BigDecimal("1E-16383"), "1e99999"));
+			assertThat(this.jdbc.queryForObject("SELECT length(payload ->> 0) FROM taskqueue_task "
+					+ "WHERE jsonb_typeof(payload) = 'array'", Integer.class)).isEqualTo(131_072);
 		});
 	}
 
