@@ -20,10 +20,13 @@ import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -39,6 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link RuntimeException}, the task gets an outcome, no handler thread dies of it, and the queue's unit of
  * concurrency comes back: each queue runs one task at a time, so the task after the faulty one completing proves it.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class FaultAtEveryStepIntegrationTests {
 
 	/** Where the fault is thrown, once, on a worker thread. */
@@ -119,7 +123,7 @@ class FaultAtEveryStepIntegrationTests {
 
 	@ParameterizedTest(name = "{0}: {1}, error={2}")
 	@MethodSource("faults")
-	void theTaskGetsAnOutcomeAndTheWorkerGoesOn(String queue, Step step, boolean error) {
+	void theTaskGetsAnOutcomeAndTheWorkerGoesOn(String queue, Step step, boolean error, CapturedOutput output) {
 		TaskQueue taskQueue = context.getBean(TaskQueue.class);
 		JdbcClient jdbc = JdbcClient.create(context.getBean(javax.sql.DataSource.class));
 		String name = queue + "-" + step + "-" + error;
@@ -174,6 +178,7 @@ class FaultAtEveryStepIntegrationTests {
 		Await.until("the queue's next task completes", Duration.ofSeconds(10),
 				() -> events.contains("completed " + next));
 		assertThat(uncaught).as("exceptions that ended a thread").isEmpty();
+		assertThat(output).as("the handler thread's last-resort catch").doesNotContain("should have settled");
 	}
 
 	/** Throws the armed fault if {@code step} is armed and this is a worker thread; once. */
