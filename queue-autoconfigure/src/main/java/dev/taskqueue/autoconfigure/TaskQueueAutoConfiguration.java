@@ -3,7 +3,6 @@ package dev.taskqueue.autoconfigure;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
@@ -32,8 +31,6 @@ import dev.taskqueue.operations.RetentionPruner;
 import dev.taskqueue.producer.DefaultTaskQueue;
 import dev.taskqueue.support.TaskQueueListeners;
 import dev.taskqueue.worker.PayloadReader;
-import dev.taskqueue.worker.QueueSettings;
-import dev.taskqueue.worker.RetryPolicy;
 import dev.taskqueue.worker.TaskDispatcher;
 import dev.taskqueue.worker.TaskRunner;
 import dev.taskqueue.worker.TaskWorker;
@@ -190,7 +187,7 @@ public class TaskQueueAutoConfiguration {
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
 				new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)),
 				new TaskQueueListeners(listeners.orderedStream().toList()), interceptors.orderedStream().toList(),
-				(handler) -> WorkerConfiguration.queueSettings(properties, handler, manager));
+				(handler) -> QueueSettingsResolver.resolve(properties, handler, manager));
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -244,7 +241,8 @@ public class TaskQueueAutoConfiguration {
 					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)), handlerTransactions,
 					ownTransactions, listener, interceptors.orderedStream().toList());
 			return new TaskWorker(registry, tasks, session, dispatcher, ownTransactions, listener, settings,
-					(handler) -> queueSettings(properties, handler, handlerTransactionManager), dataSource, listening);
+					(handler) -> QueueSettingsResolver.resolve(properties, handler, handlerTransactionManager),
+					dataSource, listening);
 		}
 
 		/**
@@ -266,35 +264,6 @@ public class TaskQueueAutoConfiguration {
 		private static String sessionName(Environment environment) {
 			return environment.getProperty("spring.application.name", "application") + " "
 					+ ManagementFactory.getRuntimeMXBean().getName();
-		}
-
-		/** The queue's properties win over the annotation, which wins over the defaults. */
-		private static QueueSettings queueSettings(TaskQueueProperties properties, TaskHandlerMethod handler,
-				PlatformTransactionManager transactionManager) {
-			TaskQueueProperties.Queue queue = properties.getQueues().get(handler.queue());
-			int concurrency = (queue != null && queue.getConcurrency() != null) ? queue.getConcurrency()
-					: (handler.concurrency() > 0) ? handler.concurrency() : properties.getWorker().getConcurrency();
-			int maxAttempts = (queue != null && queue.getMaxAttempts() != null) ? queue.getMaxAttempts()
-					: (handler.maxAttempts() > 0) ? handler.maxAttempts() : properties.getRetry().getMaxAttempts();
-			TaskQueueProperties.Backoff backoff = properties.getRetry().getBackoff();
-			RetryPolicy retryPolicy = new RetryPolicy(backoff.getInitialDelay(), backoff.getMultiplier(),
-					backoff.getMaxDelay(), backoff.getJitter());
-			Duration timeout = (queue != null && queue.getTimeout() != null) ? queue.getTimeout()
-					: properties.getWorker().getTimeout();
-			boolean queueGroupSize = queue != null && queue.getGroupCommitSize() != null;
-			int groupSize = handler.batchedCompletion() ? 1
-					: queueGroupSize ? queue.getGroupCommitSize() : properties.getWorker().getGroupCommitSize();
-			if (groupSize > 1 && !(transactionManager instanceof DataSourceTransactionManager)) {
-				String property = queueGroupSize ? "taskqueue.queues." + handler.queue() + ".group-commit-size"
-						: "taskqueue.worker.group-commit-size";
-				throw new IllegalStateException("Queue '" + handler.queue() + "' is set to commit groups of "
-						+ groupSize + " tasks (" + property + "), each task in a savepoint, which needs a "
-						+ "DataSourceTransactionManager or JdbcTransactionManager; the application's is a "
-						+ transactionManager.getClass().getName() + ", whose savepoints, if any, do not undo what "
-						+ "a failed task left in a persistence context. Set " + property + " to 1");
-			}
-			return new QueueSettings(concurrency, maxAttempts, retryPolicy, timeout, groupSize,
-					properties.getWorker().getGroupCommitMaxDelay());
 		}
 
 	}

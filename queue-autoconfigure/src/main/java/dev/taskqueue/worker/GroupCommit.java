@@ -162,8 +162,7 @@ final class GroupCommit {
 			return;
 		}
 		TaskConnectionHolder connection = bindTaskConnection();
-		List<TransactionSynchronization> synchronizations = TransactionSynchronizationManager.isSynchronizationActive()
-				? TransactionSynchronizationManager.getSynchronizations() : List.of();
+		List<TransactionSynchronization> synchronizations = TaskSynchronizations.current();
 		steps.begin(task, group);
 		long start = System.nanoTime();
 		Throwable failure = null;
@@ -202,42 +201,7 @@ final class GroupCommit {
 			catch (SQLException ex) {
 				throw new CannotCreateTransactionException("Could not roll back to the savepoint of a failed task", ex);
 			}
-			rollBackSynchronizations(synchronizations);
-		}
-	}
-
-	/**
-	 * Drops the transaction synchronizations a failed task registered, after telling them their work was rolled
-	 * back, so that, say, an after-commit event of a failed task is not published when its group commits.
-	 */
-	private static void rollBackSynchronizations(List<TransactionSynchronization> before) {
-		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
-			return;
-		}
-		List<TransactionSynchronization> all = TransactionSynchronizationManager.getSynchronizations();
-		if (all.size() == before.size()) {
-			return;
-		}
-		TransactionSynchronizationManager.clearSynchronization();
-		TransactionSynchronizationManager.initSynchronization();
-		before.forEach(TransactionSynchronizationManager::registerSynchronization);
-		for (TransactionSynchronization synchronization : all) {
-			if (!before.contains(synchronization)) {
-				try {
-					synchronization.beforeCompletion();
-				}
-				catch (RuntimeException ex) {
-					logger.warn("A transaction synchronization of a failed task threw before its rollback: "
-							+ ErrorText.summary(ex));
-				}
-				try {
-					synchronization.afterCompletion(TransactionSynchronization.STATUS_ROLLED_BACK);
-				}
-				catch (RuntimeException ex) {
-					logger.warn("A transaction synchronization of a failed task threw on its rollback: "
-							+ ErrorText.summary(ex));
-				}
-			}
+			TaskSynchronizations.rollBackSince(synchronizations);
 		}
 	}
 

@@ -1,0 +1,53 @@
+package dev.taskqueue.autoconfigure;
+
+import java.time.Duration;
+
+import dev.taskqueue.handler.TaskHandlerMethod;
+import dev.taskqueue.worker.QueueSettings;
+import dev.taskqueue.worker.RetryPolicy;
+
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * Works out each queue's settings: {@code taskqueue.queues.<name>.*} wins over the {@code @TaskHandler}
+ * attribute, which wins over the defaults of {@code taskqueue.worker.*} and {@code taskqueue.retry.*}.
+ */
+final class QueueSettingsResolver {
+
+	private QueueSettingsResolver() {
+	}
+
+	/**
+	 * The settings of {@code handler}'s queue.
+	 * @throws IllegalStateException if the queue commits groups and the transaction manager cannot
+	 */
+	static QueueSettings resolve(TaskQueueProperties properties, TaskHandlerMethod handler,
+			PlatformTransactionManager transactionManager) {
+		TaskQueueProperties.Queue queue = properties.getQueues().get(handler.queue());
+		int concurrency = (queue != null && queue.getConcurrency() != null) ? queue.getConcurrency()
+				: (handler.concurrency() > 0) ? handler.concurrency() : properties.getWorker().getConcurrency();
+		int maxAttempts = (queue != null && queue.getMaxAttempts() != null) ? queue.getMaxAttempts()
+				: (handler.maxAttempts() > 0) ? handler.maxAttempts() : properties.getRetry().getMaxAttempts();
+		TaskQueueProperties.Backoff backoff = properties.getRetry().getBackoff();
+		RetryPolicy retryPolicy = new RetryPolicy(backoff.getInitialDelay(), backoff.getMultiplier(),
+				backoff.getMaxDelay(), backoff.getJitter());
+		Duration timeout = (queue != null && queue.getTimeout() != null) ? queue.getTimeout()
+				: properties.getWorker().getTimeout();
+		boolean queueGroupSize = queue != null && queue.getGroupCommitSize() != null;
+		int groupSize = handler.batchedCompletion() ? 1
+				: queueGroupSize ? queue.getGroupCommitSize() : properties.getWorker().getGroupCommitSize();
+		if (groupSize > 1 && !(transactionManager instanceof DataSourceTransactionManager)) {
+			String property = queueGroupSize ? "taskqueue.queues." + handler.queue() + ".group-commit-size"
+					: "taskqueue.worker.group-commit-size";
+			throw new IllegalStateException("Queue '" + handler.queue() + "' is set to commit groups of "
+					+ groupSize + " tasks (" + property + "), each task in a savepoint, which needs a "
+					+ "DataSourceTransactionManager or JdbcTransactionManager; the application's is a "
+					+ transactionManager.getClass().getName() + ", whose savepoints, if any, do not undo what "
+					+ "a failed task left in a persistence context. Set " + property + " to 1");
+		}
+		return new QueueSettings(concurrency, maxAttempts, retryPolicy, timeout, groupSize,
+				properties.getWorker().getGroupCommitMaxDelay());
+	}
+
+}
