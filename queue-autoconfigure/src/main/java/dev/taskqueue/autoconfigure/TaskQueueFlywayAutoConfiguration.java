@@ -18,7 +18,8 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnBooleanProperty(name = "taskqueue.enabled", matchIfMissing = true)
 public class TaskQueueFlywayAutoConfiguration {
 
-	private static final String FLYWAY_AUTO_CONFIGURATION = "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration";
+	private static final String FLYWAY_AUTO_CONFIGURATION =
+			"org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration";
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = FLYWAY_AUTO_CONFIGURATION)

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import org.springframework.beans.BeanUtils;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
@@ -106,18 +107,20 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 	}
 
 	private static PropertyDescriptor property(Class<?> type, String uniformName) {
-		return Arrays.stream(BeanUtils.getPropertyDescriptors(type))
-			.filter((property) -> property.getReadMethod() != null && !"class".equals(property.getName()))
-			.filter((property) -> property.getName().toLowerCase(Locale.ROOT).equals(uniformName))
+		return descriptors(type).filter((property) -> property.getName().toLowerCase(Locale.ROOT).equals(uniformName))
 			.findFirst()
 			.orElse(null);
 	}
 
 	private static Set<String> properties(Class<?> type) {
-		return Arrays.stream(BeanUtils.getPropertyDescriptors(type))
-			.filter((property) -> property.getReadMethod() != null && !"class".equals(property.getName()))
-			.map((property) -> dashed(property.getName()))
+		return descriptors(type).map((property) -> dashed(property.getName()))
 			.collect(Collectors.toCollection(TreeSet::new));
+	}
+
+	/** The properties of a properties class, as binding sees them. */
+	private static Stream<PropertyDescriptor> descriptors(Class<?> type) {
+		return Arrays.stream(BeanUtils.getPropertyDescriptors(type))
+			.filter((property) -> property.getReadMethod() != null && !"class".equals(property.getName()));
 	}
 
 	private static String dashed(String camelCase) {

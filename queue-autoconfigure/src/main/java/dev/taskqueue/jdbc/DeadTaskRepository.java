@@ -16,8 +16,9 @@ import dev.taskqueue.DeadTask;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Dead letters an operator lists, reads, retries or deletes. A retried task goes back to its queue ready at once, with its
- * attempts counted from zero, its original id, payload, priority, enqueue time and headers, and its last error.
+ * Dead letters an operator lists, reads, retries or deletes. A retried task goes back to its queue ready at once,
+ * with its attempts counted from zero, its original id, payload, priority, enqueue time and headers, and its last
+ * error.
  * <p>
  * Statements join the current Spring-managed transaction.
  */

@@ -35,7 +35,8 @@ public final class TaskTables {
 		return this.schema;
 	}
 
-	String task() {
+	/** The task table, qualified. */
+	public String task() {
 		return qualify("taskqueue_task");
 	}
 

@@ -14,6 +14,7 @@ import dev.taskqueue.TaskRequest;
 import dev.taskqueue.jdbc.NewTask;
 import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.observation.TaskQueueObservations;
+import dev.taskqueue.support.PostgresText;
 import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
@@ -90,8 +91,8 @@ public class DefaultTaskQueue implements TaskQueue {
 	/** The propagated trace context (baggage included) is stored too, so it must be storable text as well. */
 	private static void requireStorable(Map<String, String> headers, String queue) {
 		headers.forEach((name, value) -> {
-			String problem = StorableText.problem(name);
-			String valueProblem = (value != null) ? StorableText.problem(value) : null;
+			String problem = PostgresText.problem(name);
+			String valueProblem = (value != null) ? PostgresText.problem(value) : null;
 			if (problem != null || valueProblem != null) {
 				throw new IllegalArgumentException("The trace context of the enqueue on queue '" + queue
 						+ "' cannot be stored: " + ((problem != null) ? "a header name contains " + problem

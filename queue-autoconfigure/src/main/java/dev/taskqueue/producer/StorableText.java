@@ -3,6 +3,7 @@ package dev.taskqueue.producer;
 import java.math.BigDecimal;
 import java.util.Map;
 
+import dev.taskqueue.support.PostgresText;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -16,8 +17,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class StorableText {
 
-	private static final String NUL = "U+0000 (NUL), which PostgreSQL cannot store in text or jsonb";
-
 	/** The most digits PostgreSQL's numeric holds before the decimal point. */
 	private static final int NUMERIC_INTEGER_DIGITS = 131_072;
 
@@ -25,23 +24,6 @@ final class StorableText {
 	private static final int NUMERIC_FRACTION_DIGITS = 16_383;
 
 	private StorableText() {
-	}
-
-	/** Why {@code text} cannot be stored, or {@code null} if it can. */
-	static String problem(String text) {
-		for (int i = 0; i < text.length(); i++) {
-			char c = text.charAt(i);
-			if (c == 0) {
-				return NUL;
-			}
-			if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-				i++;
-			}
-			else if (Character.isSurrogate(c)) {
-				return unpaired(c);
-			}
-		}
-		return null;
 	}
 
 	/**
@@ -61,7 +43,7 @@ final class StorableText {
 		catch (JacksonException ex) {
 			// cannot say where: the message below still says what
 		}
-		return "it contains " + NUL + ", or an unpaired UTF-16 surrogate";
+		return "it contains " + PostgresText.NUL + ", or an unpaired UTF-16 surrogate";
 	}
 
 	/** Whether {@code json} has neither NUL nor an unpaired surrogate, raw or as a {@code \\u} escape. */
@@ -165,12 +147,12 @@ final class StorableText {
 
 	private static String problemIn(JsonNode node, String path) {
 		if (node.isString()) {
-			String problem = problem(node.asString());
+			String problem = PostgresText.problem(node.asString());
 			return (problem != null) ? "the string at " + path + " contains " + problem : null;
 		}
 		if (node.isObject()) {
 			for (Map.Entry<String, JsonNode> field : node.properties()) {
-				String problem = problem(field.getKey());
+				String problem = PostgresText.problem(field.getKey());
 				if (problem != null) {
 					return "a field name in " + path + " contains " + problem;
 				}
@@ -194,10 +176,6 @@ final class StorableText {
 	private static String member(String name) {
 		return name.matches("[A-Za-z_$][A-Za-z0-9_$]*") ? "." + name
 				: "['" + name.replace("\\", "\\\\").replace("'", "\\'") + "']";
-	}
-
-	private static String unpaired(char c) {
-		return String.format("an unpaired UTF-16 surrogate (U+%04X), which is not Unicode text", (int) c);
 	}
 
 }

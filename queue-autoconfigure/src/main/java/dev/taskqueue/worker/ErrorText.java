@@ -3,6 +3,8 @@ package dev.taskqueue.worker;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 
+import dev.taskqueue.support.PostgresText;
+
 import org.springframework.core.NestedExceptionUtils;
 
 /**
@@ -28,40 +30,12 @@ final class ErrorText {
 				.append(ex.getClass().getName())
 				.append(")");
 		}
-		String text = storable(out.toString());
+		String text = PostgresText.storable(out.toString());
 		if (text.length() <= MAX_LENGTH) {
 			return text;
 		}
 		int end = Character.isHighSurrogate(text.charAt(MAX_LENGTH - 1)) ? MAX_LENGTH - 1 : MAX_LENGTH;
 		return text.substring(0, end) + "\n\t... (truncated)";
-	}
-
-	/**
-	 * {@code text} as PostgreSQL can store it: a message may hold a NUL or half a surrogate pair, which a text
-	 * column refuses or the driver turns into '?', and an outcome that cannot be written would keep its task
-	 * claimed. They become U+FFFD.
-	 */
-	static String storable(String text) {
-		StringBuilder out = null;
-		for (int i = 0; i < text.length(); i++) {
-			char c = text.charAt(i);
-			boolean pair = Character.isHighSurrogate(c) && i + 1 < text.length()
-					&& Character.isLowSurrogate(text.charAt(i + 1));
-			boolean bad = c == '\u0000' || (Character.isSurrogate(c) && !pair);
-			if (bad && out == null) {
-				out = new StringBuilder(text.length()).append(text, 0, i);
-			}
-			if (out != null) {
-				out.append(bad ? '\uFFFD' : c);
-				if (pair) {
-					out.append(text.charAt(++i));
-				}
-			}
-			else if (pair) {
-				i++;
-			}
-		}
-		return (out != null) ? out.toString() : text;
 	}
 
 	/**

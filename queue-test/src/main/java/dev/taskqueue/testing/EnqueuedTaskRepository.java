@@ -56,8 +56,7 @@ final class EnqueuedTaskRepository {
 	EnqueuedTaskRepository(DataSource dataSource, TaskTables tables, JsonMapper mapper) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.mapper = mapper;
-		// The schema was checked by TaskTables: a plain identifier.
-		String task = (tables.schema() != null) ? '"' + tables.schema() + "\".taskqueue_task" : "taskqueue_task";
+		String task = tables.task();
 		this.all = SELECT.formatted(task) + ORDER;
 		this.onQueue = SELECT.formatted(task) + "WHERE queue = :queue\n" + ORDER;
 		this.makeDue = MAKE_DUE.formatted(task);
