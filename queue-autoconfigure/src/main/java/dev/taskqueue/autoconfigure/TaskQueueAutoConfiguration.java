@@ -233,7 +233,7 @@ public class TaskQueueAutoConfiguration {
 					worker.getSessionTimeout(), worker.getShutdownTimeout(),
 					(poolSize != null) ? ConnectionBudget.maxHandlers(poolSize, listening != null) : Integer.MAX_VALUE,
 					Threading.VIRTUAL.isActive(environment), worker.getCompletionBatchSize(),
-					worker.getCompletionFlushInterval());
+					worker.getCompletionFlushInterval(), worker.getMaxPrefetch());
 			WorkerSession session = new WorkerSession(sessions, queues, ownTransactions, sessionName(environment),
 					worker.getSessionTimeout());
 			TaskQueueListeners listener = new TaskQueueListeners(listeners.orderedStream().toList());

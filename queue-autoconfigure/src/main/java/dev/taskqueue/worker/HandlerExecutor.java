@@ -11,8 +11,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -40,14 +38,14 @@ final class HandlerExecutor {
 
 	private final Executor executor;
 
-	private final ScheduledExecutorService timeouts;
+	private final Set<HandlerThread> runners = ConcurrentHashMap.newKeySet();
+
+	private final TimeoutWatch timeouts = new TimeoutWatch(this.runners);
 
 	/** Handler threads over all queues, bounded so that handlers never wait for a pooled connection. */
 	private final Semaphore handlerThreads;
 
 	private final Map<UUID, ClaimedTask> unstarted = new ConcurrentHashMap<>();
-
-	private final Set<HandlerThread> runners = ConcurrentHashMap.newKeySet();
 
 	private final AtomicInteger inFlight = new AtomicInteger();
 
@@ -62,9 +60,7 @@ final class HandlerExecutor {
 		this.handlerThreads = new Semaphore(maxHandlers);
 		this.executor = virtualThreads ? virtualThreadExecutor()
 				: Executors.newCachedThreadPool(Threads.named("tq-handler-", true));
-		ScheduledThreadPoolExecutor timeouts = new ScheduledThreadPoolExecutor(1, Threads.named("tq-timeout-", true));
-		timeouts.setRemoveOnCancelPolicy(true); // one timeout per task: cancelled ones must not pile up
-		this.timeouts = timeouts;
+		this.timeouts.start();
 	}
 
 	/** Hands claimed {@code tasks} of {@code queue}, in the order they are to run, to its handler threads. */
@@ -114,7 +110,7 @@ final class HandlerExecutor {
 	/** Interrupts the handlers still running and stops the threads. */
 	void shutdownNow() {
 		this.runners.forEach(HandlerThread::interrupt);
-		this.timeouts.shutdownNow();
+		this.timeouts.stop();
 		if (this.executor instanceof ExecutorService service) {
 			service.shutdownNow();
 		}
@@ -151,9 +147,10 @@ final class HandlerExecutor {
 
 	/** The task's outcome is settled: it gives its queue a unit of capacity back. */
 	void settle(QueueState queue) {
-		queue.inFlight.decrementAndGet();
+		int inFlight = queue.inFlight.decrementAndGet();
 		this.inFlight.decrementAndGet();
-		if (queue.mayHaveMore) {
+		// Only when a claim is worth it: a wake-up per task would cost the claim loop a thread switch per task.
+		if (queue.mayHaveMore && queue.worthClaiming(inFlight)) {
 			this.wakeUp.signal();
 		}
 	}
@@ -166,7 +163,7 @@ final class HandlerExecutor {
 		return this.batched;
 	}
 
-	ScheduledExecutorService timeouts() {
+	TimeoutWatch timeouts() {
 		return this.timeouts;
 	}
 

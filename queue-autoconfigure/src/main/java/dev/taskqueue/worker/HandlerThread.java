@@ -1,7 +1,5 @@
 package dev.taskqueue.worker;
 
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.taskqueue.jdbc.ClaimedTask;
@@ -26,14 +24,15 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 
 	private volatile Thread thread;
 
-	// Guarded by this: the task whose handler runs, its timeout, and whether the thread was given up.
+	// Guarded by this: the task whose handler runs and whether the thread was given up.
 	private ClaimedTask current;
 
 	private CommitGroup currentGroup;
 
-	private ScheduledFuture<?> timeout;
-
 	private boolean givenUp;
+
+	/** When the running handler times out ({@link System#nanoTime()}), {@link TimeoutWatch#NONE} between tasks. */
+	private volatile long deadline = TimeoutWatch.NONE;
 
 	HandlerThread(HandlerExecutor executor, QueueState queue) {
 		this.executor = executor;
@@ -117,12 +116,30 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 
 	@Override
 	public void begin(ClaimedTask task, CommitGroup group) {
+		long deadline = System.nanoTime() + this.queue.settings.timeout().toNanos();
 		synchronized (this) {
 			this.current = task;
 			this.currentGroup = group;
-			this.timeout = this.executor.timeouts().schedule(() -> timeOut(task),
-					this.queue.settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+			this.deadline = deadline;
 		}
+		this.executor.timeouts().started(deadline);
+	}
+
+	/** When the running handler times out, {@link TimeoutWatch#NONE} when none runs. */
+	long deadline() {
+		return this.deadline;
+	}
+
+	/** Called by the {@link TimeoutWatch} once {@code deadline} has passed. */
+	void timeOutIfDue(long deadline) {
+		ClaimedTask task;
+		synchronized (this) {
+			if (this.deadline != deadline || this.current == null) {
+				return; // the handler finished, or another started, meanwhile
+			}
+			task = this.current;
+		}
+		timeOut(task);
 	}
 
 	/**
@@ -135,7 +152,7 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 				return false;
 			}
 			if (this.current == task) {
-				this.timeout.cancel(false);
+				this.deadline = TimeoutWatch.NONE;
 				this.current = null;
 			}
 			return true;
@@ -145,9 +162,7 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 	@Override
 	public boolean end(ClaimedTask task) {
 		synchronized (this) {
-			if (this.timeout != null) {
-				this.timeout.cancel(false);
-			}
+			this.deadline = TimeoutWatch.NONE;
 			this.current = null;
 			this.currentGroup = null;
 			Thread.interrupted(); // a timeout's interrupt that came too late must not reach the next task
@@ -173,6 +188,7 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 				return; // finished meanwhile
 			}
 			this.givenUp = true;
+			this.deadline = TimeoutWatch.NONE;
 			group = this.currentGroup;
 			handlerThread = this.thread;
 			handlerThread.interrupt();

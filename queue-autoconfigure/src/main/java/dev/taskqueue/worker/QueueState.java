@@ -19,6 +19,13 @@ final class QueueState {
 	/** Handlers slower than this on average make the queue claim only what it starts at once. */
 	static final Duration CLAIM_AHEAD_BELOW = Duration.ofMillis(50);
 
+	/**
+	 * How much work a queue holds claimed beyond what its threads run: what they finish in this time, so that the
+	 * next claim's round trip (well under a millisecond) ends long before the threads run out of tasks, and a claim
+	 * takes many tasks at once. A task claimed ahead waits at most about this long for a thread here.
+	 */
+	static final Duration PREFETCH_HORIZON = Duration.ofMillis(10);
+
 	/** How often a claim scans the queue from its start, at least (see {@link #claimFrom}). */
 	static final Duration FULL_CLAIM_EVERY = Duration.ofSeconds(1);
 
@@ -35,6 +42,9 @@ final class QueueState {
 	final TaskHandlerMethod handler;
 
 	final QueueSettings settings;
+
+	/** The most tasks claimed ahead of the threads ({@code taskqueue.worker.max-prefetch}). */
+	private final int maxPrefetch;
 
 	/** Claimed tasks, from claim until their outcome is settled. */
 	final AtomicInteger inFlight = new AtomicInteger();
@@ -72,9 +82,10 @@ final class QueueState {
 	/** A moving average of how long a handler of this queue runs, which decides when a group commits. */
 	private volatile long typicalHandlerNanos;
 
-	QueueState(TaskHandlerMethod handler, QueueSettings settings) {
+	QueueState(TaskHandlerMethod handler, QueueSettings settings, int maxPrefetch) {
 		this.handler = handler;
 		this.settings = settings;
+		this.maxPrefetch = maxPrefetch;
 		this.running = new Semaphore(settings.concurrency());
 	}
 
@@ -88,17 +99,21 @@ final class QueueState {
 	}
 
 	/**
-	 * How many tasks this instance holds claimed at most. Enough to keep every thread busy (a group per thread with
-	 * group commit) and, while handlers are quick, as many again, so that a thread that finishes finds its next
-	 * task already here and claims come in larger batches. Once handlers take {@link #CLAIM_AHEAD_BELOW} or more,
-	 * a task claimed ahead would wait longer than another instance might, so the queue claims only what it starts.
+	 * How many tasks this instance holds claimed at most: enough for every thread (a group per thread with group
+	 * commit) and, while handlers are quick, a prefetch of what the threads finish in {@link #PREFETCH_HORIZON} (at
+	 * least as many again, at most {@code maxPrefetch}), so that a thread that finishes finds its next task here
+	 * and claims come in large batches. Once handlers take {@link #CLAIM_AHEAD_BELOW} or more, a task claimed ahead
+	 * would wait longer than another instance might, so the queue claims only what it starts.
 	 */
 	int capacity() {
 		int concurrency = this.settings.concurrency();
-		if (this.typicalHandlerNanos >= CLAIM_AHEAD_BELOW.toNanos()) {
+		long handlerNanos = this.typicalHandlerNanos;
+		if (handlerNanos >= CLAIM_AHEAD_BELOW.toNanos()) {
 			return concurrency;
 		}
-		return 2 * (grouped() ? concurrency * this.settings.groupSize() : concurrency);
+		int running = grouped() ? concurrency * this.settings.groupSize() : concurrency;
+		long finished = (handlerNanos > 0) ? concurrency * (PREFETCH_HORIZON.toNanos() / handlerNanos) : 0;
+		return running + (int) Math.min(this.maxPrefetch, Math.max(running, finished));
 	}
 
 	/**
@@ -108,8 +123,18 @@ final class QueueState {
 	int toClaim() {
 		int capacity = capacity();
 		int free = capacity - this.inFlight.get();
+		return worthClaiming(capacity, free) ? free : 0;
+	}
+
+	/** Whether a claim is worth it with {@code inFlight} tasks in flight, as {@link #toClaim()} decides. */
+	boolean worthClaiming(int inFlight) {
+		int capacity = capacity();
+		return worthClaiming(capacity, capacity - inFlight);
+	}
+
+	private boolean worthClaiming(int capacity, int free) {
 		boolean claimsAhead = capacity > this.settings.concurrency();
-		return (claimsAhead && this.mayHaveMore && free < capacity / 4) ? 0 : free;
+		return free > 0 && !(claimsAhead && this.mayHaveMore && free < capacity / 4);
 	}
 
 	/**

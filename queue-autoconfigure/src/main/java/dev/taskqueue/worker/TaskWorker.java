@@ -119,7 +119,7 @@ public class TaskWorker implements SmartLifecycle {
 		}
 		List<QueueState> states = new ArrayList<>();
 		for (TaskHandlerMethod handler : this.registry.all()) {
-			states.add(new QueueState(handler, this.queueSettings.apply(handler)));
+			states.add(new QueueState(handler, this.queueSettings.apply(handler), this.settings.maxPrefetch()));
 		}
 		if (states.isEmpty()) {
 			logger.info("TaskQueue worker not started: this application has no @TaskHandler methods");

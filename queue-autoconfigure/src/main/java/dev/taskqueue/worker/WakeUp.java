@@ -14,9 +14,12 @@ final class WakeUp {
 
 	private final Condition signalled = this.lock.newCondition();
 
-	private boolean pending;
+	private volatile boolean pending;
 
 	void signal() {
+		if (this.pending) {
+			return; // the loop has not taken the last signal yet: it will look anyway
+		}
 		this.lock.lock();
 		try {
 			this.pending = true;

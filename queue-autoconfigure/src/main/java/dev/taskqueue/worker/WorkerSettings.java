@@ -14,8 +14,9 @@ import java.time.Duration;
  * @param virtualThreads whether handlers run on virtual threads
  * @param completionBatchSize the most completions of batched handlers written by one statement
  * @param completionFlushInterval how long a batched completion waits for others before it is written
+ * @param maxPrefetch the most tasks a queue holds claimed beyond those its threads run
  */
 public record WorkerSettings(Duration pollInterval, Duration heartbeatInterval, Duration sessionTimeout,
 		Duration shutdownTimeout, int maxHandlers, boolean virtualThreads, int completionBatchSize,
-		Duration completionFlushInterval) {
+		Duration completionFlushInterval, int maxPrefetch) {
 }

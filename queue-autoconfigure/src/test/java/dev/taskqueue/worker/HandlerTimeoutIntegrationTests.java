@@ -65,6 +65,29 @@ class HandlerTimeoutIntegrationTests {
 	}
 
 	@Test
+	void aShortTimeoutFiresOnTimeWhileAHandlerWithALongerOneRuns() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(HangingConfig.class, PatientConfig.class), "taskqueue.queues.hangs.timeout=300ms",
+				"taskqueue.queues.hangs.max-attempts=1", "taskqueue.queues.patient.timeout=10m",
+				"taskqueue.worker.shutdown-timeout=1s")) {
+			TaskQueue taskQueue = context.getBean(TaskQueue.class);
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			taskQueue.enqueue("patient", "wait");
+			Await.until("the patient handler runs", Duration.ofSeconds(10), () -> PatientHandler.running);
+			// The timeout watch now sleeps towards the patient handler's deadline, ten minutes away.
+			UUID hung = taskQueue.enqueue("hangs", "hang");
+			long start = System.nanoTime();
+			Await.until("the hung task is dead", Duration.ofSeconds(10), () -> jdbc
+				.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE id = ?", Integer.class, hung) == 1);
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+			assertThat(PatientHandler.running).as("the patient handler is still running").isTrue();
+			PatientHandler.release = true;
+			Await.until("the patient task is done", Duration.ofSeconds(10), () -> jdbc
+				.queryForObject("SELECT count(*) FROM taskqueue_task WHERE queue = 'patient'", Integer.class) == 0);
+		}
+	}
+
+	@Test
 	void aHandlerThatReturnsAfterItsTimeoutLeavesNoSecondOutcomeAndNoWork() {
 		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
 				List.of(OverrunConfig.class), "taskqueue.queues.overruns.timeout=300ms",
@@ -127,6 +150,37 @@ class HandlerTimeoutIntegrationTests {
 				}
 			}
 			done.add(context.id());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PatientConfig {
+
+		@Bean
+		PatientHandler patientHandler() {
+			return new PatientHandler();
+		}
+
+	}
+
+	static class PatientHandler {
+
+		static volatile boolean running;
+
+		static volatile boolean release;
+
+		@TaskHandler(queue = "patient")
+		void handle(String payload) throws InterruptedException {
+			running = true;
+			try {
+				while (!release && !releaseHungHandlers) {
+					Thread.sleep(20);
+				}
+			}
+			finally {
+				running = false;
+			}
 		}
 
 	}

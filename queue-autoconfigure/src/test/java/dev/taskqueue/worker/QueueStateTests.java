@@ -21,33 +21,40 @@ class QueueStateTests {
 	private static final RetryPolicy RETRY = new RetryPolicy(Duration.ofSeconds(1), 2, Duration.ofMinutes(1), 0);
 
 	@Test
-	void quickHandlersClaimAheadAndSlowOnesDoNot() {
-		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)));
-		assertThat(queue.capacity()).isEqualTo(8);
+	void quickHandlersClaimAheadWhatTheyFinishInTenMillisecondsAndSlowOnesDoNot() {
+		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 256);
+		assertThat(queue.capacity()).as("before any handler ran: as many again as run").isEqualTo(8);
 		queue.handled(Duration.ofMillis(2).toNanos());
-		assertThat(queue.capacity()).isEqualTo(8);
+		assertThat(queue.capacity()).as("4 threads finish 20 tasks of 2 ms in 10 ms").isEqualTo(4 + 20);
 		for (int i = 0; i < 40; i++) {
 			queue.handled(Duration.ofMillis(200).toNanos());
 		}
 		assertThat(queue.capacity()).isEqualTo(4);
-		for (int i = 0; i < 40; i++) {
-			queue.handled(Duration.ofMillis(1).toNanos());
+		for (int i = 0; i < 200; i++) {
+			queue.handled(Duration.ofMillis(20).toNanos());
 		}
-		assertThat(queue.capacity()).isEqualTo(8);
+		assertThat(queue.capacity()).as("slower than the horizon: one task ahead per thread").isEqualTo(8);
+		for (int i = 0; i < 200; i++) {
+			queue.handled(Duration.ofNanos(10_000).toNanos());
+		}
+		assertThat(queue.capacity()).as("no-op handlers: bounded by max-prefetch").isEqualTo(4 + 256);
+		QueueState bounded = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 0);
+		bounded.handled(Duration.ofMillis(2).toNanos());
+		assertThat(bounded.capacity()).as("max-prefetch 0: only what runs").isEqualTo(4);
 	}
 
 	@Test
 	void groupCommitClaimsTwoGroupsPerThreadAndBatchedCompletionIgnoresTheGroupSize() {
 		QueueSettings grouped = new QueueSettings(3, 5, RETRY, Duration.ofMinutes(1), 10, Duration.ofMillis(20));
-		assertThat(new QueueState(handler(false), grouped).capacity()).isEqualTo(60);
-		QueueState batched = new QueueState(handler(true), grouped);
+		assertThat(new QueueState(handler(false), grouped, 256).capacity()).isEqualTo(60);
+		QueueState batched = new QueueState(handler(true), grouped, 256);
 		assertThat(batched.grouped()).isFalse();
 		assertThat(batched.capacity()).isEqualTo(6);
 	}
 
 	@Test
 	void aQueueThatClaimsAheadWaitsForAQuarterOfItsCapacityWhileABacklogIsLikely() {
-		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)));
+		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 256);
 		queue.inFlight.set(7);
 		assertThat(queue.toClaim()).as("no backlog known: any free room is claimed").isEqualTo(1);
 		queue.mayHaveMore = true;
@@ -58,7 +65,7 @@ class QueueStateTests {
 
 	@Test
 	void claimsStartWhereTheLastEndedBetweenScansFromTheStart() {
-		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)));
+		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 256);
 		long start = System.nanoTime();
 		assertThat(queue.claimFrom(start)).as("the first claim scans from the start").isNull();
 		ClaimedTask first = task(5);
@@ -81,7 +88,7 @@ class QueueStateTests {
 
 	@Test
 	void claimsStartFromThePositionOnlyWhileThatIsMeasurablyCheaper() {
-		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)));
+		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 256);
 		long start = System.nanoTime();
 		ClaimedTask last = task(0);
 		queue.claimed(List.of(task(0), last), true, start, start + micros(300));
