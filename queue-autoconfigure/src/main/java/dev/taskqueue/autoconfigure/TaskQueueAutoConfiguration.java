@@ -25,6 +25,7 @@ import dev.taskqueue.jdbc.RetentionRepository;
 import dev.taskqueue.jdbc.SessionRepository;
 import dev.taskqueue.jdbc.TaskNotifications;
 import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.jdbc.CompletionCommit;
 import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.operations.DefaultTaskQueueOperations;
 import dev.taskqueue.operations.RetentionPruner;
@@ -216,7 +217,7 @@ public class TaskQueueAutoConfiguration {
 				SessionRepository sessions, QueueRepository queues, DataSource dataSource,
 				ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
 				ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors,
-				ObjectProvider<TaskNotifications> notifications, Environment environment) {
+				ObjectProvider<TaskNotifications> notifications, TaskTables tables, Environment environment) {
 			Integer poolSize = ConnectionBudget.poolSize(dataSource);
 			TaskNotifications listening = notifications.getIfAvailable();
 			if (listening != null && poolSize != null && !ConnectionBudget.hasRoomForListen(poolSize)) {
@@ -239,10 +240,21 @@ public class TaskQueueAutoConfiguration {
 			TaskQueueListeners listener = new TaskQueueListeners(listeners.orderedStream().toList());
 			TaskDispatcher dispatcher = new TaskDispatcher(tasks,
 					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)), handlerTransactions,
-					ownTransactions, listener, interceptors.orderedStream().toList());
+					ownTransactions, listener, interceptors.orderedStream().toList(),
+					completionCommit(handlerTransactionManager, dataSource, tables, properties));
 			return new TaskWorker(registry, tasks, session, dispatcher, ownTransactions, listener, settings,
 					(handler) -> QueueSettingsResolver.resolve(properties, handler, handlerTransactionManager),
 					dataSource, listening);
+		}
+
+		/**
+		 * Completes tasks with their handler transaction's commit in one round trip, when the handlers' transactions
+		 * are JDBC transactions on TaskQueue's own data source; {@code null} otherwise (JPA, JTA, another database).
+		 */
+		private static CompletionCommit completionCommit(PlatformTransactionManager manager, DataSource dataSource,
+				TaskTables tables, TaskQueueProperties properties) {
+			return (manager instanceof DataSourceTransactionManager jdbc && jdbc.getDataSource() == dataSource)
+					? new CompletionCommit(dataSource, tables, properties.getHistory().isEnabled()) : null;
 		}
 
 		/**

@@ -2,9 +2,10 @@ package dev.taskqueue.worker;
 
 import java.lang.reflect.Type;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import tools.jackson.core.type.TypeReference;
-import tools.jackson.databind.JavaType;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -17,6 +18,9 @@ public class PayloadReader {
 
 	private final JsonMapper mapper;
 
+	/** A reader per payload type: resolving the type and its deserializer for every task showed in profiles. */
+	private final Map<Type, ObjectReader> readers = new ConcurrentHashMap<>();
+
 	public PayloadReader(JsonMapper mapper) {
 		this.mapper = mapper;
 	}
@@ -25,8 +29,9 @@ public class PayloadReader {
 	 * @throws tools.jackson.core.JacksonException if the JSON does not fit {@code type}
 	 */
 	Object read(String json, Type type) {
-		JavaType javaType = this.mapper.getTypeFactory().constructType(type);
-		return this.mapper.readValue(json, javaType);
+		return this.readers
+			.computeIfAbsent(type, (key) -> this.mapper.readerFor(this.mapper.getTypeFactory().constructType(key)))
+			.readValue(json);
 	}
 
 	/**

@@ -11,12 +11,15 @@ import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.jdbc.CompletionCommit;
 import dev.taskqueue.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.support.TransactionOperations;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -39,6 +42,9 @@ public class TaskDispatcher {
 
 	private final GroupCommit groups;
 
+	/** Completes a task with its transaction's commit in one round trip, when the transactions allow it. */
+	private final CompletionCommit completionCommit;
+
 	/**
 	 * @param tasks the task repository
 	 * @param payloads reads payloads as the handler's type
@@ -50,7 +56,24 @@ public class TaskDispatcher {
 	public TaskDispatcher(TaskRepository tasks, PayloadReader payloads, TransactionOperations handlerTransactions,
 			TransactionOperations ownTransactions, TaskQueueListener listener,
 			List<TaskHandlerInterceptor> interceptors) {
+		this(tasks, payloads, handlerTransactions, ownTransactions, listener, interceptors, null);
+	}
+
+	/**
+	 * @param tasks the task repository
+	 * @param payloads reads payloads as the handler's type
+	 * @param handlerTransactions transactions of the application's transaction manager, for handlers
+	 * @param ownTransactions transactions for the worker's own bookkeeping
+	 * @param listener hears what happens to each task
+	 * @param interceptors wrap each handler invocation, first one outermost
+	 * @param completionCommit completes a task with the commit of its handler's transaction, or {@code null}; only
+	 * for a {@code DataSourceTransactionManager} over TaskQueue's data source
+	 */
+	public TaskDispatcher(TaskRepository tasks, PayloadReader payloads, TransactionOperations handlerTransactions,
+			TransactionOperations ownTransactions, TaskQueueListener listener,
+			List<TaskHandlerInterceptor> interceptors, CompletionCommit completionCommit) {
 		this.tasks = tasks;
+		this.completionCommit = completionCommit;
 		this.handlerTransactions = handlerTransactions;
 		this.outcomes = new OutcomeRecorder(tasks, ownTransactions, listener);
 		this.invoker = new TaskInvoker(payloads, this.outcomes.listener(), interceptors);
@@ -107,6 +130,10 @@ public class TaskDispatcher {
 					status.setRollbackOnly(); // it ran past its timeout, which has recorded it as failed
 					return null;
 				}
+				if (completesAtCommit(status)) {
+					CompleteAtCommit.register(this.completionCommit, task);
+					return true;
+				}
 				if (this.tasks.complete(task)) {
 					return true;
 				}
@@ -116,7 +143,10 @@ public class TaskDispatcher {
 		}
 		catch (Throwable ex) {
 			Duration duration = Duration.ofNanos(System.nanoTime() - start);
-			if (commit.committed()) {
+			if (ex instanceof CompleteAtCommit.ClaimLostAtCommit) {
+				this.outcomes.claimLost(task, context);
+			}
+			else if (commit.committed()) {
 				logger.warn(OutcomeRecorder.describe(task) + " completed, but an after-commit callback of its "
 						+ "transaction threw: " + ErrorText.summary(ex), ex);
 				this.outcomes.completed(context, duration);
@@ -135,6 +165,15 @@ public class TaskDispatcher {
 		else {
 			this.outcomes.claimLost(task, context);
 		}
+	}
+
+	/**
+	 * Whether the completion can go with the commit: only a transaction of its own (not one joined, nor a
+	 * savepoint) with synchronizations, so that its commit is the one the completion sends.
+	 */
+	private boolean completesAtCommit(TransactionStatus status) {
+		return this.completionCommit != null && status.isNewTransaction() && !status.hasSavepoint()
+				&& TransactionSynchronizationManager.isSynchronizationActive();
 	}
 
 	private void runBatched(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings,

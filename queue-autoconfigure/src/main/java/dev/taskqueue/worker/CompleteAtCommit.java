@@ -1,0 +1,55 @@
+package dev.taskqueue.worker;
+
+import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.jdbc.CompletionCommit;
+
+import org.springframework.core.Ordered;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Completes a task as its handler's transaction commits, after every other before-commit callback, with the
+ * {@code DELETE} and the {@code COMMIT} in one round trip (see {@link CompletionCommit}). A lost claim throws
+ * {@link ClaimLostAtCommit}, which makes Spring roll the transaction back.
+ */
+final class CompleteAtCommit implements TransactionSynchronization {
+
+	private final CompletionCommit completion;
+
+	private final ClaimedTask task;
+
+	private CompleteAtCommit(CompletionCommit completion, ClaimedTask task) {
+		this.completion = completion;
+		this.task = task;
+	}
+
+	/**
+	 * Registers the completion of {@code task} with the current transaction. Call it once the handler has returned,
+	 * so that it is registered after the handler's own callbacks, and sorts after them.
+	 */
+	static void register(CompletionCommit completion, ClaimedTask task) {
+		TransactionSynchronizationManager.registerSynchronization(new CompleteAtCommit(completion, task));
+	}
+
+	@Override
+	public int getOrder() {
+		return Ordered.LOWEST_PRECEDENCE;
+	}
+
+	@Override
+	public void beforeCommit(boolean readOnly) {
+		if (!this.completion.completeAndCommit(this.task)) {
+			throw new ClaimLostAtCommit();
+		}
+	}
+
+	/** The task's claim was lost before its transaction could commit: the transaction rolls back. */
+	static final class ClaimLostAtCommit extends RuntimeException {
+
+		ClaimLostAtCommit() {
+			super("The task's claim was lost before its completion", null, false, false);
+		}
+
+	}
+
+}
