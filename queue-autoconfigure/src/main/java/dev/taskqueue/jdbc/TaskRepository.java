@@ -18,41 +18,13 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
- * Enqueues, claims and settles tasks. Every statement that settles a task is fenced by its claim, the claiming
- * session and the attempt it started: when the claim was lost (the session expired, or a later attempt has
- * started), it changes 0 rows and says so by returning {@code false}.
+ * Claims and settles tasks ({@link EnqueueRepository} inserts them). Every statement that settles a task is fenced
+ * by its claim, the claiming session and the attempt it started: when the claim was lost (the session expired, or a
+ * later attempt has started), it changes 0 rows and says so by returning {@code false}.
  * <p>
  * Statements run on the application's {@link DataSource} and join the current Spring-managed transaction.
  */
 public class TaskRepository {
-
-	private static final String INSERT = """
-			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers)
-			VALUES (:id, :queue, CAST(:payload AS jsonb), :priority,
-			        COALESCE(timestamptz 'epoch' + :runAtMicros * interval '1 microsecond',
-			                 now() + :delayMicros * interval '1 microsecond'),
-			        CAST(:headers AS jsonb))
-			""";
-
-	// enqueueAll's insert, one row per element of the arrays. It comes in four shapes (see insertAllSql): tasks that
-	// are all due now need no due-time arrays, and headers that are the same for every task (always so for
-	// enqueueAll, whose observation they come from) are one value rather than an array.
-	private static final String INSERT_ALL = """
-			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers)
-			SELECT t.id, t.queue, CAST(t.payload AS jsonb), t.priority, %2$s, CAST(%3$s AS jsonb)
-			FROM unnest(:ids, :queues, :payloads, :priorities%4$s) AS t(id, queue, payload, priority%5$s)
-			""";
-
-	private static final String SCHEDULED_RUN_AT = """
-			COALESCE(timestamptz 'epoch' + t.run_at_micros * interval '1 microsecond',
-			                now() + t.delay_micros * interval '1 microsecond')""";
-
-	// The wake-up rides on the enqueue's own statement: no round trip of its own. PostgreSQL delivers it on
-	// commit, once per channel and queue however many statements of the transaction sent it.
-	private static final String NOTIFYING = """
-			WITH inserted AS (%1$s)
-			SELECT pg_notify(:channel, queue) FROM %2$s
-			""";
 
 	// The end of both claims: takes the rows their "ready" CTE locked. That CTE is MATERIALIZED, so the locked set is
 	// computed once and the UPDATE never sees more than :limit rows. The UPDATE finds them by primary key (= ANY of
@@ -182,13 +154,6 @@ public class TaskRepository {
 
 	private final JdbcClient jdbc;
 
-	private final String notifyChannel;
-
-	private final String insert;
-
-	/** The shapes of the {@code enqueueAll} insert: [scheduled ? 1 : 0][shared headers ? 1 : 0]. */
-	private final String[][] insertAll = new String[2][2];
-
 	private final String claim;
 
 	private final String claimAfter;
@@ -213,28 +178,7 @@ public class TaskRepository {
 	 * @param history whether completions also record the task in the history table
 	 */
 	public TaskRepository(DataSource dataSource, TaskTables tables, boolean history) {
-		this(dataSource, tables, history, null);
-	}
-
-	/**
-	 * @param dataSource the application's data source
-	 * @param tables the table names
-	 * @param history whether completions also record the task in the history table
-	 * @param notifyChannel the channel every enqueue sends its queue on with {@code NOTIFY}, or {@code null}
-	 */
-	public TaskRepository(DataSource dataSource, TaskTables tables, boolean history, String notifyChannel) {
 		this.jdbc = JdbcClient.create(dataSource);
-		this.notifyChannel = notifyChannel;
-		this.insert = (notifyChannel != null)
-				? NOTIFYING.formatted(INSERT.formatted(tables.task()), "(VALUES (:queue)) AS q(queue)")
-				: INSERT.formatted(tables.task());
-		for (int scheduled = 0; scheduled < 2; scheduled++) {
-			for (int shared = 0; shared < 2; shared++) {
-				String sql = insertAllSql(tables, scheduled == 1, shared == 1);
-				this.insertAll[scheduled][shared] = (notifyChannel != null)
-						? NOTIFYING.formatted(sql, "(SELECT DISTINCT unnest(:queues)) AS q(queue)") : sql;
-			}
-		}
 		this.claim = CLAIM.formatted(tables.task(), tables.session());
 		this.claimAfter = CLAIM_AFTER.formatted(tables.task(), tables.session());
 		this.complete = history ? COMPLETE_WITH_HISTORY.formatted(tables.task(), tables.history())
@@ -244,73 +188,6 @@ public class TaskRepository {
 		this.retryLater = RETRY_LATER.formatted(tables.task());
 		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask());
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
-	}
-
-	public void insert(NewTask task) {
-		execute(this.jdbc.sql(this.insert)
-			.param("id", task.id())
-			.param("queue", task.queue())
-			.param("payload", task.payload())
-			.param("priority", task.priority())
-			.param("runAtMicros", epochMicros(task.runAt()), Types.BIGINT)
-			.param("delayMicros", micros(task.delay()), Types.BIGINT)
-			.param("headers", task.headers()));
-	}
-
-	public void insertAll(List<NewTask> tasks) {
-		if (tasks.isEmpty()) {
-			return;
-		}
-		int n = tasks.size();
-		UUID[] ids = new UUID[n];
-		String[] queues = new String[n];
-		String[] payloads = new String[n];
-		Integer[] priorities = new Integer[n];
-		Long[] runAtMicros = new Long[n];
-		Long[] delayMicros = new Long[n];
-		String[] headers = new String[n];
-		boolean scheduled = false;
-		boolean sharedHeaders = true;
-		for (int i = 0; i < n; i++) {
-			NewTask task = tasks.get(i);
-			ids[i] = task.id();
-			queues[i] = task.queue();
-			payloads[i] = task.payload();
-			priorities[i] = task.priority();
-			runAtMicros[i] = epochMicros(task.runAt());
-			delayMicros[i] = micros(task.delay());
-			headers[i] = task.headers();
-			scheduled |= task.runAt() != null || task.delay() != null;
-			sharedHeaders &= headers[i].equals(headers[0]);
-		}
-		JdbcClient.StatementSpec insert = this.jdbc.sql(this.insertAll[scheduled ? 1 : 0][sharedHeaders ? 1 : 0])
-			.param("ids", new SqlArrayValue("uuid", (Object[]) ids))
-			.param("queues", new SqlArrayValue("text", (Object[]) queues))
-			.param("payloads", new SqlArrayValue("text", (Object[]) payloads))
-			.param("priorities", new SqlArrayValue("int4", (Object[]) priorities))
-			.param("headers", sharedHeaders ? headers[0] : new SqlArrayValue("text", (Object[]) headers));
-		if (scheduled) {
-			insert = insert.param("runAtMicros", new SqlArrayValue("int8", (Object[]) runAtMicros))
-				.param("delayMicros", new SqlArrayValue("int8", (Object[]) delayMicros));
-		}
-		execute(insert);
-	}
-
-	private static String insertAllSql(TaskTables tables, boolean scheduled, boolean sharedHeaders) {
-		return INSERT_ALL.formatted(tables.task(), scheduled ? SCHEDULED_RUN_AT : "now()",
-				sharedHeaders ? ":headers" : "t.headers",
-				(scheduled ? ", :runAtMicros, :delayMicros" : "") + (sharedHeaders ? "" : ", :headers"),
-				(scheduled ? ", run_at_micros, delay_micros" : "") + (sharedHeaders ? "" : ", headers"));
-	}
-
-	/** Runs an enqueue statement, which returns the rows of its {@code NOTIFY} when it sends one. */
-	private void execute(JdbcClient.StatementSpec enqueue) {
-		if (this.notifyChannel != null) {
-			enqueue.param("channel", this.notifyChannel).query((rs, row) -> null).list();
-		}
-		else {
-			enqueue.update();
-		}
 	}
 
 	/**
@@ -341,7 +218,7 @@ public class TaskRepository {
 			.param("session", session)
 			.param("limit", limit)
 			.param("priority", priority)
-			.param("afterMicros", epochMicros(after), Types.BIGINT)
+			.param("afterMicros", Micros.sinceEpoch(after), Types.BIGINT)
 			.param("afterId", afterId)
 			.query(CLAIMED_TASK)
 			.list();
@@ -373,7 +250,7 @@ public class TaskRepository {
 
 	/** Makes a failed task ready again after {@code delay}; {@code false} when the claim was lost. */
 	public boolean retryLater(ClaimedTask task, Duration delay, String error) {
-		return fenced(this.retryLater, task).param("delayMicros", micros(delay), Types.BIGINT)
+		return fenced(this.retryLater, task).param("delayMicros", Micros.of(delay), Types.BIGINT)
 			.param("error", error)
 			.update() == 1;
 	}
@@ -413,15 +290,6 @@ public class TaskRepository {
 	/** A fence's session, never {@code null}: the fence would match unclaimed tasks. */
 	private static UUID session(UUID session) {
 		return Objects.requireNonNull(session, "a fenced statement needs the claiming session");
-	}
-
-	private static Long micros(Duration duration) {
-		return (duration != null) ? duration.toNanos() / 1000 : 0L;
-	}
-
-	private static Long epochMicros(Instant instant) {
-		return (instant != null) ? Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L),
-				instant.getNano() / 1000) : null;
 	}
 
 	// OffsetDateTime rather than getTimestamp: no Calendar per value on the claim's hot path.
