@@ -1,11 +1,9 @@
 package dev.taskqueue.jdbc;
 
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -13,7 +11,7 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
 
@@ -22,88 +20,26 @@ import org.springframework.jdbc.support.SqlArrayValue;
  * by its claim, the claiming session and the attempt it started: when the claim was lost (the session expired, or a
  * later attempt has started), it changes 0 rows and says so by returning {@code false}.
  * <p>
- * Statements run on the application's {@link DataSource} and join the current Spring-managed transaction.
+ * Statements run on the application's {@link DataSource} and join the current Spring-managed transaction. Claims and
+ * completions, which a worker runs for every task, are plain JDBC ({@link HotStatements}); the rest use
+ * {@link JdbcClient}.
  */
 public class TaskRepository {
 
-	// The end of both claims: takes the rows their "ready" CTE locked. That CTE is MATERIALIZED, so the locked set is
-	// computed once and the UPDATE never sees more than :limit rows. The UPDATE finds them by primary key (= ANY of
-	// an array, not a join): a join lets a generic plan, which guesses the LIMIT at a tenth of the table, hash the
-	// whole table instead, and it is large when it is bloated.
-	private static final String TAKE_READY = """
-			UPDATE %1$s t SET claimed_by = :session, claimed_at = now(), attempt = t.attempt + 1
-			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))
-			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
-			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers
-			""";
-
-	private static final String CLAIM = """
-			WITH ready AS MATERIALIZED (
-			    SELECT id FROM %1$s
-			    WHERE queue = :queue AND claimed_by IS NULL AND run_at <= now()
-			      AND EXISTS (SELECT 1 FROM %2$s s WHERE s.id = :session)
-			    ORDER BY priority DESC, run_at, id
-			    LIMIT :limit
-			    FOR UPDATE SKIP LOCKED)
-			""" + TAKE_READY;
-
-	// CLAIM for a queue that knows where its previous claim ended (task :afterId of priority :priority, due at
-	// :after), so that the scan need not walk the index entries of tasks claimed since: a held-open transaction
-	// elsewhere keeps VACUUM from removing them, and each would cost a heap visit. Same order as CLAIM, in three
-	// ranges: higher priorities due in the last second, the same priority after (:after, :afterId) (or from a second
-	// ago, if earlier), lower priorities. Tasks due before those bounds (released, recovered from an expired session,
-	// or committed by a transaction that ran for more than a second) are left to the next CLAIM, which the worker
-	// runs every second or so.
-	private static final String CLAIM_AFTER = """
-			WITH ready AS MATERIALIZED (
-			    SELECT id FROM (
-			        SELECT id FROM (
-			            SELECT id FROM %1$s
-			            WHERE queue = :queue AND claimed_by IS NULL AND priority > :priority
-			              AND run_at >= now() - interval '1 second' AND run_at <= now()
-			            ORDER BY priority DESC, run_at, id
-			            LIMIT :limit
-			            FOR UPDATE SKIP LOCKED) higher
-			        UNION ALL
-			        SELECT id FROM (
-			            SELECT id FROM %1$s
-			            WHERE queue = :queue AND claimed_by IS NULL AND priority = :priority
-			              AND (run_at, id) > (
-			                  LEAST(timestamptz 'epoch' + :afterMicros * interval '1 microsecond',
-			                        now() - interval '1 second'),
-			                  CASE WHEN timestamptz 'epoch' + :afterMicros * interval '1 microsecond'
-			                            <= now() - interval '1 second'
-			                       THEN CAST(:afterId AS uuid) ELSE uuid '00000000-0000-0000-0000-000000000000' END)
-			              AND run_at <= now()
-			            ORDER BY run_at, id
-			            LIMIT :limit
-			            FOR UPDATE SKIP LOCKED) same
-			        UNION ALL
-			        SELECT id FROM (
-			            SELECT id FROM %1$s
-			            WHERE queue = :queue AND claimed_by IS NULL AND priority < :priority AND run_at <= now()
-			            ORDER BY priority DESC, run_at, id
-			            LIMIT :limit
-			            FOR UPDATE SKIP LOCKED) lower
-			    ) next
-			    WHERE EXISTS (SELECT 1 FROM %2$s s WHERE s.id = :session)
-			    LIMIT :limit)
-			""" + TAKE_READY;
-
 	// The fence in the statements below is "claimed_by IS NOT DISTINCT FROM :session", the same as = for the
-	// non-null session they are given (see fenced), so that no plan can use the partial index on claimed_by: after
+	// non-null session they are given (see session), so that no plan can use the partial index on claimed_by: after
 	// an ANALYZE that saw no claimed row, = looks more selective there than on the primary key, and that index holds
 	// an entry for every claim of the session that VACUUM has not removed yet, thousands per second under a held
 	// xmin horizon. The primary key finds the row at once.
 	private static final String COMPLETE = """
-			DELETE FROM %1$s WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt
+			DELETE FROM %1$s WHERE id = ? AND claimed_by IS NOT DISTINCT FROM ? AND attempt = ?
 			""";
 
 	// COMPLETE that also keeps the task in the history (taskqueue.history.enabled). Counts as one row exactly when
 	// the fenced delete does; DO UPDATE rather than DO NOTHING so that a conflict cannot pass for a lost claim.
 	private static final String COMPLETE_WITH_HISTORY = """
 			WITH done AS (DELETE FROM %1$s
-			    WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt RETURNING *)
+			    WHERE id = ? AND claimed_by IS NOT DISTINCT FROM ? AND attempt = ? RETURNING *)
 			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
 			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers FROM done
 			ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at
@@ -111,16 +47,16 @@ public class TaskRepository {
 
 	// Many completions in one statement, each fenced by its own claim.
 	private static final String COMPLETE_ALL = """
-			DELETE FROM %1$s t USING unnest(:ids, :attempts) AS done(id, attempt)
-			WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by IS NOT DISTINCT FROM :session
+			DELETE FROM %1$s t USING unnest(?, ?) AS done(id, attempt)
+			WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by IS NOT DISTINCT FROM ?
 			RETURNING t.id
 			""";
 
 	// COMPLETE_ALL that also keeps the tasks in the history (taskqueue.history.enabled).
 	private static final String COMPLETE_ALL_WITH_HISTORY = """
 			WITH completed AS (
-			    DELETE FROM %1$s t USING unnest(:ids, :attempts) AS done(id, attempt)
-			    WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by IS NOT DISTINCT FROM :session
+			    DELETE FROM %1$s t USING unnest(?, ?) AS done(id, attempt)
+			    WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by IS NOT DISTINCT FROM ?
 			    RETURNING t.*),
 			kept AS (
 			    INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
@@ -150,13 +86,11 @@ public class TaskRepository {
 			WHERE id = ANY(:ids) AND claimed_by IS NOT DISTINCT FROM :session
 			""";
 
-	private static final RowMapper<ClaimedTask> CLAIMED_TASK = TaskRepository::claimedTask;
-
 	private final JdbcClient jdbc;
 
-	private final String claim;
+	private final HotStatements statements;
 
-	private final String claimAfter;
+	private final TaskClaims claims;
 
 	private final String complete;
 
@@ -178,9 +112,10 @@ public class TaskRepository {
 	 * @param history whether completions also record the task in the history table
 	 */
 	public TaskRepository(DataSource dataSource, TaskTables tables, boolean history) {
-		this.jdbc = JdbcClient.create(dataSource);
-		this.claim = CLAIM.formatted(tables.task(), tables.session());
-		this.claimAfter = CLAIM_AFTER.formatted(tables.task(), tables.session());
+		JdbcTemplate jdbcTemplate = new JdbcTemplate(dataSource);
+		this.jdbc = JdbcClient.create(jdbcTemplate);
+		this.statements = new HotStatements(dataSource, jdbcTemplate.getExceptionTranslator());
+		this.claims = new TaskClaims(this.statements, tables);
 		this.complete = history ? COMPLETE_WITH_HISTORY.formatted(tables.task(), tables.history())
 				: COMPLETE.formatted(tables.task());
 		this.completeAll = history ? COMPLETE_ALL_WITH_HISTORY.formatted(tables.task(), tables.history())
@@ -196,12 +131,7 @@ public class TaskRepository {
 	 * session no longer exists.
 	 */
 	public List<ClaimedTask> claim(String queue, UUID session, int limit) {
-		return this.jdbc.sql(this.claim)
-			.param("queue", queue)
-			.param("session", session)
-			.param("limit", limit)
-			.query(CLAIMED_TASK)
-			.list();
+		return this.claims.claim(queue, session, limit);
 	}
 
 	/**
@@ -213,20 +143,17 @@ public class TaskRepository {
 	 */
 	public List<ClaimedTask> claimAfter(String queue, UUID session, int limit, int priority, Instant after,
 			UUID afterId) {
-		return this.jdbc.sql(this.claimAfter)
-			.param("queue", queue)
-			.param("session", session)
-			.param("limit", limit)
-			.param("priority", priority)
-			.param("afterMicros", Micros.sinceEpoch(after), Types.BIGINT)
-			.param("afterId", afterId)
-			.query(CLAIMED_TASK)
-			.list();
+		return this.claims.claimAfter(queue, session, limit, priority, after, afterId);
 	}
 
 	/** Deletes a completed task; {@code false} when the claim was lost. */
 	public boolean complete(ClaimedTask task) {
-		return fenced(this.complete, task).update() == 1;
+		UUID session = session(task.claimedBy());
+		return this.statements.update(this.complete, (statement, connection) -> {
+			statement.setObject(1, task.id());
+			statement.setObject(2, session);
+			statement.setInt(3, task.attempt());
+		}) == 1;
 	}
 
 	/**
@@ -240,12 +167,18 @@ public class TaskRepository {
 			ids[i] = tasks.get(i).id();
 			attempts[i] = tasks.get(i).attempt();
 		}
-		return this.jdbc.sql(this.completeAll)
-			.param("ids", new SqlArrayValue("uuid", (Object[]) ids))
-			.param("attempts", new SqlArrayValue("int4", (Object[]) attempts))
-			.param("session", session(session))
-			.query((rs, row) -> rs.getObject(1, UUID.class))
-			.list();
+		UUID fence = session(session);
+		return this.statements.query(this.completeAll, (statement, connection) -> {
+			statement.setArray(1, connection.createArrayOf("uuid", ids));
+			statement.setArray(2, connection.createArrayOf("int4", attempts));
+			statement.setObject(3, fence);
+		}, (rows) -> {
+			List<UUID> deleted = new ArrayList<>();
+			while (rows.next()) {
+				deleted.add(rows.getObject(1, UUID.class));
+			}
+			return deleted;
+		});
 	}
 
 	/** Makes a failed task ready again after {@code delay}; {@code false} when the claim was lost. */
@@ -288,20 +221,8 @@ public class TaskRepository {
 	}
 
 	/** A fence's session, never {@code null}: the fence would match unclaimed tasks. */
-	private static UUID session(UUID session) {
+	static UUID session(UUID session) {
 		return Objects.requireNonNull(session, "a fenced statement needs the claiming session");
-	}
-
-	// OffsetDateTime rather than getTimestamp: no Calendar per value on the claim's hot path.
-	private static Instant instant(ResultSet rs, String column) throws SQLException {
-		return rs.getObject(column, OffsetDateTime.class).toInstant();
-	}
-
-	private static ClaimedTask claimedTask(ResultSet rs, int row) throws SQLException {
-		return new ClaimedTask(rs.getObject("id", UUID.class), rs.getString("queue"), rs.getString("payload"),
-				rs.getInt("priority"), rs.getInt("attempt"), instant(rs, "enqueued_at"), instant(rs, "run_at"),
-				instant(rs, "claimed_at"), rs.getObject("claimed_by", UUID.class), rs.getString("last_error"),
-				rs.getString("headers"));
 	}
 
 }
