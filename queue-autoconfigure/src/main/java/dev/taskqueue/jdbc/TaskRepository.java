@@ -52,16 +52,22 @@ public class TaskRepository {
 			RETURNING t.id
 			""";
 
+	// Keeps the tasks of a "completed" CTE in the history (%2$s), here and in TaskClaims' fold of completions into a
+	// claim.
+	static final String KEPT = """
+			kept AS (
+			    INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
+			    SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers FROM completed
+			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
+			""";
+
 	// COMPLETE_ALL that also keeps the tasks in the history (taskqueue.history.enabled).
 	private static final String COMPLETE_ALL_WITH_HISTORY = """
 			WITH completed AS (
 			    DELETE FROM %1$s t USING unnest(?, ?) AS done(id, attempt)
 			    WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by IS NOT DISTINCT FROM ?
 			    RETURNING t.*),
-			kept AS (
-			    INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
-			    SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers FROM completed
-			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
+			""" + KEPT + """
 			SELECT id FROM completed
 			""";
 
@@ -115,7 +121,7 @@ public class TaskRepository {
 		JdbcTemplate jdbcTemplate = new JdbcTemplate(dataSource);
 		this.jdbc = JdbcClient.create(jdbcTemplate);
 		this.statements = new HotStatements(dataSource, jdbcTemplate.getExceptionTranslator());
-		this.claims = new TaskClaims(this.statements, tables);
+		this.claims = new TaskClaims(this.statements, tables, history);
 		this.complete = history ? COMPLETE_WITH_HISTORY.formatted(tables.task(), tables.history())
 				: COMPLETE.formatted(tables.task());
 		this.completeAll = history ? COMPLETE_ALL_WITH_HISTORY.formatted(tables.task(), tables.history())
@@ -144,6 +150,24 @@ public class TaskRepository {
 	public List<ClaimedTask> claimAfter(String queue, UUID session, int limit, int priority, Instant after,
 			UUID afterId) {
 		return this.claims.claimAfter(queue, session, limit, priority, after, afterId);
+	}
+
+	/**
+	 * Deletes the completed {@code done} tasks (each fenced by its own claim: id, attempt, claimed_by) and claims up
+	 * to {@code limit} ready tasks of {@code queue} for {@code session} like {@link #claim}, in one statement. With
+	 * no {@code done} tasks it is {@link #claim}; with a {@code limit} of 0 it only completes.
+	 * @return the tasks claimed, and the ids of the {@code done} tasks deleted: those missing had lost their claim
+	 */
+	public ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, UUID session, int limit) {
+		return this.claims.completeAndClaim(done, queue, session, limit);
+	}
+
+	/**
+	 * {@link #completeAndClaim} that claims like {@link #claimAfter}.
+	 */
+	public ClaimResult completeAndClaimAfter(List<ClaimedTask> done, String queue, UUID session, int limit,
+			int priority, Instant after, UUID afterId) {
+		return this.claims.completeAndClaimAfter(done, queue, session, limit, priority, after, afterId);
 	}
 
 	/** Deletes a completed task; {@code false} when the claim was lost. */

@@ -145,17 +145,18 @@ class TaskRepositoryTests {
 			.mapToObj((i) -> new NewTask(UUID.randomUUID(), "q", "{}", 0, null, PAST.plusSeconds(i)))
 			.toList());
 		jdbc.execute("ANALYZE taskqueue_task");
-		List<ClaimedTask> claimed = claim("q", this.session, 3);
+		List<ClaimedTask> claimed = claim("q", this.session, 4);
 		long claimedIndexScans = indexScans("taskqueue_task_claimed_idx");
 		long primaryKeyScans = indexScans("taskqueue_task_pkey");
 		transaction.executeWithoutResult((status) -> {
 			assertThat(tasks.complete(claimed.get(0))).isTrue();
 			assertThat(tasks.completeAll(this.session, claimed.subList(1, 2))).hasSize(1);
 			assertThat(tasks.retryLater(claimed.get(2), Duration.ZERO, "again")).isTrue();
+			assertThat(tasks.completeAndClaim(claimed.subList(3, 4), "q", this.session, 0).completed()).hasSize(1);
 			jdbc.execute("SELECT pg_stat_force_next_flush()");
 		});
 		Await.until("the statements' index scans are counted", Duration.ofSeconds(10),
-				() -> indexScans("taskqueue_task_pkey") >= primaryKeyScans + 3);
+				() -> indexScans("taskqueue_task_pkey") >= primaryKeyScans + 4);
 		// The claimed-by index holds an entry per claim that VACUUM has not removed: under a held xmin horizon a
 		// fenced statement that took it would walk thousands of them.
 		assertThat(indexScans("taskqueue_task_claimed_idx")).isEqualTo(claimedIndexScans);
