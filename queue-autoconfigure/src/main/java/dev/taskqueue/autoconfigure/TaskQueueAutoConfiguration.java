@@ -19,6 +19,7 @@ import dev.taskqueue.handler.TaskHandlerLazyInitializationExcludeFilter;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.jdbc.DeadTaskRepository;
+import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.QueueRepository;
 import dev.taskqueue.jdbc.QueueStatsRepository;
 import dev.taskqueue.jdbc.RetentionRepository;
@@ -122,11 +123,16 @@ public class TaskQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TaskRepository taskRepository(DataSource dataSource, TaskTables tables, TaskQueueProperties properties,
+	TaskRepository taskRepository(DataSource dataSource, TaskTables tables, TaskQueueProperties properties) {
+		return new TaskRepository(dataSource, tables, properties.getHistory().isEnabled());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	EnqueueRepository taskQueueEnqueueRepository(DataSource dataSource, TaskTables tables,
 			ObjectProvider<TaskNotifications> notifications) {
 		TaskNotifications notifying = notifications.getIfAvailable();
-		return new TaskRepository(dataSource, tables, properties.getHistory().isEnabled(),
-				(notifying != null) ? notifying.channel() : null);
+		return new EnqueueRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null);
 	}
 
 	@Bean
@@ -166,9 +172,9 @@ public class TaskQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
-	TaskQueue taskQueue(TaskRepository taskRepository, ObjectProvider<JsonMapper> jsonMapper,
+	TaskQueue taskQueue(EnqueueRepository enqueueRepository, ObjectProvider<JsonMapper> jsonMapper,
 			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry) {
-		return new DefaultTaskQueue(taskRepository, jsonMapper.getIfAvailable(JsonMapper::new),
+		return new DefaultTaskQueue(enqueueRepository, jsonMapper.getIfAvailable(JsonMapper::new),
 				new TaskQueueListeners(listeners.orderedStream().toList()),
 				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP));
 	}

@@ -12,7 +12,7 @@ import org.postgresql.PGNotification;
 
 /**
  * PostgreSQL {@code LISTEN/NOTIFY} as a wake-up for workers: each enqueue statement sends the queue's name on a
- * channel of this schema's tables (see {@link TaskRepository}), and committing delivers it. Only a hint: polling
+ * channel of this schema's tables (see {@link EnqueueRepository}), and committing delivers it. Only a hint: polling
  * still finds every task.
  */
 public class TaskNotifications {

@@ -1,11 +1,9 @@
 package dev.taskqueue.jdbc;
 
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -13,125 +11,35 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
- * Enqueues, claims and settles tasks. Every statement that settles a task is fenced by its claim, the claiming
- * session and the attempt it started: when the claim was lost (the session expired, or a later attempt has
- * started), it changes 0 rows and says so by returning {@code false}.
+ * Claims and settles tasks ({@link EnqueueRepository} inserts them). Every statement that settles a task is fenced
+ * by its claim, the claiming session and the attempt it started: when the claim was lost (the session expired, or a
+ * later attempt has started), it changes 0 rows and says so by returning {@code false}.
  * <p>
- * Statements run on the application's {@link DataSource} and join the current Spring-managed transaction.
+ * Statements run on the application's {@link DataSource} and join the current Spring-managed transaction. Claims and
+ * completions, which a worker runs for every task, are plain JDBC ({@link HotStatements}); the rest use
+ * {@link JdbcClient}.
  */
 public class TaskRepository {
 
-	private static final String INSERT = """
-			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers)
-			VALUES (:id, :queue, CAST(:payload AS jsonb), :priority,
-			        COALESCE(timestamptz 'epoch' + :runAtMicros * interval '1 microsecond',
-			                 now() + :delayMicros * interval '1 microsecond'),
-			        CAST(:headers AS jsonb))
-			""";
-
-	// enqueueAll's insert, one row per element of the arrays. It comes in four shapes (see insertAllSql): tasks that
-	// are all due now need no due-time arrays, and headers that are the same for every task (always so for
-	// enqueueAll, whose observation they come from) are one value rather than an array.
-	private static final String INSERT_ALL = """
-			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers)
-			SELECT t.id, t.queue, CAST(t.payload AS jsonb), t.priority, %2$s, CAST(%3$s AS jsonb)
-			FROM unnest(:ids, :queues, :payloads, :priorities%4$s) AS t(id, queue, payload, priority%5$s)
-			""";
-
-	private static final String SCHEDULED_RUN_AT = """
-			COALESCE(timestamptz 'epoch' + t.run_at_micros * interval '1 microsecond',
-			                now() + t.delay_micros * interval '1 microsecond')""";
-
-	// The wake-up rides on the enqueue's own statement: no round trip of its own. PostgreSQL delivers it on
-	// commit, once per channel and queue however many statements of the transaction sent it.
-	private static final String NOTIFYING = """
-			WITH inserted AS (%1$s)
-			SELECT pg_notify(:channel, queue) FROM %2$s
-			""";
-
-	// The end of both claims: takes the rows their "ready" CTE locked. That CTE is MATERIALIZED, so the locked set is
-	// computed once and the UPDATE never sees more than :limit rows. The UPDATE finds them by primary key (= ANY of
-	// an array, not a join): a join lets a generic plan, which guesses the LIMIT at a tenth of the table, hash the
-	// whole table instead, and it is large when it is bloated.
-	private static final String TAKE_READY = """
-			UPDATE %1$s t SET claimed_by = :session, claimed_at = now(), attempt = t.attempt + 1
-			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))
-			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
-			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers
-			""";
-
-	private static final String CLAIM = """
-			WITH ready AS MATERIALIZED (
-			    SELECT id FROM %1$s
-			    WHERE queue = :queue AND claimed_by IS NULL AND run_at <= now()
-			      AND EXISTS (SELECT 1 FROM %2$s s WHERE s.id = :session)
-			    ORDER BY priority DESC, run_at, id
-			    LIMIT :limit
-			    FOR UPDATE SKIP LOCKED)
-			""" + TAKE_READY;
-
-	// CLAIM for a queue that knows where its previous claim ended (task :afterId of priority :priority, due at
-	// :after), so that the scan need not walk the index entries of tasks claimed since: a held-open transaction
-	// elsewhere keeps VACUUM from removing them, and each would cost a heap visit. Same order as CLAIM, in three
-	// ranges: higher priorities due in the last second, the same priority after (:after, :afterId) (or from a second
-	// ago, if earlier), lower priorities. Tasks due before those bounds (released, recovered from an expired session,
-	// or committed by a transaction that ran for more than a second) are left to the next CLAIM, which the worker
-	// runs every second or so.
-	private static final String CLAIM_AFTER = """
-			WITH ready AS MATERIALIZED (
-			    SELECT id FROM (
-			        SELECT id FROM (
-			            SELECT id FROM %1$s
-			            WHERE queue = :queue AND claimed_by IS NULL AND priority > :priority
-			              AND run_at >= now() - interval '1 second' AND run_at <= now()
-			            ORDER BY priority DESC, run_at, id
-			            LIMIT :limit
-			            FOR UPDATE SKIP LOCKED) higher
-			        UNION ALL
-			        SELECT id FROM (
-			            SELECT id FROM %1$s
-			            WHERE queue = :queue AND claimed_by IS NULL AND priority = :priority
-			              AND (run_at, id) > (
-			                  LEAST(timestamptz 'epoch' + :afterMicros * interval '1 microsecond',
-			                        now() - interval '1 second'),
-			                  CASE WHEN timestamptz 'epoch' + :afterMicros * interval '1 microsecond'
-			                            <= now() - interval '1 second'
-			                       THEN CAST(:afterId AS uuid) ELSE uuid '00000000-0000-0000-0000-000000000000' END)
-			              AND run_at <= now()
-			            ORDER BY run_at, id
-			            LIMIT :limit
-			            FOR UPDATE SKIP LOCKED) same
-			        UNION ALL
-			        SELECT id FROM (
-			            SELECT id FROM %1$s
-			            WHERE queue = :queue AND claimed_by IS NULL AND priority < :priority AND run_at <= now()
-			            ORDER BY priority DESC, run_at, id
-			            LIMIT :limit
-			            FOR UPDATE SKIP LOCKED) lower
-			    ) next
-			    WHERE EXISTS (SELECT 1 FROM %2$s s WHERE s.id = :session)
-			    LIMIT :limit)
-			""" + TAKE_READY;
-
 	// The fence in the statements below is "claimed_by IS NOT DISTINCT FROM :session", the same as = for the
-	// non-null session they are given (see fenced), so that no plan can use the partial index on claimed_by: after
+	// non-null session they are given (see session), so that no plan can use the partial index on claimed_by: after
 	// an ANALYZE that saw no claimed row, = looks more selective there than on the primary key, and that index holds
 	// an entry for every claim of the session that VACUUM has not removed yet, thousands per second under a held
 	// xmin horizon. The primary key finds the row at once.
 	private static final String COMPLETE = """
-			DELETE FROM %1$s WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt
+			DELETE FROM %1$s WHERE id = ? AND claimed_by IS NOT DISTINCT FROM ? AND attempt = ?
 			""";
 
 	// COMPLETE that also keeps the task in the history (taskqueue.history.enabled). Counts as one row exactly when
 	// the fenced delete does; DO UPDATE rather than DO NOTHING so that a conflict cannot pass for a lost claim.
 	private static final String COMPLETE_WITH_HISTORY = """
 			WITH done AS (DELETE FROM %1$s
-			    WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt RETURNING *)
+			    WHERE id = ? AND claimed_by IS NOT DISTINCT FROM ? AND attempt = ? RETURNING *)
 			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
 			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers FROM done
 			ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at
@@ -139,21 +47,27 @@ public class TaskRepository {
 
 	// Many completions in one statement, each fenced by its own claim.
 	private static final String COMPLETE_ALL = """
-			DELETE FROM %1$s t USING unnest(:ids, :attempts) AS done(id, attempt)
-			WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by IS NOT DISTINCT FROM :session
+			DELETE FROM %1$s t USING unnest(?, ?) AS done(id, attempt)
+			WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by IS NOT DISTINCT FROM ?
 			RETURNING t.id
+			""";
+
+	// Keeps the tasks of a "completed" CTE in the history (%2$s), here and in TaskClaims' fold of completions into a
+	// claim.
+	static final String KEPT = """
+			kept AS (
+			    INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
+			    SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers FROM completed
+			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
 			""";
 
 	// COMPLETE_ALL that also keeps the tasks in the history (taskqueue.history.enabled).
 	private static final String COMPLETE_ALL_WITH_HISTORY = """
 			WITH completed AS (
-			    DELETE FROM %1$s t USING unnest(:ids, :attempts) AS done(id, attempt)
-			    WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by IS NOT DISTINCT FROM :session
+			    DELETE FROM %1$s t USING unnest(?, ?) AS done(id, attempt)
+			    WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by IS NOT DISTINCT FROM ?
 			    RETURNING t.*),
-			kept AS (
-			    INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
-			    SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers FROM completed
-			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
+			""" + KEPT + """
 			SELECT id FROM completed
 			""";
 
@@ -178,20 +92,11 @@ public class TaskRepository {
 			WHERE id = ANY(:ids) AND claimed_by IS NOT DISTINCT FROM :session
 			""";
 
-	private static final RowMapper<ClaimedTask> CLAIMED_TASK = TaskRepository::claimedTask;
-
 	private final JdbcClient jdbc;
 
-	private final String notifyChannel;
+	private final HotStatements statements;
 
-	private final String insert;
-
-	/** The shapes of the {@code enqueueAll} insert: [scheduled ? 1 : 0][shared headers ? 1 : 0]. */
-	private final String[][] insertAll = new String[2][2];
-
-	private final String claim;
-
-	private final String claimAfter;
+	private final TaskClaims claims;
 
 	private final String complete;
 
@@ -213,30 +118,10 @@ public class TaskRepository {
 	 * @param history whether completions also record the task in the history table
 	 */
 	public TaskRepository(DataSource dataSource, TaskTables tables, boolean history) {
-		this(dataSource, tables, history, null);
-	}
-
-	/**
-	 * @param dataSource the application's data source
-	 * @param tables the table names
-	 * @param history whether completions also record the task in the history table
-	 * @param notifyChannel the channel every enqueue sends its queue on with {@code NOTIFY}, or {@code null}
-	 */
-	public TaskRepository(DataSource dataSource, TaskTables tables, boolean history, String notifyChannel) {
-		this.jdbc = JdbcClient.create(dataSource);
-		this.notifyChannel = notifyChannel;
-		this.insert = (notifyChannel != null)
-				? NOTIFYING.formatted(INSERT.formatted(tables.task()), "(VALUES (:queue)) AS q(queue)")
-				: INSERT.formatted(tables.task());
-		for (int scheduled = 0; scheduled < 2; scheduled++) {
-			for (int shared = 0; shared < 2; shared++) {
-				String sql = insertAllSql(tables, scheduled == 1, shared == 1);
-				this.insertAll[scheduled][shared] = (notifyChannel != null)
-						? NOTIFYING.formatted(sql, "(SELECT DISTINCT unnest(:queues)) AS q(queue)") : sql;
-			}
-		}
-		this.claim = CLAIM.formatted(tables.task(), tables.session());
-		this.claimAfter = CLAIM_AFTER.formatted(tables.task(), tables.session());
+		JdbcTemplate jdbcTemplate = new JdbcTemplate(dataSource);
+		this.jdbc = JdbcClient.create(jdbcTemplate);
+		this.statements = new HotStatements(dataSource, jdbcTemplate.getExceptionTranslator());
+		this.claims = new TaskClaims(this.statements, tables, history);
 		this.complete = history ? COMPLETE_WITH_HISTORY.formatted(tables.task(), tables.history())
 				: COMPLETE.formatted(tables.task());
 		this.completeAll = history ? COMPLETE_ALL_WITH_HISTORY.formatted(tables.task(), tables.history())
@@ -246,85 +131,13 @@ public class TaskRepository {
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
 	}
 
-	public void insert(NewTask task) {
-		execute(this.jdbc.sql(this.insert)
-			.param("id", task.id())
-			.param("queue", task.queue())
-			.param("payload", task.payload())
-			.param("priority", task.priority())
-			.param("runAtMicros", epochMicros(task.runAt()), Types.BIGINT)
-			.param("delayMicros", micros(task.delay()), Types.BIGINT)
-			.param("headers", task.headers()));
-	}
-
-	public void insertAll(List<NewTask> tasks) {
-		if (tasks.isEmpty()) {
-			return;
-		}
-		int n = tasks.size();
-		UUID[] ids = new UUID[n];
-		String[] queues = new String[n];
-		String[] payloads = new String[n];
-		Integer[] priorities = new Integer[n];
-		Long[] runAtMicros = new Long[n];
-		Long[] delayMicros = new Long[n];
-		String[] headers = new String[n];
-		boolean scheduled = false;
-		boolean sharedHeaders = true;
-		for (int i = 0; i < n; i++) {
-			NewTask task = tasks.get(i);
-			ids[i] = task.id();
-			queues[i] = task.queue();
-			payloads[i] = task.payload();
-			priorities[i] = task.priority();
-			runAtMicros[i] = epochMicros(task.runAt());
-			delayMicros[i] = micros(task.delay());
-			headers[i] = task.headers();
-			scheduled |= task.runAt() != null || task.delay() != null;
-			sharedHeaders &= headers[i].equals(headers[0]);
-		}
-		JdbcClient.StatementSpec insert = this.jdbc.sql(this.insertAll[scheduled ? 1 : 0][sharedHeaders ? 1 : 0])
-			.param("ids", new SqlArrayValue("uuid", (Object[]) ids))
-			.param("queues", new SqlArrayValue("text", (Object[]) queues))
-			.param("payloads", new SqlArrayValue("text", (Object[]) payloads))
-			.param("priorities", new SqlArrayValue("int4", (Object[]) priorities))
-			.param("headers", sharedHeaders ? headers[0] : new SqlArrayValue("text", (Object[]) headers));
-		if (scheduled) {
-			insert = insert.param("runAtMicros", new SqlArrayValue("int8", (Object[]) runAtMicros))
-				.param("delayMicros", new SqlArrayValue("int8", (Object[]) delayMicros));
-		}
-		execute(insert);
-	}
-
-	private static String insertAllSql(TaskTables tables, boolean scheduled, boolean sharedHeaders) {
-		return INSERT_ALL.formatted(tables.task(), scheduled ? SCHEDULED_RUN_AT : "now()",
-				sharedHeaders ? ":headers" : "t.headers",
-				(scheduled ? ", :runAtMicros, :delayMicros" : "") + (sharedHeaders ? "" : ", :headers"),
-				(scheduled ? ", run_at_micros, delay_micros" : "") + (sharedHeaders ? "" : ", headers"));
-	}
-
-	/** Runs an enqueue statement, which returns the rows of its {@code NOTIFY} when it sends one. */
-	private void execute(JdbcClient.StatementSpec enqueue) {
-		if (this.notifyChannel != null) {
-			enqueue.param("channel", this.notifyChannel).query((rs, row) -> null).list();
-		}
-		else {
-			enqueue.update();
-		}
-	}
-
 	/**
 	 * Claims up to {@code limit} ready tasks of {@code queue} for {@code session}, highest priority first, then
 	 * oldest due time, skipping tasks other sessions are claiming at the same moment. Claims nothing when the
 	 * session no longer exists.
 	 */
 	public List<ClaimedTask> claim(String queue, UUID session, int limit) {
-		return this.jdbc.sql(this.claim)
-			.param("queue", queue)
-			.param("session", session)
-			.param("limit", limit)
-			.query(CLAIMED_TASK)
-			.list();
+		return this.claims.claim(queue, session, limit);
 	}
 
 	/**
@@ -336,20 +149,35 @@ public class TaskRepository {
 	 */
 	public List<ClaimedTask> claimAfter(String queue, UUID session, int limit, int priority, Instant after,
 			UUID afterId) {
-		return this.jdbc.sql(this.claimAfter)
-			.param("queue", queue)
-			.param("session", session)
-			.param("limit", limit)
-			.param("priority", priority)
-			.param("afterMicros", epochMicros(after), Types.BIGINT)
-			.param("afterId", afterId)
-			.query(CLAIMED_TASK)
-			.list();
+		return this.claims.claimAfter(queue, session, limit, priority, after, afterId);
+	}
+
+	/**
+	 * Deletes the completed {@code done} tasks (each fenced by its own claim: id, attempt, claimed_by) and claims up
+	 * to {@code limit} ready tasks of {@code queue} for {@code session} like {@link #claim}, in one statement. With
+	 * no {@code done} tasks it is {@link #claim}; with a {@code limit} of 0 it only completes.
+	 * @return the tasks claimed, and the ids of the {@code done} tasks deleted: those missing had lost their claim
+	 */
+	public ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, UUID session, int limit) {
+		return this.claims.completeAndClaim(done, queue, session, limit);
+	}
+
+	/**
+	 * {@link #completeAndClaim} that claims like {@link #claimAfter}.
+	 */
+	public ClaimResult completeAndClaimAfter(List<ClaimedTask> done, String queue, UUID session, int limit,
+			int priority, Instant after, UUID afterId) {
+		return this.claims.completeAndClaimAfter(done, queue, session, limit, priority, after, afterId);
 	}
 
 	/** Deletes a completed task; {@code false} when the claim was lost. */
 	public boolean complete(ClaimedTask task) {
-		return fenced(this.complete, task).update() == 1;
+		UUID session = session(task.claimedBy());
+		return this.statements.update(this.complete, (statement, connection) -> {
+			statement.setObject(1, task.id());
+			statement.setObject(2, session);
+			statement.setInt(3, task.attempt());
+		}) == 1;
 	}
 
 	/**
@@ -363,17 +191,23 @@ public class TaskRepository {
 			ids[i] = tasks.get(i).id();
 			attempts[i] = tasks.get(i).attempt();
 		}
-		return this.jdbc.sql(this.completeAll)
-			.param("ids", new SqlArrayValue("uuid", (Object[]) ids))
-			.param("attempts", new SqlArrayValue("int4", (Object[]) attempts))
-			.param("session", session(session))
-			.query((rs, row) -> rs.getObject(1, UUID.class))
-			.list();
+		UUID fence = session(session);
+		return this.statements.query(this.completeAll, (statement, connection) -> {
+			statement.setArray(1, connection.createArrayOf("uuid", ids));
+			statement.setArray(2, connection.createArrayOf("int4", attempts));
+			statement.setObject(3, fence);
+		}, (rows) -> {
+			List<UUID> deleted = new ArrayList<>();
+			while (rows.next()) {
+				deleted.add(rows.getObject(1, UUID.class));
+			}
+			return deleted;
+		});
 	}
 
 	/** Makes a failed task ready again after {@code delay}; {@code false} when the claim was lost. */
 	public boolean retryLater(ClaimedTask task, Duration delay, String error) {
-		return fenced(this.retryLater, task).param("delayMicros", micros(delay), Types.BIGINT)
+		return fenced(this.retryLater, task).param("delayMicros", Micros.of(delay), Types.BIGINT)
 			.param("error", error)
 			.update() == 1;
 	}
@@ -411,29 +245,8 @@ public class TaskRepository {
 	}
 
 	/** A fence's session, never {@code null}: the fence would match unclaimed tasks. */
-	private static UUID session(UUID session) {
+	static UUID session(UUID session) {
 		return Objects.requireNonNull(session, "a fenced statement needs the claiming session");
-	}
-
-	private static Long micros(Duration duration) {
-		return (duration != null) ? duration.toNanos() / 1000 : 0L;
-	}
-
-	private static Long epochMicros(Instant instant) {
-		return (instant != null) ? Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L),
-				instant.getNano() / 1000) : null;
-	}
-
-	// OffsetDateTime rather than getTimestamp: no Calendar per value on the claim's hot path.
-	private static Instant instant(ResultSet rs, String column) throws SQLException {
-		return rs.getObject(column, OffsetDateTime.class).toInstant();
-	}
-
-	private static ClaimedTask claimedTask(ResultSet rs, int row) throws SQLException {
-		return new ClaimedTask(rs.getObject("id", UUID.class), rs.getString("queue"), rs.getString("payload"),
-				rs.getInt("priority"), rs.getInt("attempt"), instant(rs, "enqueued_at"), instant(rs, "run_at"),
-				instant(rs, "claimed_at"), rs.getObject("claimed_by", UUID.class), rs.getString("last_error"),
-				rs.getString("headers"));
 	}
 
 }

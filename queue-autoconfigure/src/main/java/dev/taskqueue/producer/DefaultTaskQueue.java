@@ -12,7 +12,7 @@ import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.jdbc.NewTask;
-import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.observation.TaskQueueObservations;
 import dev.taskqueue.support.PostgresText;
 import io.micrometer.observation.ObservationRegistry;
@@ -26,7 +26,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public class DefaultTaskQueue implements TaskQueue {
 
-	private final TaskRepository tasks;
+	private final EnqueueRepository tasks;
 
 	private final JsonMapper mapper;
 
@@ -34,11 +34,11 @@ public class DefaultTaskQueue implements TaskQueue {
 
 	private final ObservationRegistry observations;
 
-	public DefaultTaskQueue(TaskRepository tasks, JsonMapper mapper, TaskQueueListener listener) {
+	public DefaultTaskQueue(EnqueueRepository tasks, JsonMapper mapper, TaskQueueListener listener) {
 		this(tasks, mapper, listener, ObservationRegistry.NOOP);
 	}
 
-	public DefaultTaskQueue(TaskRepository tasks, JsonMapper mapper, TaskQueueListener listener,
+	public DefaultTaskQueue(EnqueueRepository tasks, JsonMapper mapper, TaskQueueListener listener,
 			ObservationRegistry observations) {
 		this.tasks = tasks;
 		this.mapper = mapper;

@@ -10,6 +10,7 @@ import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.handler.TaskHandlerRegistry;
+import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.test.TestDatabase;
 import dev.taskqueue.worker.TaskWorker;
@@ -55,7 +56,8 @@ class TaskQueueAutoConfigurationTests {
 				.hasSingleBean(TaskWorker.class)
 				.hasSingleBean(TaskQueueSchemaMigrator.class)
 				.hasSingleBean(TaskHandlerRegistry.class)
-				.hasSingleBean(TaskRepository.class);
+				.hasSingleBean(TaskRepository.class)
+				.hasSingleBean(EnqueueRepository.class);
 			assertThat(context.getBean(TaskHandlerRegistry.class))
 				.isSameAs(context.getBean(TaskHandlerAnnotationBeanPostProcessor.class).getRegistry());
 		});

@@ -41,6 +41,8 @@ class TaskRepositoryTests {
 
 	private static TaskRepository tasks;
 
+	private static EnqueueRepository enqueue;
+
 	private static SessionRepository sessions;
 
 	private static JdbcTemplate jdbc;
@@ -55,6 +57,7 @@ class TaskRepositoryTests {
 		TaskTables tables = TaskTables.inSchema(null);
 		new TaskQueueSchemaMigrator(dataSource, tables).afterPropertiesSet();
 		tasks = new TaskRepository(dataSource, tables);
+		enqueue = new EnqueueRepository(dataSource, tables);
 		sessions = new SessionRepository(dataSource, tables);
 		jdbc = new JdbcTemplate(dataSource);
 		transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
@@ -119,7 +122,7 @@ class TaskRepositoryTests {
 		UUID second = new UUID(1, 2);
 		UUID third = new UUID(1, 3);
 		for (UUID id : List.of(first, second, third)) {
-			tasks.insert(new NewTask(id, "q", "{}", 0, null, PAST));
+			enqueue.insert(new NewTask(id, "q", "{}", 0, null, PAST));
 		}
 		assertThat(claimAfter(this.session, 10, 0, PAST, second)).extracting(ClaimedTask::id).containsExactly(third);
 		assertThat(claim("q", this.session, 10)).extracting(ClaimedTask::id).containsExactlyInAnyOrder(first, second);
@@ -128,7 +131,7 @@ class TaskRepositoryTests {
 	@Test
 	void claimAfterTakesTasksOfTheLastSecondThatSortBeforeThePosition() {
 		UUID justDue = UUID.randomUUID();
-		tasks.insert(new NewTask(justDue, "q", "{}", 0, Duration.ofMillis(-500), null));
+		enqueue.insert(new NewTask(justDue, "q", "{}", 0, Duration.ofMillis(-500), null));
 		UUID older = insert("q", 0, Instant.now().minusSeconds(30));
 		assertThat(claimAfter(this.session, 10, 0, Instant.now().plusSeconds(3600))).extracting(ClaimedTask::id)
 			.containsExactly(justDue);
@@ -138,21 +141,22 @@ class TaskRepositoryTests {
 
 	@Test
 	void settlingFindsTheTaskByItsPrimaryKeyEvenWhenStatisticsSawNoClaimedTask() {
-		tasks.insertAll(IntStream.range(0, 2000)
+		enqueue.insertAll(IntStream.range(0, 2000)
 			.mapToObj((i) -> new NewTask(UUID.randomUUID(), "q", "{}", 0, null, PAST.plusSeconds(i)))
 			.toList());
 		jdbc.execute("ANALYZE taskqueue_task");
-		List<ClaimedTask> claimed = claim("q", this.session, 3);
+		List<ClaimedTask> claimed = claim("q", this.session, 4);
 		long claimedIndexScans = indexScans("taskqueue_task_claimed_idx");
 		long primaryKeyScans = indexScans("taskqueue_task_pkey");
 		transaction.executeWithoutResult((status) -> {
 			assertThat(tasks.complete(claimed.get(0))).isTrue();
 			assertThat(tasks.completeAll(this.session, claimed.subList(1, 2))).hasSize(1);
 			assertThat(tasks.retryLater(claimed.get(2), Duration.ZERO, "again")).isTrue();
+			assertThat(tasks.completeAndClaim(claimed.subList(3, 4), "q", this.session, 0).completed()).hasSize(1);
 			jdbc.execute("SELECT pg_stat_force_next_flush()");
 		});
 		Await.until("the statements' index scans are counted", Duration.ofSeconds(10),
-				() -> indexScans("taskqueue_task_pkey") >= primaryKeyScans + 3);
+				() -> indexScans("taskqueue_task_pkey") >= primaryKeyScans + 4);
 		// The claimed-by index holds an entry per claim that VACUUM has not removed: under a held xmin horizon a
 		// fenced statement that took it would walk thousands of them.
 		assertThat(indexScans("taskqueue_task_claimed_idx")).isEqualTo(claimedIndexScans);
@@ -274,7 +278,7 @@ class TaskRepositoryTests {
 	void moveToDeadKeepsPayloadAttemptsAndError() {
 		String payload = "{\"name\": \"ada\", \"tags\": [1, 2], \"nested\": {\"ok\": true}}";
 		UUID id = UUID.randomUUID();
-		tasks.insert(new NewTask(id, "mail", payload, 3, null, PAST));
+		enqueue.insert(new NewTask(id, "mail", payload, 3, null, PAST));
 		Instant enqueuedAt = jdbc.queryForObject("SELECT enqueued_at FROM taskqueue_task", Instant.class);
 		ClaimedTask first = claim("mail", this.session, 1).get(0);
 		assertThat(tasks.retryLater(first, Duration.ZERO, "first error")).isTrue();
@@ -298,59 +302,9 @@ class TaskRepositoryTests {
 		assertThat(((Timestamp) dead.get("enqueued_at")).toInstant()).isEqualTo(enqueuedAt);
 	}
 
-	@Test
-	void insertAllPutsRunAtAtNowAfterTheDelayOrAtTheGivenTime() {
-		Instant at = Instant.parse("2030-01-02T03:04:05.123456789Z");
-		List<NewTask> batch = List.of(new NewTask(UUID.randomUUID(), "a", "1", 0, null, null),
-				new NewTask(UUID.randomUUID(), "b", "\"two\"", 7, Duration.ofSeconds(90), null),
-				new NewTask(UUID.randomUUID(), "c", "[3]", -2, null, at),
-				new NewTask(UUID.randomUUID(), "d", "{}", 0, Duration.ofNanos(1_500_999), null));
-		List<Map<String, Object>> rows = transaction.execute((status) -> {
-			tasks.insertAll(batch);
-			return jdbc.queryForList("SELECT queue, priority, payload::text AS payload, "
-					+ "enqueued_at = now() AS enqueued_now, "
-					+ "(extract(epoch FROM run_at - now()) * 1000000)::bigint AS after_now, "
-					+ "(extract(epoch FROM run_at) * 1000000)::bigint AS epoch_micros "
-					+ "FROM taskqueue_task ORDER BY queue");
-		});
-		assertThat(rows).extracting((row) -> row.get("queue")).containsExactly("a", "b", "c", "d");
-		assertThat(rows).extracting((row) -> row.get("payload")).containsExactly("1", "\"two\"", "[3]", "{}");
-		assertThat(rows).extracting((row) -> row.get("priority")).containsExactly(0, 7, -2, 0);
-		assertThat(rows).allSatisfy((row) -> assertThat(row.get("enqueued_now")).isEqualTo(true));
-		assertThat(rows.get(0).get("after_now")).isEqualTo(0L);
-		assertThat(rows.get(1).get("after_now")).isEqualTo(90_000_000L);
-		assertThat(rows.get(2).get("epoch_micros")).isEqualTo(1_893_553_445_123_456L);
-		assertThat(rows.get(3).get("after_now")).isEqualTo(1_500L);
-	}
-
-	@Test
-	void insertAllKeepsEachTasksHeadersAndPutsTasksWithoutATimeAtNow() {
-		List<NewTask> batch = List.of(new NewTask(UUID.randomUUID(), "a", "1", 0, null, null, "{\"k\": \"1\"}"),
-				new NewTask(UUID.randomUUID(), "b", "2", 0, null, null, "{}"));
-		List<Map<String, Object>> rows = transaction.execute((status) -> {
-			tasks.insertAll(batch);
-			tasks.insertAll(List.of());
-			return jdbc.queryForList("SELECT headers::text AS headers, run_at = now() AS due_now "
-					+ "FROM taskqueue_task ORDER BY queue");
-		});
-		assertThat(rows).extracting((row) -> row.get("headers")).containsExactly("{\"k\": \"1\"}", "{}");
-		assertThat(rows).allSatisfy((row) -> assertThat(row.get("due_now")).isEqualTo(true));
-	}
-
-	@Test
-	void insertPutsRunAtAfterTheDelay() {
-		UUID id = UUID.randomUUID();
-		Long afterNow = transaction.execute((status) -> {
-			tasks.insert(new NewTask(id, "q", "\"x\"", 0, Duration.ofMillis(1500), null));
-			return jdbc.queryForObject("SELECT (extract(epoch FROM run_at - now()) * 1000000)::bigint "
-					+ "FROM taskqueue_task WHERE id = ?", Long.class, id);
-		});
-		assertThat(afterNow).isEqualTo(1_500_000L);
-	}
-
 	private static UUID insert(String queue, int priority, Instant runAt) {
 		UUID id = UUID.randomUUID();
-		tasks.insert(new NewTask(id, queue, "{\"queue\": \"" + queue + "\"}", priority, null, runAt));
+		enqueue.insert(new NewTask(id, queue, "{\"queue\": \"" + queue + "\"}", priority, null, runAt));
 		return id;
 	}
 

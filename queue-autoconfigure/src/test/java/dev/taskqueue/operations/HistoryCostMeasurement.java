@@ -20,6 +20,7 @@ import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
 import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.NewTask;
 import dev.taskqueue.jdbc.SessionRepository;
 import dev.taskqueue.jdbc.TaskRepository;
@@ -82,11 +83,12 @@ class HistoryCostMeasurement {
 		TaskTables tables = TaskTables.inSchema(null);
 		new TaskQueueSchemaMigrator(dataSource, tables).afterPropertiesSet();
 		TaskRepository tasks = new TaskRepository(dataSource, tables, history);
+		EnqueueRepository enqueue = new EnqueueRepository(dataSource, tables);
 		UUID session = UUID.randomUUID();
 		new SessionRepository(dataSource, tables).register(session, "measurement");
 		List<ClaimedTask> claimed = new ArrayList<>();
 		for (int from = 0; from < TASKS; from += 1000) {
-			tasks.insertAll(IntStream.range(from, from + 1000)
+			enqueue.insertAll(IntStream.range(from, from + 1000)
 				.mapToObj((i) -> new NewTask(UUID.randomUUID(), "cost", "{\"number\": " + i
 						+ ", \"text\": \"some text to make the payload realistic\"}", 0, null, null))
 				.toList());

@@ -15,6 +15,7 @@ import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
 import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.NewTask;
 import dev.taskqueue.jdbc.SessionRepository;
 import dev.taskqueue.jdbc.TaskRepository;
@@ -114,10 +115,11 @@ class RetentionAndHistoryIntegrationTests {
 		TaskTables tables = TaskTables.inSchema(null);
 		new TaskQueueSchemaMigrator(dataSource, tables).afterPropertiesSet();
 		TaskRepository tasks = new TaskRepository(dataSource, tables, true);
+		EnqueueRepository enqueue = new EnqueueRepository(dataSource, tables);
 		UUID session = UUID.randomUUID();
 		new SessionRepository(dataSource, tables).register(session, "test");
 		for (int i = 0; i < 3; i++) {
-			tasks.insert(new NewTask(UUID.randomUUID(), "h-repo", "{}", 0, null, null, "{\"k\": \"v\"}"));
+			enqueue.insert(new NewTask(UUID.randomUUID(), "h-repo", "{}", 0, null, null, "{\"k\": \"v\"}"));
 		}
 		List<ClaimedTask> claimed = tasks.claim("h-repo", session, 3);
 		ClaimedTask lost = claimed.get(2);

@@ -1,0 +1,153 @@
+package dev.taskqueue.jdbc;
+
+import java.sql.Types;
+import java.util.List;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.SqlArrayValue;
+
+/**
+ * Inserts new tasks, one or many in one statement, and with them sends the wake-up of listening workers when
+ * {@code NOTIFY} is enabled.
+ * <p>
+ * Statements run on the application's {@link DataSource} and join the current Spring-managed transaction, so a
+ * task is enqueued exactly when the caller's transaction commits.
+ */
+public class EnqueueRepository {
+
+	private static final String INSERT = """
+			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers)
+			VALUES (:id, :queue, CAST(:payload AS jsonb), :priority,
+			        COALESCE(timestamptz 'epoch' + :runAtMicros * interval '1 microsecond',
+			                 now() + :delayMicros * interval '1 microsecond'),
+			        CAST(:headers AS jsonb))
+			""";
+
+	// enqueueAll's insert, one row per element of the arrays. It comes in four shapes (see insertAllSql): tasks that
+	// are all due now need no due-time arrays, and headers that are the same for every task (always so for
+	// enqueueAll, whose observation they come from) are one value rather than an array.
+	private static final String INSERT_ALL = """
+			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers)
+			SELECT t.id, t.queue, CAST(t.payload AS jsonb), t.priority, %2$s, CAST(%3$s AS jsonb)
+			FROM unnest(:ids, :queues, :payloads, :priorities%4$s) AS t(id, queue, payload, priority%5$s)
+			""";
+
+	private static final String SCHEDULED_RUN_AT = """
+			COALESCE(timestamptz 'epoch' + t.run_at_micros * interval '1 microsecond',
+			                now() + t.delay_micros * interval '1 microsecond')""";
+
+	// The wake-up rides on the enqueue's own statement: no round trip of its own. PostgreSQL delivers it on
+	// commit, once per channel and queue however many statements of the transaction sent it.
+	private static final String NOTIFYING = """
+			WITH inserted AS (%1$s)
+			SELECT pg_notify(:channel, queue) FROM %2$s
+			""";
+
+	private final JdbcClient jdbc;
+
+	private final String notifyChannel;
+
+	private final String insert;
+
+	/** The shapes of the {@code enqueueAll} insert: [scheduled ? 1 : 0][shared headers ? 1 : 0]. */
+	private final String[][] insertAll = new String[2][2];
+
+	/**
+	 * @param dataSource the application's data source
+	 * @param tables the table names
+	 */
+	public EnqueueRepository(DataSource dataSource, TaskTables tables) {
+		this(dataSource, tables, null);
+	}
+
+	/**
+	 * @param dataSource the application's data source
+	 * @param tables the table names
+	 * @param notifyChannel the channel every enqueue sends its queue on with {@code NOTIFY}, or {@code null}
+	 */
+	public EnqueueRepository(DataSource dataSource, TaskTables tables, String notifyChannel) {
+		this.jdbc = JdbcClient.create(dataSource);
+		this.notifyChannel = notifyChannel;
+		this.insert = (notifyChannel != null)
+				? NOTIFYING.formatted(INSERT.formatted(tables.task()), "(VALUES (:queue)) AS q(queue)")
+				: INSERT.formatted(tables.task());
+		for (int scheduled = 0; scheduled < 2; scheduled++) {
+			for (int shared = 0; shared < 2; shared++) {
+				String sql = insertAllSql(tables, scheduled == 1, shared == 1);
+				this.insertAll[scheduled][shared] = (notifyChannel != null)
+						? NOTIFYING.formatted(sql, "(SELECT DISTINCT unnest(:queues)) AS q(queue)") : sql;
+			}
+		}
+	}
+
+	public void insert(NewTask task) {
+		execute(this.jdbc.sql(this.insert)
+			.param("id", task.id())
+			.param("queue", task.queue())
+			.param("payload", task.payload())
+			.param("priority", task.priority())
+			.param("runAtMicros", Micros.sinceEpoch(task.runAt()), Types.BIGINT)
+			.param("delayMicros", Micros.of(task.delay()), Types.BIGINT)
+			.param("headers", task.headers()));
+	}
+
+	public void insertAll(List<NewTask> tasks) {
+		if (tasks.isEmpty()) {
+			return;
+		}
+		int n = tasks.size();
+		UUID[] ids = new UUID[n];
+		String[] queues = new String[n];
+		String[] payloads = new String[n];
+		Integer[] priorities = new Integer[n];
+		Long[] runAtMicros = new Long[n];
+		Long[] delayMicros = new Long[n];
+		String[] headers = new String[n];
+		boolean scheduled = false;
+		boolean sharedHeaders = true;
+		for (int i = 0; i < n; i++) {
+			NewTask task = tasks.get(i);
+			ids[i] = task.id();
+			queues[i] = task.queue();
+			payloads[i] = task.payload();
+			priorities[i] = task.priority();
+			runAtMicros[i] = Micros.sinceEpoch(task.runAt());
+			delayMicros[i] = Micros.of(task.delay());
+			headers[i] = task.headers();
+			scheduled |= task.runAt() != null || task.delay() != null;
+			sharedHeaders &= headers[i].equals(headers[0]);
+		}
+		JdbcClient.StatementSpec insert = this.jdbc.sql(this.insertAll[scheduled ? 1 : 0][sharedHeaders ? 1 : 0])
+			.param("ids", new SqlArrayValue("uuid", (Object[]) ids))
+			.param("queues", new SqlArrayValue("text", (Object[]) queues))
+			.param("payloads", new SqlArrayValue("text", (Object[]) payloads))
+			.param("priorities", new SqlArrayValue("int4", (Object[]) priorities))
+			.param("headers", sharedHeaders ? headers[0] : new SqlArrayValue("text", (Object[]) headers));
+		if (scheduled) {
+			insert = insert.param("runAtMicros", new SqlArrayValue("int8", (Object[]) runAtMicros))
+				.param("delayMicros", new SqlArrayValue("int8", (Object[]) delayMicros));
+		}
+		execute(insert);
+	}
+
+	private static String insertAllSql(TaskTables tables, boolean scheduled, boolean sharedHeaders) {
+		return INSERT_ALL.formatted(tables.task(), scheduled ? SCHEDULED_RUN_AT : "now()",
+				sharedHeaders ? ":headers" : "t.headers",
+				(scheduled ? ", :runAtMicros, :delayMicros" : "") + (sharedHeaders ? "" : ", :headers"),
+				(scheduled ? ", run_at_micros, delay_micros" : "") + (sharedHeaders ? "" : ", headers"));
+	}
+
+	/** Runs an enqueue statement, which returns the rows of its {@code NOTIFY} when it sends one. */
+	private void execute(JdbcClient.StatementSpec enqueue) {
+		if (this.notifyChannel != null) {
+			enqueue.param("channel", this.notifyChannel).query((rs, row) -> null).list();
+		}
+		else {
+			enqueue.update();
+		}
+	}
+
+}
