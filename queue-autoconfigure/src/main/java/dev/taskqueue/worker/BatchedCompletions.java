@@ -21,10 +21,11 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.transaction.support.TransactionOperations;
 
 /**
- * Completions of handlers in {@code BATCHED} mode, deleted together by one statement per flush: when
- * {@code maxBatch} are waiting, or {@code maxDelay} after the first one came. A handler thread that finds
- * {@code maxPending} completions waiting blocks until a flush makes room, so claiming slows down with the database.
- * Completions that cannot be written (the database is away) stay and are flushed later.
+ * Completions of handlers in {@code BATCHED} mode, deleted together by one statement: by the next claim of the
+ * claim loop, which folds them into its own statement ({@link #take}), or by this flusher when {@code maxBatch} are
+ * waiting or {@code maxDelay} after the first one came. A handler thread that finds {@code maxPending} completions
+ * waiting or being written blocks until a flush makes room, so claiming slows down with the database. Completions
+ * that cannot be written (the database is away) are put back and written later.
  */
 final class BatchedCompletions {
 
@@ -50,6 +51,9 @@ final class BatchedCompletions {
 
 	private long firstPendingAt;
 
+	/** How many completions were taken and are being written. */
+	private int writing;
+
 	private boolean stopping;
 
 	BatchedCompletions(TaskRepository tasks, TransactionOperations transactions, TaskQueueListener listener,
@@ -66,7 +70,7 @@ final class BatchedCompletions {
 	void add(ClaimedTask task, TaskContext context, Duration duration) throws InterruptedException {
 		this.lock.lock();
 		try {
-			while (this.pending.size() >= this.maxPending && !this.stopping) {
+			while (this.pending.size() + this.writing >= this.maxPending && !this.stopping) {
 				this.changed.await();
 			}
 			if (this.pending.isEmpty()) {
@@ -134,7 +138,7 @@ final class BatchedCompletions {
 				}
 				long waited = System.nanoTime() - this.firstPendingAt;
 				if (this.pending.size() >= this.maxBatch || waited >= this.maxDelay.toNanos() || this.stopping) {
-					return new ArrayList<>(this.pending.subList(0, Math.min(this.pending.size(), this.maxBatch)));
+					return takeLocked(this.maxBatch);
 				}
 				this.changed.awaitNanos(this.maxDelay.toNanos() - waited);
 			}
@@ -144,24 +148,53 @@ final class BatchedCompletions {
 		}
 	}
 
-	private boolean flush(List<Done> batch) {
-		Set<UUID> deleted = new HashSet<>();
+	/**
+	 * Takes up to {@code max} waiting completions to write them; the caller must hand them to {@link #written} or,
+	 * when they could not be written, {@link #putBack}.
+	 */
+	List<Done> take(int max) {
+		this.lock.lock();
 		try {
-			Map<UUID, List<ClaimedTask>> bySession = batch.stream()
-				.map(Done::task)
-				.collect(Collectors.groupingBy(ClaimedTask::claimedBy, Collectors.toList()));
-			this.transactions.executeWithoutResult((status) -> bySession
-				.forEach((session, tasks) -> deleted.addAll(this.tasks.completeAll(session, tasks))));
+			return takeLocked(max);
 		}
-		catch (RuntimeException | Error ex) {
-			// An Error too: the flusher must go on, or these tasks would stay claimed while this session lives.
-			logger.warn("Could not write " + batch.size() + " completions, will try again: " + ErrorText.summary(ex));
-			return false;
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private List<Done> takeLocked(int max) {
+		List<Done> head = this.pending.subList(0, Math.min(this.pending.size(), max));
+		List<Done> taken = new ArrayList<>(head);
+		head.clear();
+		this.writing += taken.size();
+		this.firstPendingAt = System.nanoTime();
+		return taken;
+	}
+
+	/** Puts completions that could not be written back at the head of the line. */
+	void putBack(List<Done> batch) {
+		if (batch.isEmpty()) {
+			return;
 		}
 		this.lock.lock();
 		try {
-			this.pending.subList(0, batch.size()).clear();
-			this.firstPendingAt = System.nanoTime();
+			this.pending.addAll(0, batch);
+			this.writing -= batch.size();
+			this.changed.signalAll();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/** Reports written completions: those {@code deleted}, and the others as lost claims. */
+	void written(List<Done> batch, Set<UUID> deleted) {
+		if (batch.isEmpty()) {
+			return;
+		}
+		this.lock.lock();
+		try {
+			this.writing -= batch.size();
 			this.changed.signalAll();
 		}
 		finally {
@@ -177,20 +210,29 @@ final class BatchedCompletions {
 				this.listener.claimLost(done.context());
 			}
 		}
+	}
+
+	private boolean flush(List<Done> batch) {
+		Set<UUID> deleted = new HashSet<>();
+		try {
+			Map<UUID, List<ClaimedTask>> bySession = batch.stream()
+				.map(Done::task)
+				.collect(Collectors.groupingBy(ClaimedTask::claimedBy, Collectors.toList()));
+			this.transactions.executeWithoutResult((status) -> bySession
+				.forEach((session, tasks) -> deleted.addAll(this.tasks.completeAll(session, tasks))));
+		}
+		catch (RuntimeException | Error ex) {
+			// An Error too: the flusher must go on, or these tasks would stay claimed while this session lives.
+			logger.warn("Could not write " + batch.size() + " completions, will try again: " + ErrorText.summary(ex));
+			putBack(batch);
+			return false;
+		}
+		written(batch, deleted);
 		return true;
 	}
 
-	int pendingCount() {
-		this.lock.lock();
-		try {
-			return this.pending.size();
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	private record Done(ClaimedTask task, TaskContext context, Duration duration) {
+	/** A completion waiting to be written. */
+	record Done(ClaimedTask task, TaskContext context, Duration duration) {
 	}
 
 }

@@ -7,6 +7,7 @@ import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
+import dev.taskqueue.jdbc.ClaimResult;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
@@ -49,15 +50,23 @@ final class ClaimLoop implements Runnable {
 
 	private final Consumer<String> releaseUnstarted;
 
+	/** The completions of BATCHED handlers, which claims of BATCHED queues write; {@code null} without such queues. */
+	private final BatchedCompletions batched;
+
+	private final int completionBatchSize;
+
 	private int nextQueue;
 
 	/**
 	 * @param running whether the worker still runs; the loop ends when it does not
 	 * @param releaseUnstarted gives back the claimed tasks of a queue that have not started
+	 * @param batched the completions of BATCHED handlers, or {@code null} when no queue has such handlers
+	 * @param completionBatchSize the most completions one claim writes
 	 */
 	ClaimLoop(List<QueueState> queues, TaskRepository tasks, WorkerSession session, TaskDispatcher dispatcher,
 			TransactionOperations ownTransactions, HandlerExecutor handlers, WakeUp wakeUp, Duration pollInterval,
-			BooleanSupplier running, Consumer<String> releaseUnstarted) {
+			BooleanSupplier running, Consumer<String> releaseUnstarted, BatchedCompletions batched,
+			int completionBatchSize) {
 		this.queues = List.copyOf(queues);
 		this.tasks = tasks;
 		this.session = session;
@@ -68,6 +77,8 @@ final class ClaimLoop implements Runnable {
 		this.pollInterval = pollInterval;
 		this.running = running;
 		this.releaseUnstarted = releaseUnstarted;
+		this.batched = batched;
+		this.completionBatchSize = completionBatchSize;
 	}
 
 	@Override
@@ -121,9 +132,27 @@ final class ClaimLoop implements Runnable {
 		UUID sessionId = this.session.id();
 		long started = System.nanoTime();
 		ClaimedTask from = queue.claimFrom(started);
-		List<ClaimedTask> claimed = this.ownTransactions.execute((status) -> (from != null)
-				? this.tasks.claimAfter(queue.name(), sessionId, free, from.priority(), from.runAt(), from.id())
-				: this.tasks.claim(queue.name(), sessionId, free));
+		// A BATCHED queue's claim also deletes the completions waiting: one round trip and one commit for both.
+		List<BatchedCompletions.Done> done = (this.batched != null && queue.handler.batchedCompletion())
+				? this.batched.take(this.completionBatchSize) : List.of();
+		List<ClaimedTask> doneTasks = done.stream().map(BatchedCompletions.Done::task).toList();
+		ClaimResult result;
+		try {
+			result = this.ownTransactions.execute((status) -> (from != null)
+					? this.tasks.completeAndClaimAfter(doneTasks, queue.name(), sessionId, free, from.priority(),
+							from.runAt(), from.id())
+					: this.tasks.completeAndClaim(doneTasks, queue.name(), sessionId, free));
+		}
+		catch (RuntimeException | Error ex) {
+			if (!done.isEmpty()) {
+				this.batched.putBack(done);
+			}
+			throw ex;
+		}
+		if (!done.isEmpty()) {
+			this.batched.written(done, result.completed());
+		}
+		List<ClaimedTask> claimed = result.claimed();
 		List<ClaimedTask> inOrder = claimed.stream().sorted(CLAIM_ORDER).toList();
 		queue.claimed(inOrder, from == null, started, System.nanoTime());
 		queue.mayHaveMore = claimed.size() == free;

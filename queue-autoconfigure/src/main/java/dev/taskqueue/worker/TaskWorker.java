@@ -140,7 +140,8 @@ public class TaskWorker implements SmartLifecycle {
 		this.heartbeatThread.scheduleWithFixedDelay(this::beat, beat, beat, TimeUnit.MILLISECONDS);
 		this.running = true;
 		ClaimLoop claims = new ClaimLoop(states, this.tasks, this.session, this.dispatcher, this.ownTransactions,
-				this.handlers, this.wakeUp, this.settings.pollInterval(), this::isRunning, this::releaseUnstarted);
+				this.handlers, this.wakeUp, this.settings.pollInterval(), this::isRunning, this::releaseUnstarted,
+				this.batched, this.settings.completionBatchSize());
 		this.claimLoop = Threads.named("tq-claim-", false).newThread(claims);
 		this.claimLoop.start();
 		if (this.notifications != null) {

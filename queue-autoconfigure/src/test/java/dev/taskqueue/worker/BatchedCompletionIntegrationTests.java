@@ -80,13 +80,35 @@ class BatchedCompletionIntegrationTests {
 	}
 
 	@Test
+	void theNextClaimWritesTheCompletionsWaitingInItsOwnStatement() {
+		String url = TestDatabase.createDatabase();
+		JdbcTemplate jdbc = new JdbcTemplate(new DriverManagerDataSource(url));
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Config.class),
+				"taskqueue.worker.completion-flush-interval=1h", "taskqueue.worker.completion-batch-size=1000",
+				"taskqueue.worker.poll-interval=100ms")) {
+			List<UUID> ids = context.getBean(TaskQueue.class)
+				.enqueueAll(List.of(TaskRequest.of("fast", "ok"), TaskRequest.of("fast", "ok")));
+			Await.until("the claims after the handlers wrote their completions", Duration.ofSeconds(10),
+					() -> jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class) == 0);
+			assertThat(ids).allSatisfy((id) -> assertThat(runs.get(id)).hasValue(1));
+		}
+	}
+
+	@Test
 	void closingTheApplicationWritesTheCompletionsStillWaiting() {
 		String url = TestDatabase.createDatabase();
 		JdbcTemplate jdbc = new JdbcTemplate(new DriverManagerDataSource(url));
+		List<UUID> ids;
+		try (ConfigurableApplicationContext producer = TestApplications.start(url, List.of(Config.class),
+				"taskqueue.worker.enabled=false")) {
+			ids = producer.getBean(TaskQueue.class)
+				.enqueueAll(List.of(TaskRequest.of("fast", "ok"), TaskRequest.of("fast", "ok")));
+		}
+		// The worker's first claim takes both tasks. The next claim would write their completions with its own
+		// statement: none comes before the close, as nothing is enqueued and the next poll is 10 s away.
 		ConfigurableApplicationContext context = TestApplications.start(url, List.of(Config.class),
-				"taskqueue.worker.completion-flush-interval=10s", "taskqueue.worker.completion-batch-size=1000");
-		List<UUID> ids = context.getBean(TaskQueue.class)
-			.enqueueAll(List.of(TaskRequest.of("fast", "ok"), TaskRequest.of("fast", "ok")));
+				"taskqueue.worker.completion-flush-interval=10s", "taskqueue.worker.completion-batch-size=1000",
+				"taskqueue.worker.poll-interval=10s");
 		Await.until("both handlers ran", Duration.ofSeconds(20), () -> ids.stream().allMatch(runs::containsKey));
 		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class))
 			.as("completions wait for the flush").isEqualTo(2);
