@@ -1,17 +1,12 @@
 package dev.taskqueue.jdbc;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Objects;
 
 import javax.sql.DataSource;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.jdbc.UncategorizedSQLException;
-import org.springframework.jdbc.datasource.DataSourceUtils;
-import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
-import org.springframework.jdbc.support.SQLExceptionTranslator;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Deletes a completed task and commits the transaction it ran in, in one round trip: the fenced {@code DELETE} and
@@ -40,11 +35,9 @@ public class CompletionCommit {
 			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
 			""";
 
-	private final DataSource dataSource;
+	private final HotStatements statements;
 
 	private final String sql;
-
-	private final SQLExceptionTranslator translator = new SQLExceptionSubclassTranslator();
 
 	/**
 	 * @param dataSource the data source of the handlers' transaction manager, which is TaskQueue's
@@ -52,7 +45,7 @@ public class CompletionCommit {
 	 * @param history whether completions also record the task in the history table
 	 */
 	public CompletionCommit(DataSource dataSource, TaskTables tables, boolean history) {
-		this.dataSource = dataSource;
+		this.statements = new HotStatements(dataSource, new JdbcTemplate(dataSource).getExceptionTranslator());
 		this.sql = COMPLETE.formatted(tables.task(), history ? KEEP_IN_HISTORY.formatted(tables.history()) : "");
 	}
 
@@ -62,24 +55,19 @@ public class CompletionCommit {
 	 * @throws DataAccessException when the statement or the commit failed
 	 */
 	public boolean completeAndCommit(ClaimedTask task) {
-		Connection connection = DataSourceUtils.getConnection(this.dataSource);
-		try (PreparedStatement statement = connection.prepareStatement(this.sql)) {
-			statement.setObject(1, task.id());
-			statement.setObject(2, Objects.requireNonNull(task.claimedBy(), "a completion needs the claiming session"));
-			statement.setInt(3, task.attempt());
-			statement.execute();
+		try {
+			this.statements.execute(this.sql, (statement, connection) -> {
+				statement.setObject(1, task.id());
+				statement.setObject(2, Objects.requireNonNull(task.claimedBy(), "a completion needs its claim's session"));
+				statement.setInt(3, task.attempt());
+			});
 			return true;
 		}
-		catch (SQLException ex) {
-			if (CLAIM_LOST.equals(ex.getSQLState())) {
+		catch (DataAccessException ex) {
+			if (ex.getCause() instanceof SQLException cause && CLAIM_LOST.equals(cause.getSQLState())) {
 				return false;
 			}
-			DataAccessException translated = this.translator.translate("complete and commit", this.sql, ex);
-			throw (translated != null) ? translated
-					: new UncategorizedSQLException("complete and commit", this.sql, ex);
-		}
-		finally {
-			DataSourceUtils.releaseConnection(connection, this.dataSource);
+			throw ex;
 		}
 	}
 

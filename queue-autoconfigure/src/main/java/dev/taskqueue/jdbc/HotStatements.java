@@ -67,6 +67,11 @@ final class HotStatements {
 		return run(sql, parameters, PreparedStatement::executeUpdate);
 	}
 
+	/** Runs SQL of one or more statements, whatever they return, in one round trip. */
+	void execute(String sql, Parameters parameters) {
+		run(sql, parameters, PreparedStatement::execute);
+	}
+
 	/** Runs a statement that returns rows. */
 	<T> T query(String sql, Parameters parameters, Rows<T> rows) {
 		return run(sql, parameters, (statement) -> {
