@@ -207,21 +207,31 @@ public class TaskWorker implements SmartLifecycle {
 		}
 	}
 
+	/**
+	 * Stops claiming, gives back what has not started, lets the running handlers finish and writes the waiting
+	 * completions, all within one shutdown timeout; then interrupts what is left and ends the session.
+	 */
 	private void shutDown() {
 		Duration timeout = this.settings.shutdownTimeout();
+		long deadline = System.nanoTime() + timeout.toNanos();
 		if (this.notificationListener != null) {
 			this.notificationListener.stop();
 		}
 		try {
-			this.claimLoop.join(timeout.toMillis() + 1);
+			this.claimLoop.join(remainingMillis(deadline));
 			releaseUnstarted(null);
-			if (!this.handlers.awaitIdle(timeout)) {
+			if (!this.handlers.awaitIdle(Duration.ofMillis(remainingMillis(deadline)))) {
 				logger.warn("TaskQueue handlers still running after the shutdown timeout of " + timeout
 						+ "; interrupting them. Their tasks are released and their transactions cannot complete them");
 			}
 			if (this.batched != null) {
 				this.batched.stop();
-				this.completionFlusher.join(timeout.toMillis() + 1);
+				this.completionFlusher.join(remainingMillis(deadline));
+				if (this.completionFlusher.isAlive()) {
+					logger.warn("TaskQueue could not write every waiting completion within the shutdown timeout of "
+							+ timeout + "; those tasks run again once this session has ended");
+					this.completionFlusher.interrupt();
+				}
 			}
 		}
 		catch (InterruptedException ex) {
@@ -231,6 +241,11 @@ public class TaskWorker implements SmartLifecycle {
 		this.heartbeatThread.shutdownNow();
 		this.session.close();
 		logger.info("TaskQueue worker stopped, session " + this.session.id() + " ended");
+	}
+
+	/** What is left until {@code deadline}, at least 1 ms (0 would make {@code join} wait for ever). */
+	private static long remainingMillis(long deadline) {
+		return Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
 	}
 
 	/** Gives back the claimed tasks of {@code queue} (of every queue when {@code null}) that have not started. */

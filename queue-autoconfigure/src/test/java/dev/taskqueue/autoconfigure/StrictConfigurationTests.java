@@ -74,8 +74,8 @@ class StrictConfigurationTests {
 				.contains("taskqueue.queues.emails.concurency (set in ")
 				.contains("; taskqueue.worker.polinterval (set in ")
 				.contains("taskqueue.worker has completion-batch-size, completion-flush-interval, concurrency, "
-						+ "enabled, group-commit-max-delay, group-commit-size, heartbeat-interval, poll-interval, "
-						+ "session-timeout, shutdown-timeout, timeout"));
+						+ "enabled, group-commit-max-delay, group-commit-size, heartbeat-interval, max-prefetch, "
+						+ "poll-interval, session-timeout, shutdown-timeout, timeout"));
 	}
 
 	@Test
