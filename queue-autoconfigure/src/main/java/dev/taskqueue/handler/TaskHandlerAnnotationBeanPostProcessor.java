@@ -16,9 +16,6 @@ import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.EmbeddedValueResolverAware;
-import org.springframework.core.MethodIntrospector;
-import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringValueResolver;
 
@@ -46,13 +43,7 @@ public class TaskHandlerAnnotationBeanPostProcessor
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
-		if (!AnnotationUtils.isCandidateClass(targetClass, TaskHandler.class)) {
-			return bean;
-		}
-		Map<Method, TaskHandler> annotated = MethodIntrospector.selectMethods(targetClass,
-				(MethodIntrospector.MetadataLookup<TaskHandler>) (method) -> AnnotatedElementUtils
-					.findMergedAnnotation(method, TaskHandler.class));
+		Map<Method, TaskHandler> annotated = TaskHandlerMethods.find(AopProxyUtils.ultimateTargetClass(bean));
 		annotated.forEach((method, annotation) -> {
 			try {
 				this.registry.register(handlerMethod(bean, beanName, method, annotation));
