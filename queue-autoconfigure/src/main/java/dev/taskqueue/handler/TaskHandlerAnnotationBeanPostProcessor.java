@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
@@ -29,7 +30,7 @@ public class TaskHandlerAnnotationBeanPostProcessor
 
 	private final TaskHandlerRegistry registry = new TaskHandlerRegistry();
 
-	private StringValueResolver valueResolver;
+	private @Nullable StringValueResolver valueResolver;
 
 	/** The registry this processor fills. */
 	public TaskHandlerRegistry getRegistry() {
@@ -100,7 +101,7 @@ public class TaskHandlerAnnotationBeanPostProcessor
 				annotation.completion() == TaskHandler.Completion.BATCHED);
 	}
 
-	private String resolve(String queue, String where) {
+	private @Nullable String resolve(String queue, String where) {
 		if (this.valueResolver == null) {
 			return queue;
 		}
