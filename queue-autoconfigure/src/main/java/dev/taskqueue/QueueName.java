@@ -4,6 +4,8 @@ import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.lang.Contract;
+
 /**
  * The rule for queue names: 1 to 100 letters, digits, {@code .}, {@code _}, {@code -} or {@code :}.
  */
@@ -15,6 +17,7 @@ public final class QueueName {
 	}
 
 	/** Whether {@code name} is a valid queue name. */
+	@Contract("null -> false")
 	public static boolean isValid(@Nullable String name) {
 		return name != null && VALID.matcher(name).matches();
 	}

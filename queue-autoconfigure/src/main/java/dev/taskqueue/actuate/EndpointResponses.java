@@ -44,7 +44,8 @@ final class EndpointResponses {
 			return operation.get();
 		}
 		catch (IllegalArgumentException ex) {
-			return badRequest(ex.getMessage());
+			String message = ex.getMessage();
+			return badRequest((message != null) ? message : ex.toString());
 		}
 	}
 

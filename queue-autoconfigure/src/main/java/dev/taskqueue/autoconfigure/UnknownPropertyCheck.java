@@ -42,6 +42,7 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 
 	private static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of("taskqueue");
 
+	@SuppressWarnings("NullAway.Init") // set by setEnvironment, before postProcessBeanFactory
 	private Environment environment;
 
 	@Override

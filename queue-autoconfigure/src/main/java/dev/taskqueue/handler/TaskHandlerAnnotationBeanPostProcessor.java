@@ -50,7 +50,8 @@ public class TaskHandlerAnnotationBeanPostProcessor
 				this.registry.register(handlerMethod(bean, beanName, method, annotation));
 			}
 			catch (IllegalStateException | IllegalArgumentException ex) {
-				throw new BeanCreationException(beanName, ex.getMessage(), ex);
+				String message = ex.getMessage();
+				throw new BeanCreationException(beanName, (message != null) ? message : ex.toString(), ex);
 			}
 		});
 		return bean;
