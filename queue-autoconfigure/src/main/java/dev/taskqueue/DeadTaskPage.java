@@ -2,6 +2,8 @@ package dev.taskqueue;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One page of dead letters, newest first (by the time they failed, then by id).
  *
@@ -9,7 +11,7 @@ import java.util.List;
  * @param next the cursor that reads the page after this one, or {@code null} when this page is the last; pass it
  * back unchanged to {@link TaskQueueOperations#deadTasks(String, int, String)}
  */
-public record DeadTaskPage(List<DeadTask> tasks, String next) {
+public record DeadTaskPage(List<DeadTask> tasks, @Nullable String next) {
 
 	/** How many dead tasks a page holds when nobody says otherwise (the actuator endpoint). */
 	public static final int DEFAULT_LIMIT = 50;

@@ -2,6 +2,10 @@ package dev.taskqueue;
 
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.lang.Contract;
+
 /**
  * The rule for queue names: 1 to 100 letters, digits, {@code .}, {@code _}, {@code -} or {@code :}.
  */
@@ -13,7 +17,8 @@ public final class QueueName {
 	}
 
 	/** Whether {@code name} is a valid queue name. */
-	public static boolean isValid(String name) {
+	@Contract("null -> false")
+	public static boolean isValid(@Nullable String name) {
 		return name != null && VALID.matcher(name).matches();
 	}
 
@@ -23,7 +28,7 @@ public final class QueueName {
 	 * @param what what the name is, for the message: an argument, a property or an annotation attribute
 	 * @throws IllegalArgumentException naming {@code what} if it is not
 	 */
-	public static String requireValid(String name, String what) {
+	public static String requireValid(@Nullable String name, String what) {
 		if (!isValid(name)) {
 			throw new IllegalArgumentException(what + " must be 1 to 100 letters, digits, '.', '_', '-' or ':' but was "
 					+ ((name != null) ? "'" + name + "'" : "null"));

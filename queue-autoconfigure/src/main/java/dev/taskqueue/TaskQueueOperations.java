@@ -7,6 +7,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What an operator does to queues while they run: pause and resume them for every instance, list, read, retry or
  * delete dead tasks, cancel waiting ones, and look at the queues and the live instances. The actuator endpoint
@@ -47,7 +49,7 @@ public interface TaskQueueOperations {
 	 * @throws IllegalArgumentException if the queue name is invalid, the limit out of range, or the cursor not one
 	 * this method returned
 	 */
-	DeadTaskPage deadTasks(String queue, int limit, String cursor);
+	DeadTaskPage deadTasks(@Nullable String queue, int limit, @Nullable String cursor);
 
 	/** The dead task {@code id}, if there is one. */
 	Optional<DeadTask> deadTask(UUID id);

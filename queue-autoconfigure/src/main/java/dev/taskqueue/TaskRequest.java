@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An immutable description of a task to enqueue: {@code TaskRequest.of("emails", payload).withPriority(10)}.
  * Each {@code with…} method returns a new request.
@@ -24,11 +26,12 @@ public final class TaskRequest {
 
 	private final int priority;
 
-	private final Duration delay;
+	private final @Nullable Duration delay;
 
-	private final Instant runAt;
+	private final @Nullable Instant runAt;
 
-	private TaskRequest(String queue, Object payload, int priority, Duration delay, Instant runAt) {
+	private TaskRequest(String queue, Object payload, int priority, @Nullable Duration delay,
+			@Nullable Instant runAt) {
 		this.queue = queue;
 		this.payload = payload;
 		this.priority = priority;
@@ -96,12 +99,12 @@ public final class TaskRequest {
 	}
 
 	/** The delay after the enqueue, or {@code null} when none was given. */
-	public Duration delay() {
+	public @Nullable Duration delay() {
 		return this.delay;
 	}
 
 	/** The earliest time to run, or {@code null} when none was given. */
-	public Instant runAt() {
+	public @Nullable Instant runAt() {
 		return this.runAt;
 	}
 

@@ -3,4 +3,7 @@
  * {@link dev.taskqueue.TaskRequest}, {@link dev.taskqueue.TaskContext},
  * {@link dev.taskqueue.NonRetryableTaskException} and, for operators, {@link dev.taskqueue.TaskQueueOperations}.
  */
+@NullMarked
 package dev.taskqueue;
+
+import org.jspecify.annotations.NullMarked;

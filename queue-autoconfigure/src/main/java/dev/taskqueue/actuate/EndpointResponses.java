@@ -5,6 +5,7 @@ import java.util.function.Supplier;
 
 import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.actuate.TaskQueueDescriptors.ErrorBody;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
@@ -43,12 +44,13 @@ final class EndpointResponses {
 			return operation.get();
 		}
 		catch (IllegalArgumentException ex) {
-			return badRequest(ex.getMessage());
+			String message = ex.getMessage();
+			return badRequest((message != null) ? message : ex.toString());
 		}
 	}
 
 	/** The task id in {@code text}, or {@code null} when it is none. */
-	static UUID taskId(String text) {
+	static @Nullable UUID taskId(String text) {
 		try {
 			return (text.length() == 36) ? UUID.fromString(text) : null;
 		}
@@ -65,7 +67,7 @@ final class EndpointResponses {
 	 * The page size in {@code text}, {@link DeadTaskPage#DEFAULT_LIMIT} when it is {@code null}.
 	 * @throws IllegalArgumentException if it is not a number; the operations API checks its range
 	 */
-	static int limit(String text) {
+	static int limit(@Nullable String text) {
 		if (text == null) {
 			return DeadTaskPage.DEFAULT_LIMIT;
 		}

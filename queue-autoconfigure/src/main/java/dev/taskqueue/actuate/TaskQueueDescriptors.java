@@ -9,6 +9,7 @@ import dev.taskqueue.DeadTask;
 import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.TaskQueueOperations.WorkerSessionInfo;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 
@@ -27,9 +28,10 @@ public final class TaskQueueDescriptors {
 	 * @param tasks the tasks, each with the first line of its error
 	 * @param next the {@code cursor} parameter that reads the next page, {@code null} on the last page
 	 */
-	public record DeadTaskList(String queue, List<DeadTaskLine> tasks, String next) implements OperationResponseBody {
+	public record DeadTaskList(@Nullable String queue, List<DeadTaskLine> tasks, @Nullable String next)
+			implements OperationResponseBody {
 
-		static DeadTaskList of(String queue, DeadTaskPage page) {
+		static DeadTaskList of(@Nullable String queue, DeadTaskPage page) {
 			return new DeadTaskList(queue, page.tasks().stream().map(DeadTaskLine::of).toList(), page.next());
 		}
 
@@ -97,7 +99,7 @@ public final class TaskQueueDescriptors {
 	 * @param paused whether the queue is paused now
 	 * @param tasks how many tasks were retried or deleted; {@code null} for pause and resume
 	 */
-	public record QueueActionResult(String queue, String action, boolean paused, Integer tasks)
+	public record QueueActionResult(String queue, String action, boolean paused, @Nullable Integer tasks)
 			implements OperationResponseBody {
 	}
 

@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * Adds the {@code taskqueue} actuator endpoint when the actuator is on the class path and the endpoint is exposed
@@ -25,6 +26,7 @@ public class TaskQueueEndpointAutoConfiguration {
 	// Nested: its condition's class is only loaded once the class condition above has found the actuator.
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnAvailableEndpoint(TaskQueueEndpoint.class)
+	@ImportRuntimeHints(TaskQueueEndpointRuntimeHints.class)
 	static class EndpointConfiguration {
 
 		@Bean

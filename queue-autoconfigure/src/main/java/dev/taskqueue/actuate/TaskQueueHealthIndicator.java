@@ -9,6 +9,7 @@ import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskQueueOperations.WorkerSessionInfo;
 import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.worker.TaskWorker;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -23,7 +24,7 @@ class TaskQueueHealthIndicator extends AbstractHealthIndicator {
 
 	private final TaskQueueOperations operations;
 
-	private final TaskWorker worker;
+	private final @Nullable TaskWorker worker;
 
 	private final TaskHandlerRegistry handlers;
 
@@ -36,7 +37,7 @@ class TaskQueueHealthIndicator extends AbstractHealthIndicator {
 	 * @param heartbeatInterval how often the session beats
 	 * @param sessionTimeout how long a silent session lives
 	 */
-	TaskQueueHealthIndicator(TaskQueueOperations operations, TaskWorker worker, TaskHandlerRegistry handlers,
+	TaskQueueHealthIndicator(TaskQueueOperations operations, @Nullable TaskWorker worker, TaskHandlerRegistry handlers,
 			Duration heartbeatInterval, Duration sessionTimeout) {
 		super("TaskQueue health check failed");
 		this.operations = operations;

@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ClassUtils;
 
@@ -25,7 +26,7 @@ final class ConnectionBudget {
 	}
 
 	/** The size of the pool behind {@code dataSource} when it is a Hikari pool, or {@code null}. */
-	static Integer poolSize(DataSource dataSource) {
+	static @Nullable Integer poolSize(DataSource dataSource) {
 		return ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", null) ? HikariPool.maximumPoolSize(dataSource)
 				: null;
 	}
@@ -43,7 +44,7 @@ final class ConnectionBudget {
 	/** Reads the pool size of a Hikari pool; kept apart so Hikari stays optional. */
 	private static final class HikariPool {
 
-		static Integer maximumPoolSize(DataSource dataSource) {
+		static @Nullable Integer maximumPoolSize(DataSource dataSource) {
 			try {
 				return dataSource.isWrapperFor(HikariDataSource.class)
 						? dataSource.unwrap(HikariDataSource.class).getMaximumPoolSize() : null;

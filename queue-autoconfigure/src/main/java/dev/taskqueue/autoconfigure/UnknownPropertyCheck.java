@@ -10,6 +10,8 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.beans.BeanUtils;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -40,6 +42,7 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 
 	private static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of("taskqueue");
 
+	@SuppressWarnings("NullAway.Init") // set by setEnvironment, before postProcessBeanFactory
 	private Environment environment;
 
 	@Override
@@ -79,7 +82,7 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 	}
 
 	/** What is wrong with {@code name}, {@code null} if it names a TaskQueue property. */
-	private static String problem(ConfigurationPropertyName name) {
+	private static @Nullable String problem(ConfigurationPropertyName name) {
 		Class<?> type = TaskQueueProperties.class;
 		String group = "taskqueue";
 		for (int i = 1; i < name.getNumberOfElements(); i++) {
@@ -106,7 +109,7 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 		return null;
 	}
 
-	private static PropertyDescriptor property(Class<?> type, String uniformName) {
+	private static @Nullable PropertyDescriptor property(Class<?> type, String uniformName) {
 		return descriptors(type).filter((property) -> property.getName().toLowerCase(Locale.ROOT).equals(uniformName))
 			.findFirst()
 			.orElse(null);
@@ -127,7 +130,7 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 		return camelCase.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
 	}
 
-	private static String origin(ConfigurationProperty property) {
+	private static String origin(@Nullable ConfigurationProperty property) {
 		return (property != null && property.getOrigin() != null) ? " (set in " + property.getOrigin() + ")" : "";
 	}
 

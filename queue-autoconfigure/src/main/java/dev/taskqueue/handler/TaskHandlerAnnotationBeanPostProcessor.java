@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
@@ -16,9 +17,6 @@ import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.EmbeddedValueResolverAware;
-import org.springframework.core.MethodIntrospector;
-import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringValueResolver;
 
@@ -32,7 +30,7 @@ public class TaskHandlerAnnotationBeanPostProcessor
 
 	private final TaskHandlerRegistry registry = new TaskHandlerRegistry();
 
-	private StringValueResolver valueResolver;
+	private @Nullable StringValueResolver valueResolver;
 
 	/** The registry this processor fills. */
 	public TaskHandlerRegistry getRegistry() {
@@ -46,19 +44,14 @@ public class TaskHandlerAnnotationBeanPostProcessor
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
-		if (!AnnotationUtils.isCandidateClass(targetClass, TaskHandler.class)) {
-			return bean;
-		}
-		Map<Method, TaskHandler> annotated = MethodIntrospector.selectMethods(targetClass,
-				(MethodIntrospector.MetadataLookup<TaskHandler>) (method) -> AnnotatedElementUtils
-					.findMergedAnnotation(method, TaskHandler.class));
+		Map<Method, TaskHandler> annotated = TaskHandlerMethods.find(AopProxyUtils.ultimateTargetClass(bean));
 		annotated.forEach((method, annotation) -> {
 			try {
 				this.registry.register(handlerMethod(bean, beanName, method, annotation));
 			}
 			catch (IllegalStateException | IllegalArgumentException ex) {
-				throw new BeanCreationException(beanName, ex.getMessage(), ex);
+				String message = ex.getMessage();
+				throw new BeanCreationException(beanName, (message != null) ? message : ex.toString(), ex);
 			}
 		});
 		return bean;
@@ -109,7 +102,7 @@ public class TaskHandlerAnnotationBeanPostProcessor
 				annotation.completion() == TaskHandler.Completion.BATCHED);
 	}
 
-	private String resolve(String queue, String where) {
+	private @Nullable String resolve(String queue, String where) {
 		if (this.valueResolver == null) {
 			return queue;
 		}

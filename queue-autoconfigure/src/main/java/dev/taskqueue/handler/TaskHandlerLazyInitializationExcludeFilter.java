@@ -4,9 +4,6 @@ import dev.taskqueue.TaskHandler;
 
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.LazyInitializationExcludeFilter;
-import org.springframework.core.MethodIntrospector;
-import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.core.annotation.AnnotationUtils;
 
 /**
  * Keeps beans with {@link TaskHandler @TaskHandler} methods eager when the application turns on lazy
@@ -16,14 +13,7 @@ public class TaskHandlerLazyInitializationExcludeFilter implements LazyInitializ
 
 	@Override
 	public boolean isExcluded(String beanName, BeanDefinition beanDefinition, Class<?> beanType) {
-		if (!AnnotationUtils.isCandidateClass(beanType, TaskHandler.class)) {
-			return false;
-		}
-		return !MethodIntrospector
-			.selectMethods(beanType,
-					(MethodIntrospector.MetadataLookup<TaskHandler>) (method) -> AnnotatedElementUtils
-						.findMergedAnnotation(method, TaskHandler.class))
-			.isEmpty();
+		return !TaskHandlerMethods.find(beanType).isEmpty();
 	}
 
 }

@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The handlers of this application, by queue. Filled while the application context starts, read-only after.
  */
@@ -34,7 +36,7 @@ public class TaskHandlerRegistry {
 	}
 
 	/** The handler of {@code queue}, or {@code null} when this application has none. */
-	public synchronized TaskHandlerMethod get(String queue) {
+	public synchronized @Nullable TaskHandlerMethod get(String queue) {
 		return this.handlers.get(queue);
 	}
 

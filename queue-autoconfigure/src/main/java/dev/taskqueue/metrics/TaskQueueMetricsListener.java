@@ -9,6 +9,7 @@ import dev.taskqueue.TaskQueueListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -83,7 +84,7 @@ class TaskQueueMetricsListener implements TaskQueueListener {
 		counter(PROCESSED, task.queue(), "claim-lost").increment();
 	}
 
-	private Counter counter(String name, String queue, String outcome) {
+	private Counter counter(String name, String queue, @Nullable String outcome) {
 		return this.counters.computeIfAbsent(key(name, queue, outcome), (key) -> {
 			Counter.Builder builder = Counter.builder(name).tag("queue", queue);
 			if (outcome != null) {
@@ -93,7 +94,7 @@ class TaskQueueMetricsListener implements TaskQueueListener {
 		});
 	}
 
-	private Timer timer(String name, String queue, String outcome) {
+	private Timer timer(String name, String queue, @Nullable String outcome) {
 		return this.timers.computeIfAbsent(key(name, queue, outcome), (key) -> {
 			Timer.Builder builder = Timer.builder(name).tag("queue", queue);
 			if (outcome != null) {
@@ -103,11 +104,11 @@ class TaskQueueMetricsListener implements TaskQueueListener {
 		});
 	}
 
-	private static String key(String name, String queue, String outcome) {
+	private static String key(String name, String queue, @Nullable String outcome) {
 		return name + '\n' + queue + '\n' + outcome;
 	}
 
-	private static String description(String name) {
+	private static @Nullable String description(String name) {
 		return switch (name) {
 			case ENQUEUED -> "Tasks enqueued by this instance, counted when their transaction committed";
 			case PROCESSED -> "Attempts run by this instance, by outcome: completed, retried, dead or claim-lost";

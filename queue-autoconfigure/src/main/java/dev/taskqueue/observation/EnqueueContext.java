@@ -21,7 +21,12 @@ public class EnqueueContext extends SenderContext<Map<String, String>> {
 	 * @param headers the headers to store with the tasks, filled when the observation starts
 	 */
 	public EnqueueContext(String queue, int count, Map<String, String> headers) {
-		super(Map::put, Kind.PRODUCER);
+		// The carrier is set below, before any propagator writes to it.
+		super((carrier, key, value) -> {
+			if (carrier != null) {
+				carrier.put(key, value);
+			}
+		}, Kind.PRODUCER);
 		setCarrier(headers);
 		this.queue = queue;
 		this.count = count;

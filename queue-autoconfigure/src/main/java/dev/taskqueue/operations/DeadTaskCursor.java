@@ -6,6 +6,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.taskqueue.DeadTask;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a page of dead tasks starts: after the task that failed at {@code failedAt} with {@code id}, in the order
@@ -24,7 +25,7 @@ record DeadTaskCursor(Instant failedAt, UUID id) {
 	 * The cursor written as {@code text}, {@code null} for {@code null}.
 	 * @throws IllegalArgumentException if {@code text} is not a cursor
 	 */
-	static DeadTaskCursor parse(String text) {
+	static @Nullable DeadTaskCursor parse(@Nullable String text) {
 		if (text == null) {
 			return null;
 		}

@@ -17,6 +17,7 @@ import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.jdbc.DeadTaskRepository;
 import dev.taskqueue.jdbc.QueueRepository;
 import dev.taskqueue.jdbc.QueueStatsRepository;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionOperations;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -104,7 +105,7 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	}
 
 	@Override
-	public DeadTaskPage deadTasks(String queue, int limit, String cursor) {
+	public DeadTaskPage deadTasks(@Nullable String queue, int limit, @Nullable String cursor) {
 		if (queue != null) {
 			QueueName.requireValid(queue, "queue");
 		}

@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.util.Map;
 
 import dev.taskqueue.support.PostgresText;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -30,7 +31,7 @@ final class StorableText {
 	 * Why the JSON {@code json} cannot be stored, naming where in it (such as {@code $.lines[2].note}), or
 	 * {@code null} if it can. One pass over the text; the JSON is parsed only to say where a problem is.
 	 */
-	static String jsonProblem(String json, JsonMapper mapper) {
+	static @Nullable String jsonProblem(String json, JsonMapper mapper) {
 		if (isStorableJson(json)) {
 			return numberProblem(json);
 		}
@@ -85,7 +86,7 @@ final class StorableText {
 	 * Why a number of {@code json} cannot be stored in jsonb, or {@code null} if all can. Only a number with an
 	 * exponent, or a very long one, can be out of range, so most payloads are not scanned at all.
 	 */
-	static String numberProblem(String json) {
+	static @Nullable String numberProblem(String json) {
 		if (json.indexOf('e') < 0 && json.indexOf('E') < 0 && json.length() < NUMERIC_FRACTION_DIGITS) {
 			return null;
 		}
@@ -145,7 +146,7 @@ final class StorableText {
 		}
 	}
 
-	private static String problemIn(JsonNode node, String path) {
+	private static @Nullable String problemIn(JsonNode node, String path) {
 		if (node.isString()) {
 			String problem = PostgresText.problem(node.asString());
 			return (problem != null) ? "the string at " + path + " contains " + problem : null;

@@ -5,6 +5,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One daemon thread that runs a piece of work at a fixed delay, for the lifecycles that keep the database tidy or
  * read it in the background (gauges, retention). It can be started again after it was stopped.
@@ -19,7 +21,7 @@ public final class PeriodicThread {
 
 	private final Runnable work;
 
-	private ScheduledExecutorService executor;
+	private @Nullable ScheduledExecutorService executor;
 
 	public PeriodicThread(String name, Duration initialDelay, Duration interval, Runnable work) {
 		this.name = name;

@@ -1,5 +1,7 @@
 package dev.taskqueue.support;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Text as PostgreSQL's {@code text} and {@code jsonb} columns can hold it. They refuse U+0000 (NUL), which fails
  * the statement and with it the transaction, and the JDBC driver writes an unpaired UTF-16 surrogate as
@@ -15,7 +17,7 @@ public final class PostgresText {
 	}
 
 	/** Why {@code text} cannot be stored, or {@code null} if it can. */
-	public static String problem(String text) {
+	public static @Nullable String problem(String text) {
 		int at = firstProblem(text);
 		if (at < 0) {
 			return null;

@@ -1,18 +1,19 @@
 package dev.taskqueue.autoconfigure;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.URL;
+import java.beans.PropertyDescriptor;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.BeanUtils;
+import org.springframework.beans.BeanWrapper;
+import org.springframework.beans.PropertyAccessorFactory;
+import org.springframework.boot.convert.DurationStyle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,34 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ConfigurationMetadataTests {
 
-	private static final String LOCATION = "META-INF/spring-configuration-metadata.json";
+	private static final ConfigurationMetadata metadata = ConfigurationMetadata.load();
 
-	private static Map<String, JsonNode> properties;
-
-	@BeforeAll
-	static void readMetadata() throws IOException {
-		JsonNode ours = null;
-		for (URL url : Collections.list(ConfigurationMetadataTests.class.getClassLoader().getResources(LOCATION))) {
-			try (InputStream in = url.openStream()) {
-				JsonNode metadata = JsonMapper.builder().build().readTree(in);
-				for (JsonNode group : metadata.path("groups")) {
-					if (TaskQueueProperties.class.getName().equals(group.path("sourceType").asString())) {
-						assertThat(ours).as("a second metadata file describing TaskQueueProperties at " + url).isNull();
-						ours = metadata;
-						break;
-					}
-				}
-			}
-		}
-		assertThat(ours).as(LOCATION + " describing TaskQueueProperties on the class path").isNotNull();
-		properties = new LinkedHashMap<>();
-		for (JsonNode property : ours.path("properties")) {
-			String name = property.path("name").asString();
-			if (name.startsWith("taskqueue.")) {
-				properties.put(name, property);
-			}
-		}
-	}
+	private static final Map<String, JsonNode> properties = metadata.properties("taskqueue.");
 
 	@Test
 	void everyPropertyHasADescription() {
@@ -113,6 +89,88 @@ class ConfigurationMetadataTests {
 		assertThat(type("taskqueue.queues"))
 			.isEqualTo("java.util.Map<java.lang.String,dev.taskqueue.autoconfigure.TaskQueueProperties$Queue>");
 		assertThat(properties.get("taskqueue.queues").path("description").asString()).contains("keyed by queue name");
+	}
+
+	/**
+	 * Every property of {@link TaskQueueProperties}, found by walking its getters as binding does, is described,
+	 * and nothing else is: the metadata is complete.
+	 */
+	@Test
+	void describesEveryPropertyOfTheClass() {
+		List<String> names = new ArrayList<>();
+		collectNames(TaskQueueProperties.class, "taskqueue", names);
+		assertThat(properties.keySet()).containsExactlyInAnyOrderElementsOf(names);
+	}
+
+	/** A property whose field has a value in a new {@link TaskQueueProperties} shows that value as its default. */
+	@Test
+	void everyDefaultIsDescribed() {
+		BeanWrapper defaults = PropertyAccessorFactory.forBeanPropertyAccess(new TaskQueueProperties());
+		properties.forEach((name, property) -> {
+			Object value = defaults.getPropertyValue(propertyPath(name));
+			if (value == null || value instanceof Map) {
+				assertThat(property.has("defaultValue")).as("default of " + name).isFalse();
+			}
+			else if (value instanceof Duration duration) {
+				assertThat(DurationStyle.detectAndParse(defaultValue(name))).as("default of " + name)
+					.isEqualTo(duration);
+			}
+			else if (value instanceof Number number) {
+				assertThat(Double.parseDouble(defaultValue(name))).as("default of " + name)
+					.isEqualTo(number.doubleValue());
+			}
+			else {
+				assertThat(defaultValue(name)).as("default of " + name).isEqualTo(String.valueOf(value));
+			}
+		});
+	}
+
+	@Test
+	void describesTheHealthIndicatorsSwitch() {
+		JsonNode health = metadata.properties().get("management.health.taskqueue.enabled");
+		assertThat(health).isNotNull();
+		assertThat(health.path("type").asString()).isEqualTo("java.lang.Boolean");
+		assertThat(health.path("defaultValue").asBoolean(false)).isTrue();
+	}
+
+	@Test
+	void everyHintIsOnAPropertyAndDescribesItsValues() {
+		assertThat(metadata.hints()).isNotEmpty();
+		metadata.hints().forEach((name, hint) -> {
+			assertThat(properties).as("property of the hint " + name).containsKey(name);
+			assertThat(hint.path("values")).as("values of the hint " + name)
+				.isNotEmpty()
+				.allSatisfy((value) -> assertThat(value.path("description").asString()).endsWith("."));
+		});
+	}
+
+	private static void collectNames(Class<?> type, String prefix, List<String> names) {
+		for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(type)) {
+			if (descriptor.getReadMethod() == null || descriptor.getName().equals("class")) {
+				continue;
+			}
+			String name = prefix + "." + descriptor.getName().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+			if (descriptor.getPropertyType().getDeclaringClass() == TaskQueueProperties.class) {
+				collectNames(descriptor.getPropertyType(), name, names);
+			}
+			else {
+				names.add(name);
+			}
+		}
+	}
+
+	/** {@code taskqueue.worker.poll-interval} as a bean property path: {@code worker.pollInterval}. */
+	private static String propertyPath(String name) {
+		StringBuilder path = new StringBuilder();
+		for (char c : name.substring("taskqueue.".length()).toCharArray()) {
+			if (path.length() > 0 && path.charAt(path.length() - 1) == '-') {
+				path.setCharAt(path.length() - 1, Character.toUpperCase(c));
+			}
+			else {
+				path.append(c);
+			}
+		}
+		return path.toString();
 	}
 
 	private static String type(String name) {

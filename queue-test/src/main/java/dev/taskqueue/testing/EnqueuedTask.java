@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -29,14 +30,15 @@ public final class EnqueuedTask {
 
 	private final int attempt;
 
-	private final String lastError;
+	private final @Nullable String lastError;
 
 	private final Map<String, String> headers;
 
 	private final JsonMapper mapper;
 
 	EnqueuedTask(UUID id, String queue, String payloadJson, int priority, Instant runAt, boolean due,
-			Instant enqueuedAt, int attempt, String lastError, Map<String, String> headers, JsonMapper mapper) {
+			Instant enqueuedAt, int attempt, @Nullable String lastError, Map<String, String> headers,
+			JsonMapper mapper) {
 		this.id = id;
 		this.queue = queue;
 		this.payloadJson = payloadJson;
@@ -98,7 +100,7 @@ public final class EnqueuedTask {
 	}
 
 	/** The error of its last attempt, stack trace included, or {@code null}. */
-	public String lastError() {
+	public @Nullable String lastError() {
 		return this.lastError;
 	}
 

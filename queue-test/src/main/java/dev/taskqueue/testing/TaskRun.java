@@ -2,6 +2,8 @@ package dev.taskqueue.testing;
 
 import java.util.UUID;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One task run by {@link TaskQueueTester}, and what became of it.
  *
@@ -11,7 +13,7 @@ import java.util.UUID;
  * @param outcome what became of it
  * @param failure what its handler threw (or why it could not run), or {@code null} when it completed
  */
-public record TaskRun(UUID id, String queue, int attempt, Outcome outcome, Throwable failure) {
+public record TaskRun(UUID id, String queue, int attempt, Outcome outcome, @Nullable Throwable failure) {
 
 	@Override
 	public String toString() {

@@ -5,6 +5,7 @@ import java.util.stream.IntStream;
 
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskRequest;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -42,7 +43,7 @@ public class DemoTaskController {
 
 	@ExceptionHandler(IllegalArgumentException.class)
 	@ResponseStatus(HttpStatus.BAD_REQUEST)
-	String badRequest(IllegalArgumentException ex) {
+	@Nullable String badRequest(IllegalArgumentException ex) {
 		return ex.getMessage();
 	}
 

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import javax.sql.DataSource;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,7 +65,7 @@ public class EmbeddedPostgresAutoConfiguration {
 			}
 
 			@Override
-			public String getPassword() {
+			public @Nullable String getPassword() {
 				return null;
 			}
 

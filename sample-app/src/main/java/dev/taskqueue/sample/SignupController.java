@@ -2,6 +2,8 @@ package dev.taskqueue.sample;
 
 import java.util.UUID;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -39,7 +41,7 @@ public class SignupController {
 	}
 
 	/** The request body. */
-	public record SignupRequest(String email) {
+	public record SignupRequest(@Nullable String email) {
 	}
 
 	/** The response body. */

@@ -30,9 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * TaskQueue's own Flyway: on a schema with the application's tables, in another schema, switched off, and
- * run by instances starting together. Next to the application's Flyway: {@link ApplicationFlywayTests}.
+ * run by instances starting together. Next to the application's Flyway: {@link ApplicationFlywayIntegrationTests}.
  */
-class SchemaMigrationTests {
+class SchemaMigrationIntegrationTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(20);
 

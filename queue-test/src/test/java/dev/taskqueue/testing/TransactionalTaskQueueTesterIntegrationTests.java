@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(classes = TesterTestApplication.class, properties = "taskqueue.worker.enabled=false")
 @Transactional
-class TransactionalTaskQueueTesterTests {
+class TransactionalTaskQueueTesterIntegrationTests {
 
 	@Autowired
 	private TaskQueueTester tester;

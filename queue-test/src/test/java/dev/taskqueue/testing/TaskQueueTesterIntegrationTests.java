@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@link TaskQueueTester} in a test without a transaction, the worker off: every task commits as in production.
  */
 @SpringBootTest(classes = TesterTestApplication.class, properties = "taskqueue.worker.enabled=false")
-class TaskQueueTesterTests {
+class TaskQueueTesterIntegrationTests {
 
 	@Autowired
 	private TaskQueueTester tester;

@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * When the metrics, observation, health and endpoint auto-configurations apply, and when they back off.
  */
-class ObservabilityAutoConfigurationTests {
+class ObservabilityAutoConfigurationIntegrationTests {
 
 	private static final String url = TestDatabase.createDatabase();
 

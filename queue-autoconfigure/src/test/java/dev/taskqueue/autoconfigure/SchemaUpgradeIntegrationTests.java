@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A database on schema version 1, with tasks and dead letters in it, moves to version 2 on the next start and
  * loses nothing: old tasks run with empty headers, old dead letters can be retried.
  */
-class SchemaUpgradeTests {
+class SchemaUpgradeIntegrationTests {
 
 	@Test
 	void tasksWrittenBeforeVersion2RunAndTheirDeadLettersCanBeRetried() {

@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Runs the benchmark with tiny numbers to prove it still works; asserts that it completes, never how fast.
  */
-class BenchmarkSmokeTests {
+class BenchmarkSmokeIntegrationTests {
 
 	@Test
 	void drainAndEnqueueWorkloadsPrintResultsAndSummary() {

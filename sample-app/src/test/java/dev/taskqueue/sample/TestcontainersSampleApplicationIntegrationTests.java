@@ -9,6 +9,6 @@ import org.springframework.context.annotation.Import;
  */
 @Testcontainers(disabledWithoutDocker = true)
 @Import(ContainersConfig.class)
-class TestcontainersSampleApplicationTests extends SampleApplicationTests {
+class TestcontainersSampleApplicationIntegrationTests extends SampleApplicationIntegrationTests {
 
 }

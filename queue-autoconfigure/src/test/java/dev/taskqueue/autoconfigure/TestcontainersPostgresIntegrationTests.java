@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The same starter on a stock PostgreSQL image; skipped where there is no Docker engine.
  */
 @Testcontainers(disabledWithoutDocker = true)
-class TestcontainersPostgresTests {
+class TestcontainersPostgresIntegrationTests {
 
 	@Container
 	static PostgreSQLContainer postgres = new PostgreSQLContainer("postgres:17-alpine");

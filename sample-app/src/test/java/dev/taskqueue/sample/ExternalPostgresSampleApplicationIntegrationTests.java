@@ -10,7 +10,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * The same tests on a new database of the PostgreSQL server that {@code TASKQUEUE_TEST_JDBC_URL} points at.
  */
 @EnabledIfEnvironmentVariable(named = TestDatabase.URL_VARIABLE, matches = ".+")
-class ExternalPostgresSampleApplicationTests extends SampleApplicationTests {
+class ExternalPostgresSampleApplicationIntegrationTests extends SampleApplicationIntegrationTests {
 
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {

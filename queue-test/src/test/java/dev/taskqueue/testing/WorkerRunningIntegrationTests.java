@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * and runs the tasks of a transaction, which the worker cannot see.
  */
 @SpringBootTest(classes = TesterTestApplication.class, properties = "taskqueue.worker.poll-interval=50ms")
-class WorkerRunningTests {
+class WorkerRunningIntegrationTests {
 
 	@Autowired
 	private TaskQueueTester tester;

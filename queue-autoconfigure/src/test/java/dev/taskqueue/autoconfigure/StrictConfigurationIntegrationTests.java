@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * give one line, and the defaults do not warn about the connection pool.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class StrictConfigurationTests {
+class StrictConfigurationIntegrationTests {
 
 	private static final String QUEUE_SETTINGS = "concurrency, group-commit-size, max-attempts, timeout";
 

@@ -1,4 +1,4 @@
-package dev.taskqueue.operations;
+package dev.taskqueue.benchmark;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -39,9 +39,9 @@ import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 /**
  * A rough A/B of what {@code taskqueue.history.enabled} costs: drains 5,000 no-op tasks with and without the history,
  * alternating, and prints the throughput of each run. Not part of the build (the name does not end in Tests); run it
- * with {@code ./mvnw -B test -pl queue-autoconfigure -Dtest=HistoryCostMeasurement -Drounds=8}. The embedded
- * PostgreSQL runs with {@code fsync=off}, which makes the extra row look as expensive as it can. The benchmark module
- * is the place for numbers to quote; this one only sizes the effect.
+ * with {@code ./mvnw -B install -DskipTests && ./mvnw -B -pl queue-benchmark test -Dtest=HistoryCostMeasurement
+ * -Drounds=8}. The embedded PostgreSQL runs with {@code fsync=off}, which makes the extra row look as expensive as it
+ * can. The benchmark's workloads are the place for numbers to quote; this one only sizes the effect.
  */
 class HistoryCostMeasurement {
 

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * that its migrations did not run and which dependency runs them. Without migrations, no such warning.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class StarterOnlyMigrationsTests {
+class StarterOnlyMigrationsIntegrationTests {
 
 	private static final String NOT_APPLIED = "classpath:db/orders-migration holds migrations [V1__orders.sql] that "
 			+ "nothing will apply";

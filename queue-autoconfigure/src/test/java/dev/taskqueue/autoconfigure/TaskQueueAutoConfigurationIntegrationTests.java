@@ -27,7 +27,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class TaskQueueAutoConfigurationTests {
+class TaskQueueAutoConfigurationIntegrationTests {
 
 	private static final String url = TestDatabase.createDatabase();
 

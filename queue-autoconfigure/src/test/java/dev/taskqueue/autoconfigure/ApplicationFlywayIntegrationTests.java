@@ -2,7 +2,7 @@ package dev.taskqueue.autoconfigure;
 
 import java.util.List;
 
-import dev.taskqueue.autoconfigure.SchemaMigrationTests.Handlers;
+import dev.taskqueue.autoconfigure.SchemaMigrationIntegrationTests.Handlers;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
 import org.flywaydb.core.api.FlywayException;
@@ -13,10 +13,10 @@ import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 
-import static dev.taskqueue.autoconfigure.SchemaMigrationTests.assertHandled;
-import static dev.taskqueue.autoconfigure.SchemaMigrationTests.history;
-import static dev.taskqueue.autoconfigure.SchemaMigrationTests.jdbc;
-import static dev.taskqueue.autoconfigure.SchemaMigrationTests.tables;
+import static dev.taskqueue.autoconfigure.SchemaMigrationIntegrationTests.assertHandled;
+import static dev.taskqueue.autoconfigure.SchemaMigrationIntegrationTests.history;
+import static dev.taskqueue.autoconfigure.SchemaMigrationIntegrationTests.jdbc;
+import static dev.taskqueue.autoconfigure.SchemaMigrationIntegrationTests.tables;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 
@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThatException;
  * TaskQueue's migrations next to the application's own, run by Spring Boot's Flyway: on a new database, and on one
  * where TaskQueue's tables came first.
  */
-class ApplicationFlywayTests {
+class ApplicationFlywayIntegrationTests {
 
 	private static final String APP_MIGRATIONS = "spring.flyway.locations=classpath:db/app-migration";
 

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 /**
  * When {@link TaskQueueTestAutoConfiguration} configures a {@link TaskQueueTester}.
  */
-class TaskQueueTestAutoConfigurationTests {
+class TaskQueueTestAutoConfigurationIntegrationTests {
 
 	private static final String URL = TestDatabase.createDatabase();
 

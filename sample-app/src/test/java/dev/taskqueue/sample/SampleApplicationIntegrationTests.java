@@ -32,7 +32,7 @@ import static org.awaitility.Awaitility.await;
 				"taskqueue.worker.poll-interval=50ms", "taskqueue.retry.backoff.initial-delay=10ms",
 				"taskqueue.retry.backoff.max-delay=100ms", "taskqueue.queues.demo.max-attempts=50",
 				"taskqueue.worker.heartbeat-interval=100ms" })
-class SampleApplicationTests {
+class SampleApplicationIntegrationTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(20);
 

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(properties = "taskqueue.worker.enabled=false")
 @Transactional
-class SignupServiceTests {
+class SignupServiceIntegrationTests {
 
 	@Autowired
 	private SignupService signups;

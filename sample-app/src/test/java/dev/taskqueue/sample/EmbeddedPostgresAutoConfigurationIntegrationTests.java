@@ -18,7 +18,7 @@ import static org.mockito.Mockito.mock;
 /**
  * When the embedded PostgreSQL starts, and that it keeps its data from one start to the next.
  */
-class EmbeddedPostgresAutoConfigurationTests {
+class EmbeddedPostgresAutoConfigurationIntegrationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(EmbeddedPostgresAutoConfiguration.class))

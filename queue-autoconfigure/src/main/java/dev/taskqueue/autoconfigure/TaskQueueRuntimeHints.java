@@ -1,0 +1,38 @@
+package dev.taskqueue.autoconfigure;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.MemberCategory;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.util.ClassUtils;
+
+/**
+ * What TaskQueue itself reads by reflection or from the class path, for native images. The handlers' payload
+ * types are registered per bean by {@code TaskHandlerBeanRegistrationAotProcessor}; the endpoint's responses by
+ * {@code TaskQueueEndpointRuntimeHints}, as they exist only with the actuator.
+ */
+class TaskQueueRuntimeHints implements RuntimeHintsRegistrar {
+
+	/** Mapped from a query's columns by {@code DataClassRowMapper}: its constructor is called by reflection. */
+	static final String SCHEMA_COUNTS = "dev.taskqueue.jdbc.SchemaContents$Counts";
+
+	@Override
+	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+		// Flyway lists and reads the migrations from the class path at startup.
+		hints.resources().registerPattern(TaskQueueSchemaMigrator.LOCATION.substring("classpath:".length()) + "/*");
+		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
+				ClassUtils.resolveClassName(SCHEMA_COUNTS, classLoader));
+		// UnknownPropertyCheck walks the properties' getters to tell which names exist.
+		registerPropertiesIntrospection(hints, TaskQueueProperties.class);
+	}
+
+	private static void registerPropertiesIntrospection(RuntimeHints hints, Class<?> type) {
+		hints.reflection().registerType(type, MemberCategory.INVOKE_PUBLIC_METHODS);
+		for (Class<?> nested : type.getDeclaredClasses()) {
+			registerPropertiesIntrospection(hints, nested);
+		}
+	}
+
+}
