@@ -176,7 +176,8 @@ public class TaskQueueProperties implements InitializingBean {
 		private Duration sessionTimeout = Duration.ofSeconds(30);
 
 		/**
-		 * How long shutdown waits for running handlers to finish.
+		 * How long shutdown waits, in all, for running handlers to finish and waiting completions to be written; then
+		 * it interrupts what is left.
 		 */
 		private Duration shutdownTimeout = Duration.ofSeconds(30);
 
