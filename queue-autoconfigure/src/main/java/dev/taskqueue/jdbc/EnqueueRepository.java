@@ -1,11 +1,14 @@
 package dev.taskqueue.jdbc;
 
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.sql.Types;
 import java.util.List;
 import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
 
@@ -18,12 +21,19 @@ import org.springframework.jdbc.support.SqlArrayValue;
  */
 public class EnqueueRepository {
 
+	// enqueue's insert, on plain JDBC like the worker's hot statements (see HotStatements): one call per task.
+	// Parameters: 1 id, 2 queue, 3 payload, 4 priority, 5 runAtMicros, 6 delayMicros, 7 headers.
 	private static final String INSERT = """
 			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers)
-			VALUES (:id, :queue, CAST(:payload AS jsonb), :priority,
-			        COALESCE(timestamptz 'epoch' + :runAtMicros * interval '1 microsecond',
-			                 now() + :delayMicros * interval '1 microsecond'),
-			        CAST(:headers AS jsonb))
+			VALUES (?, ?, CAST(? AS jsonb), ?,
+			        COALESCE(timestamptz 'epoch' + ? * interval '1 microsecond', now() + ? * interval '1 microsecond'),
+			        CAST(? AS jsonb))
+			""";
+
+	// INSERT with its wake-up. Parameters: INSERT's, then 8 the channel, 9 the queue.
+	private static final String INSERT_NOTIFYING = """
+			WITH inserted AS (%1$s)
+			SELECT pg_notify(?, ?)
 			""";
 
 	// enqueueAll's insert, one row per element of the arrays. It comes in four shapes (see insertAllSql): tasks that
@@ -48,6 +58,8 @@ public class EnqueueRepository {
 
 	private final JdbcClient jdbc;
 
+	private final HotStatements statements;
+
 	private final String notifyChannel;
 
 	private final String insert;
@@ -69,11 +81,12 @@ public class EnqueueRepository {
 	 * @param notifyChannel the channel every enqueue sends its queue on with {@code NOTIFY}, or {@code null}
 	 */
 	public EnqueueRepository(DataSource dataSource, TaskTables tables, String notifyChannel) {
-		this.jdbc = JdbcClient.create(dataSource);
+		JdbcTemplate jdbcTemplate = new JdbcTemplate(dataSource);
+		this.jdbc = JdbcClient.create(jdbcTemplate);
+		this.statements = new HotStatements(dataSource, jdbcTemplate.getExceptionTranslator());
 		this.notifyChannel = notifyChannel;
-		this.insert = (notifyChannel != null)
-				? NOTIFYING.formatted(INSERT.formatted(tables.task()), "(VALUES (:queue)) AS q(queue)")
-				: INSERT.formatted(tables.task());
+		String insert = INSERT.formatted(tables.task()).stripTrailing();
+		this.insert = (notifyChannel != null) ? INSERT_NOTIFYING.formatted(insert) : insert;
 		for (int scheduled = 0; scheduled < 2; scheduled++) {
 			for (int shared = 0; shared < 2; shared++) {
 				String sql = insertAllSql(tables, scheduled == 1, shared == 1);
@@ -84,14 +97,28 @@ public class EnqueueRepository {
 	}
 
 	public void insert(NewTask task) {
-		execute(this.jdbc.sql(this.insert)
-			.param("id", task.id())
-			.param("queue", task.queue())
-			.param("payload", task.payload())
-			.param("priority", task.priority())
-			.param("runAtMicros", Micros.sinceEpoch(task.runAt()), Types.BIGINT)
-			.param("delayMicros", Micros.of(task.delay()), Types.BIGINT)
-			.param("headers", task.headers()));
+		this.statements.execute(this.insert, (statement, connection) -> {
+			statement.setObject(1, task.id());
+			statement.setString(2, task.queue());
+			statement.setString(3, task.payload());
+			statement.setInt(4, task.priority());
+			setLong(statement, 5, Micros.sinceEpoch(task.runAt()));
+			setLong(statement, 6, Micros.of(task.delay()));
+			statement.setString(7, task.headers());
+			if (this.notifyChannel != null) {
+				statement.setString(8, this.notifyChannel);
+				statement.setString(9, task.queue());
+			}
+		});
+	}
+
+	private static void setLong(PreparedStatement statement, int index, Long value) throws SQLException {
+		if (value != null) {
+			statement.setLong(index, value);
+		}
+		else {
+			statement.setNull(index, Types.BIGINT);
+		}
 	}
 
 	public void insertAll(List<NewTask> tasks) {

@@ -36,6 +36,11 @@ final class Baseline {
 
 	static final String INSERT_ONE = INSERT + INSERT_ROW;
 
+	/** INSERT_ONE with the wake-up TaskQueue sends with every enqueue, in the same statement. */
+	private static final String INSERT_ONE_NOTIFYING = "WITH inserted AS (" + INSERT_ONE + ") SELECT pg_notify(?, ?)";
+
+	private static final String NOTIFY_CHANNEL = "taskqueue_bench_raw_enqueue";
+
 	private static final String INSERT_UNNEST = """
 			INSERT INTO %s (id, queue, payload, priority, run_at)
 			SELECT t.id, t.queue, CAST(t.payload AS jsonb), t.priority, now()
@@ -72,6 +77,32 @@ final class Baseline {
 						insertRows(partial, queue, first, rows);
 					}
 				}
+			}
+			return Timing.since(start, startCpu);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Raw insert failed: " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Inserts {@code tasks} tasks one per transaction (auto-commit), each with a {@code pg_notify} in the same
+	 * statement as TaskQueue's {@code enqueue} sends it, and times it.
+	 */
+	Timing insertNotifying(String queue, int tasks) {
+		try (Connection connection = ScratchDatabase.connect(this.url);
+				PreparedStatement insert = connection
+					.prepareStatement(INSERT_ONE_NOTIFYING.formatted(this.table))) {
+			long start = System.nanoTime();
+			long startCpu = Timing.cpuNow();
+			for (int seq = 0; seq < tasks; seq++) {
+				insert.setObject(1, timeOrderedId());
+				insert.setString(2, queue);
+				insert.setString(3, BenchTask.json(seq));
+				insert.setInt(4, 0);
+				insert.setString(5, NOTIFY_CHANNEL);
+				insert.setString(6, queue);
+				insert.executeQuery().close();
 			}
 			return Timing.since(start, startCpu);
 		}

@@ -46,9 +46,17 @@ final class EnqueueWorkload implements Workload {
 			for (int batchSize : BATCH_SIZES) {
 				int count = (batchSize == 1) ? Math.min(tasks, this.bench.options().w4SingleTasks()) : tasks;
 				String size = " batch=" + batchSize + " tasks=" + count;
-				String rawName = (batchSize == 1) ? "raw-1-per-tx" : "raw-multi-row";
+				// enqueue sends a NOTIFY with every insert unless notify is off: its baseline sends the same.
+				boolean notifying = batchSize == 1 && notifies();
+				String rawName = (batchSize > 1) ? "raw-multi-row" : notifying ? "raw-1-per-tx+notify" : "raw-1-per-tx";
 				List<Result> results = new ArrayList<>();
-				Timing raw = onEmptyTable(table, () -> baseline.insert(QUEUE, batchSize, count));
+				if (notifying) {
+					Timing plain = onEmptyTable(table, () -> baseline.insert(QUEUE, 1, count));
+					results.add(Result.of("W4", "insert raw-1-per-tx (no NOTIFY, for reference)" + size,
+							plain.rate(count), plain.cpuPer(count)));
+				}
+				Timing raw = onEmptyTable(table, () -> notifying ? baseline.insertNotifying(QUEUE, count)
+						: baseline.insert(QUEUE, batchSize, count));
 				results.add(Result.of("W4", "insert baseline=" + rawName + size, raw.rate(count), raw.cpuPer(count)));
 				if (batchSize > 1) {
 					Timing unnest = onEmptyTable(table, () -> baseline.insertUnnest(QUEUE, batchSize, count));
@@ -64,6 +72,10 @@ final class EnqueueWorkload implements Workload {
 				}
 			}
 		}
+	}
+
+	private boolean notifies() {
+		return !"false".equals(this.bench.library().asMap().get("taskqueue.notify.enabled"));
 	}
 
 	private static Timing onEmptyTable(QueueTable table, Supplier<Timing> measurement) {
