@@ -203,7 +203,7 @@ public class TaskQueueProperties implements InitializingBean {
 		 * finds its next task at hand; queues whose handlers take 50 ms or more claim only what they start. 0 claims
 		 * only what runs.
 		 */
-		private int maxPrefetch = 256;
+		private int maxPrefetch = 512;
 
 		/**
 		 * The most tasks of a TRANSACTIONAL queue committed together by one transaction, each handler in a

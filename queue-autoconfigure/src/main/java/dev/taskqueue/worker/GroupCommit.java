@@ -2,6 +2,7 @@ package dev.taskqueue.worker;
 
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -71,11 +72,14 @@ final class GroupCommit {
 	 * Runs {@code first} and the tasks {@code steps} hands out after it in one transaction of the application's
 	 * transaction manager, each handler in a savepoint, and deletes the completed tasks with one fenced statement
 	 * before the commit. Completions are reported, and failures and dead letters recorded, once the group has
-	 * committed. When the transaction fails, its tasks, still claimed, run again one
-	 * by one, so that a task whose work cannot commit fails alone.
+	 * committed. When the transaction fails, its tasks, still claimed, are to run again one by one, so that a task
+	 * whose work cannot commit fails alone.
+	 * @return the tasks of the group that the caller must run again, each in a transaction of its own; they are
+	 * not settled yet
 	 */
-	void run(QueueState queue, ClaimedTask first, Steps steps) {
+	List<ClaimedTask> run(QueueState queue, ClaimedTask first, Steps steps) {
 		Assert.state(this.groupDataSource != null, "Group commit needs a DataSourceTransactionManager");
+		List<ClaimedTask> runAlone = new ArrayList<>();
 		CommitGroup group = new CommitGroup();
 		group.current = first;
 		long started = System.nanoTime();
@@ -98,7 +102,7 @@ final class GroupCommit {
 					this.outcomes.release(CommitGroup.completedTasks(group.entries()));
 					this.giveUp.settleAfterRollback(group.entries(), queue.settings, steps);
 				}
-				return;
+				return runAlone;
 			}
 			if (commit.committed()) {
 				// An after-commit callback threw: the group did commit, so its tasks must not run again.
@@ -122,7 +126,7 @@ final class GroupCommit {
 					+ "running them one by one: " + ErrorText.summary(commitFailure));
 		}
 		if (group.current != null) { // taken, but the transaction failed before it ran
-			steps.runAlone(group.current);
+			runAlone.add(group.current);
 		}
 		for (CommitGroup.Entry entry : group.entries()) {
 			if (entry.rejected()) {
@@ -139,7 +143,7 @@ final class GroupCommit {
 				this.outcomes.claimLost(entry.task(), entry.context());
 			}
 			else if (group.size() > 1) {
-				steps.runAlone(entry.task());
+				runAlone.add(entry.task());
 				continue;
 			}
 			else {
@@ -148,6 +152,7 @@ final class GroupCommit {
 			}
 			steps.settled(entry.task());
 		}
+		return runAlone;
 	}
 
 	private void runInSavepoint(QueueState queue, ClaimedTask task, TransactionStatus status, Steps steps,

@@ -48,7 +48,9 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 			while (!isGivenUp() && (task = next()) != null) {
 				try {
 					if (this.queue.grouped()) {
-						this.executor.dispatcher().runGroup(this.queue, task, this);
+						for (ClaimedTask again : this.executor.dispatcher().runGroup(this.queue, task, this)) {
+							runAlone(again); // its group could not commit: alone, it fails or commits on its own
+						}
 					}
 					else {
 						runAlone(task);
@@ -69,8 +71,8 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 		}
 	}
 
-	@Override
-	public void runAlone(ClaimedTask task) {
+	/** Runs {@code task} in a transaction of its own, under its timeout, and settles it. */
+	private void runAlone(ClaimedTask task) {
 		if (isGivenUp()) {
 			// A task of this thread's group after the thread overran a timeout: another thread runs it.
 			this.executor.requeue(this.queue, task);

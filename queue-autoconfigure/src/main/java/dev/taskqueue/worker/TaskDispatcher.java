@@ -112,9 +112,12 @@ public class TaskDispatcher {
 		}
 	}
 
-	/** Runs {@code first} and the tasks {@code steps} hands out after it as one group; see {@link GroupCommit}. */
-	void runGroup(QueueState queue, ClaimedTask first, Steps steps) {
-		this.groups.run(queue, first, steps);
+	/**
+	 * Runs {@code first} and the tasks {@code steps} hands out after it as one group; see {@link GroupCommit}.
+	 * @return the tasks of the group that must run again, each alone, because the group could not commit
+	 */
+	List<ClaimedTask> runGroup(QueueState queue, ClaimedTask first, Steps steps) {
+		return this.groups.run(queue, first, steps);
 	}
 
 	private void runInTransaction(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings,
@@ -247,9 +250,6 @@ public class TaskDispatcher {
 
 		/** {@code task}'s outcome is settled (or will be, by the outcomes recorded later). */
 		void settled(ClaimedTask task);
-
-		/** Runs {@code task} in a transaction of its own, under its timeout, and settles it. */
-		void runAlone(ClaimedTask task);
 
 		/** A handler ran for {@code nanos}. */
 		void handled(long nanos);
