@@ -34,11 +34,11 @@ final class QueueSettingsResolver {
 				backoff.getMaxDelay(), backoff.getJitter());
 		Duration timeout = (queue != null && queue.getTimeout() != null) ? queue.getTimeout()
 				: properties.getWorker().getTimeout();
-		boolean queueGroupSize = queue != null && queue.getGroupCommitSize() != null;
+		Integer queueGroupSize = (queue != null) ? queue.getGroupCommitSize() : null;
 		int groupSize = handler.batchedCompletion() ? 1
-				: queueGroupSize ? queue.getGroupCommitSize() : properties.getWorker().getGroupCommitSize();
+				: (queueGroupSize != null) ? queueGroupSize : properties.getWorker().getGroupCommitSize();
 		if (groupSize > 1 && !(transactionManager instanceof DataSourceTransactionManager)) {
-			String property = queueGroupSize ? "taskqueue.queues." + handler.queue() + ".group-commit-size"
+			String property = (queueGroupSize != null) ? "taskqueue.queues." + handler.queue() + ".group-commit-size"
 					: "taskqueue.worker.group-commit-size";
 			throw new IllegalStateException("Queue '" + handler.queue() + "' is set to commit groups of "
 					+ groupSize + " tasks (" + property + "), each task in a savepoint, which needs a "

@@ -7,9 +7,6 @@ import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
 import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueListener;
@@ -18,6 +15,7 @@ import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.handler.TaskHandlerLazyInitializationExcludeFilter;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.handler.TaskHandlerRegistry;
+import dev.taskqueue.jdbc.CompletionCommit;
 import dev.taskqueue.jdbc.DeadTaskRepository;
 import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.QueueRepository;
@@ -26,7 +24,6 @@ import dev.taskqueue.jdbc.RetentionRepository;
 import dev.taskqueue.jdbc.SessionRepository;
 import dev.taskqueue.jdbc.TaskNotifications;
 import dev.taskqueue.jdbc.TaskRepository;
-import dev.taskqueue.jdbc.CompletionCommit;
 import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.operations.DefaultTaskQueueOperations;
 import dev.taskqueue.operations.RetentionPruner;
@@ -39,6 +36,9 @@ import dev.taskqueue.worker.TaskWorker;
 import dev.taskqueue.worker.WorkerSession;
 import dev.taskqueue.worker.WorkerSettings;
 import io.micrometer.observation.ObservationRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -257,8 +257,8 @@ public class TaskQueueAutoConfiguration {
 		 * Completes tasks with their handler transaction's commit in one round trip, when the handlers' transactions
 		 * are JDBC transactions on TaskQueue's own data source; {@code null} otherwise (JPA, JTA, another database).
 		 */
-		private static CompletionCommit completionCommit(PlatformTransactionManager manager, DataSource dataSource,
-				TaskTables tables, TaskQueueProperties properties) {
+		private static @Nullable CompletionCommit completionCommit(PlatformTransactionManager manager,
+				DataSource dataSource, TaskTables tables, TaskQueueProperties properties) {
 			return (manager instanceof DataSourceTransactionManager jdbc && jdbc.getDataSource() == dataSource)
 					? new CompletionCommit(dataSource, tables, properties.getHistory().isEnabled()) : null;
 		}

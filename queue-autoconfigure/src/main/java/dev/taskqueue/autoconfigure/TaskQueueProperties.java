@@ -8,6 +8,7 @@ import java.util.regex.Pattern;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.worker.QueueSettings;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -122,7 +123,7 @@ public class TaskQueueProperties implements InitializingBean {
 		/**
 		 * Database schema that holds the TaskQueue tables; empty means the connection's current schema.
 		 */
-		private String name;
+		private @Nullable String name;
 
 		public boolean isMigrate() {
 			return this.migrate;
@@ -132,11 +133,11 @@ public class TaskQueueProperties implements InitializingBean {
 			this.migrate = migrate;
 		}
 
-		public String getName() {
+		public @Nullable String getName() {
 			return this.name;
 		}
 
-		public void setName(String name) {
+		public void setName(@Nullable String name) {
 			try {
 				this.name = TaskTables.inSchema(name).schema();
 			}
@@ -523,53 +524,53 @@ public class TaskQueueProperties implements InitializingBean {
 		/**
 		 * How many tasks of this queue may run at once in this instance.
 		 */
-		private Integer concurrency;
+		private @Nullable Integer concurrency;
 
 		/**
 		 * How many times a task of this queue is tried, the first run included.
 		 */
-		private Integer maxAttempts;
+		private @Nullable Integer maxAttempts;
 
 		/**
 		 * How long a handler of this queue may run before it is interrupted and its task counted as failed.
 		 */
-		private Duration timeout;
+		private @Nullable Duration timeout;
 
 		/**
 		 * The most tasks of this queue committed together by one transaction, each in a savepoint; 1 gives every
 		 * task a transaction of its own.
 		 */
-		private Integer groupCommitSize;
+		private @Nullable Integer groupCommitSize;
 
-		public Integer getConcurrency() {
+		public @Nullable Integer getConcurrency() {
 			return this.concurrency;
 		}
 
-		public void setConcurrency(Integer concurrency) {
+		public void setConcurrency(@Nullable Integer concurrency) {
 			this.concurrency = concurrency;
 		}
 
-		public Integer getMaxAttempts() {
+		public @Nullable Integer getMaxAttempts() {
 			return this.maxAttempts;
 		}
 
-		public void setMaxAttempts(Integer maxAttempts) {
+		public void setMaxAttempts(@Nullable Integer maxAttempts) {
 			this.maxAttempts = maxAttempts;
 		}
 
-		public Duration getTimeout() {
+		public @Nullable Duration getTimeout() {
 			return this.timeout;
 		}
 
-		public void setTimeout(Duration timeout) {
+		public void setTimeout(@Nullable Duration timeout) {
 			this.timeout = timeout;
 		}
 
-		public Integer getGroupCommitSize() {
+		public @Nullable Integer getGroupCommitSize() {
 			return this.groupCommitSize;
 		}
 
-		public void setGroupCommitSize(Integer groupCommitSize) {
+		public void setGroupCommitSize(@Nullable Integer groupCommitSize) {
 			this.groupCommitSize = groupCommitSize;
 		}
 

@@ -12,6 +12,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.taskqueue.DeadTask;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -105,7 +106,7 @@ public class DeadTaskRepository {
 	 * @param failedAt with {@code id}: only the tasks after this one in the order, or {@code null} from the first
 	 * @param id the id of the task the page starts after
 	 */
-	public List<DeadTask> page(String queue, Instant failedAt, UUID id, int limit) {
+	public List<DeadTask> page(@Nullable String queue, @Nullable Instant failedAt, @Nullable UUID id, int limit) {
 		JdbcClient.StatementSpec statement = this.jdbc.sql(pageSql(queue != null, failedAt != null))
 			.param("limit", limit);
 		if (queue != null) {

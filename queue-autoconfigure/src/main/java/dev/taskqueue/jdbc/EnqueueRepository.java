@@ -8,6 +8,8 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
@@ -60,7 +62,7 @@ public class EnqueueRepository {
 
 	private final HotStatements statements;
 
-	private final String notifyChannel;
+	private final @Nullable String notifyChannel;
 
 	private final String insert;
 
@@ -80,7 +82,7 @@ public class EnqueueRepository {
 	 * @param tables the table names
 	 * @param notifyChannel the channel every enqueue sends its queue on with {@code NOTIFY}, or {@code null}
 	 */
-	public EnqueueRepository(DataSource dataSource, TaskTables tables, String notifyChannel) {
+	public EnqueueRepository(DataSource dataSource, TaskTables tables, @Nullable String notifyChannel) {
 		JdbcTemplate jdbcTemplate = new JdbcTemplate(dataSource);
 		this.jdbc = JdbcClient.create(jdbcTemplate);
 		this.statements = new HotStatements(dataSource, jdbcTemplate.getExceptionTranslator());
@@ -112,7 +114,7 @@ public class EnqueueRepository {
 		});
 	}
 
-	private static void setLong(PreparedStatement statement, int index, Long value) throws SQLException {
+	private static void setLong(PreparedStatement statement, int index, @Nullable Long value) throws SQLException {
 		if (value != null) {
 			statement.setLong(index, value);
 		}
@@ -130,7 +132,7 @@ public class EnqueueRepository {
 		String[] queues = new String[n];
 		String[] payloads = new String[n];
 		Integer[] priorities = new Integer[n];
-		Long[] runAtMicros = new Long[n];
+		@Nullable Long[] runAtMicros = new Long[n];
 		Long[] delayMicros = new Long[n];
 		String[] headers = new String[n];
 		boolean scheduled = false;

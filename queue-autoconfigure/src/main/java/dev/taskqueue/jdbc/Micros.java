@@ -3,6 +3,8 @@ package dev.taskqueue.jdbc;
 import java.time.Duration;
 import java.time.Instant;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Times as the whole microseconds PostgreSQL keeps, for statements that add them to {@code timestamptz 'epoch'} or
  * {@code now()}: a number binds the same on every driver, unlike a {@code java.time} value.
@@ -13,12 +15,12 @@ final class Micros {
 	}
 
 	/** The duration in microseconds, 0 for {@code null}. */
-	static Long of(Duration duration) {
+	static Long of(@Nullable Duration duration) {
 		return (duration != null) ? duration.toNanos() / 1000 : 0L;
 	}
 
 	/** Microseconds since the epoch, or {@code null}. */
-	static Long sinceEpoch(Instant instant) {
+	static @Nullable Long sinceEpoch(@Nullable Instant instant) {
 		return (instant != null) ? Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L),
 				instant.getNano() / 1000) : null;
 	}

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A task to insert. When to run it is either a delay after the enqueue on the database clock, or a fixed time, or
  * neither (now).
@@ -16,11 +18,12 @@ import java.util.UUID;
  * @param runAt the time to run, or {@code null}
  * @param headers its headers as a JSON object of strings, {@code "{}"} when it has none
  */
-public record NewTask(UUID id, String queue, String payload, int priority, Duration delay, Instant runAt,
-		String headers) {
+public record NewTask(UUID id, String queue, String payload, int priority, @Nullable Duration delay,
+		@Nullable Instant runAt, String headers) {
 
 	/** A task without headers. */
-	public NewTask(UUID id, String queue, String payload, int priority, Duration delay, Instant runAt) {
+	public NewTask(UUID id, String queue, String payload, int priority, @Nullable Duration delay,
+			@Nullable Instant runAt) {
 		this(id, queue, payload, priority, delay, runAt, "{}");
 	}
 

@@ -5,6 +5,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.util.ClassUtils;
 
 /**
@@ -43,7 +45,7 @@ public final class PostgresConnections {
 	/** Kept apart so that the driver stays optional. */
 	private static final class Pgjdbc {
 
-		static Integer backendPid(Connection connection) {
+		static @Nullable Integer backendPid(Connection connection) {
 			try {
 				return connection.isWrapperFor(org.postgresql.PGConnection.class)
 						? connection.unwrap(org.postgresql.PGConnection.class).getBackendPID() : null;

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The claims of {@link TaskRepository}: the ready tasks a session takes, alone or in the statement that also deletes
  * the tasks the worker completed since. Plain JDBC on {@link HotStatements}: a worker runs them all the time.
@@ -155,7 +157,7 @@ final class TaskClaims {
 	}
 
 	List<ClaimedTask> claimAfter(String queue, UUID session, int limit, int priority, Instant after, UUID afterId) {
-		Long afterMicros = Micros.sinceEpoch(after);
+		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.claimAfter,
 				(statement, connection) -> bindClaimAfter(statement, 1, queue, session, limit, priority, afterMicros,
 						afterId),
@@ -179,7 +181,7 @@ final class TaskClaims {
 			return new ClaimResult(claimAfter(queue, session, limit, priority, after, afterId), Set.of());
 		}
 		Completions completions = new Completions(done);
-		Long afterMicros = Micros.sinceEpoch(after);
+		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.completeAndClaimAfter, (statement, connection) -> {
 			completions.bind(statement, connection);
 			bindClaimAfter(statement, 4, queue, session, limit, priority, afterMicros, afterId);
@@ -197,7 +199,7 @@ final class TaskClaims {
 
 	/** Binds READY_AFTER and TAKE_READY from position {@code first}: each use of a parameter has its own. */
 	private static void bindClaimAfter(PreparedStatement statement, int first, String queue, UUID session, int limit,
-			int priority, Long afterMicros, UUID afterId) throws SQLException {
+			int priority, @Nullable Long afterMicros, UUID afterId) throws SQLException {
 		// higher
 		statement.setString(first, queue);
 		statement.setInt(first + 1, priority);
@@ -219,7 +221,8 @@ final class TaskClaims {
 		statement.setObject(first + 14, session);
 	}
 
-	private static void setMicros(PreparedStatement statement, int index, Long micros) throws SQLException {
+	private static void setMicros(PreparedStatement statement, int index, @Nullable Long micros)
+			throws SQLException {
 		if (micros != null) {
 			statement.setLong(index, micros);
 		}

@@ -2,6 +2,8 @@ package dev.taskqueue.jdbc;
 
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The names of TaskQueue's tables, qualified with the configured schema. The schema name is checked here, once,
  * because it is the only identifier that reaches SQL text.
@@ -10,9 +12,9 @@ public final class TaskTables {
 
 	private static final Pattern SQL_IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
-	private final String schema;
+	private final @Nullable String schema;
 
-	private TaskTables(String schema) {
+	private TaskTables(@Nullable String schema) {
 		this.schema = schema;
 	}
 
@@ -20,7 +22,7 @@ public final class TaskTables {
 	 * The tables in {@code schema}, or in the connection's current schema when it is {@code null} or empty.
 	 * @throws IllegalArgumentException if {@code schema} is not a plain SQL identifier
 	 */
-	public static TaskTables inSchema(String schema) {
+	public static TaskTables inSchema(@Nullable String schema) {
 		if (schema == null || schema.isEmpty()) {
 			return new TaskTables(null);
 		}
@@ -31,7 +33,7 @@ public final class TaskTables {
 	}
 
 	/** The schema, or {@code null} for the connection's current schema. */
-	public String schema() {
+	public @Nullable String schema() {
 		return this.schema;
 	}
 

@@ -17,6 +17,7 @@ import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionOperations;
 
@@ -125,7 +126,7 @@ final class BatchedCompletions {
 		}
 	}
 
-	private List<Done> nextBatch() throws InterruptedException {
+	private @Nullable List<Done> nextBatch() throws InterruptedException {
 		this.lock.lock();
 		try {
 			while (true) {

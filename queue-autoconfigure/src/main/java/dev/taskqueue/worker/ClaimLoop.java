@@ -12,6 +12,7 @@ import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionOperations;
 
@@ -48,10 +49,10 @@ final class ClaimLoop implements Runnable {
 
 	private final BooleanSupplier running;
 
-	private final Consumer<String> releaseUnstarted;
+	private final Consumer<@Nullable String> releaseUnstarted;
 
 	/** The completions of BATCHED handlers, which claims of BATCHED queues write; {@code null} without such queues. */
-	private final BatchedCompletions batched;
+	private final @Nullable BatchedCompletions batched;
 
 	private final int completionBatchSize;
 
@@ -65,7 +66,7 @@ final class ClaimLoop implements Runnable {
 	 */
 	ClaimLoop(List<QueueState> queues, TaskRepository tasks, WorkerSession session, TaskDispatcher dispatcher,
 			TransactionOperations ownTransactions, HandlerExecutor handlers, WakeUp wakeUp, Duration pollInterval,
-			BooleanSupplier running, Consumer<String> releaseUnstarted, BatchedCompletions batched,
+			BooleanSupplier running, Consumer<@Nullable String> releaseUnstarted, @Nullable BatchedCompletions batched,
 			int completionBatchSize) {
 		this.queues = List.copyOf(queues);
 		this.tasks = tasks;
@@ -133,8 +134,8 @@ final class ClaimLoop implements Runnable {
 		long started = System.nanoTime();
 		ClaimedTask from = queue.claimFrom(started);
 		// A BATCHED queue's claim also deletes the completions waiting: one round trip and one commit for both.
-		List<BatchedCompletions.Done> done = (this.batched != null && queue.handler.batchedCompletion())
-				? this.batched.take(this.completionBatchSize) : List.of();
+		BatchedCompletions batched = queue.handler.batchedCompletion() ? this.batched : null;
+		List<BatchedCompletions.Done> done = (batched != null) ? batched.take(this.completionBatchSize) : List.of();
 		List<ClaimedTask> doneTasks = done.stream().map(BatchedCompletions.Done::task).toList();
 		ClaimResult result;
 		try {
@@ -144,13 +145,13 @@ final class ClaimLoop implements Runnable {
 					: this.tasks.completeAndClaim(doneTasks, queue.name(), sessionId, free));
 		}
 		catch (RuntimeException | Error ex) {
-			if (!done.isEmpty()) {
-				this.batched.putBack(done);
+			if (batched != null) {
+				batched.putBack(done);
 			}
 			throw ex;
 		}
-		if (!done.isEmpty()) {
-			this.batched.written(done, result.completed());
+		if (batched != null) {
+			batched.written(done, result.completed());
 		}
 		List<ClaimedTask> claimed = result.claimed();
 		List<ClaimedTask> inOrder = claimed.stream().sorted(CLAIM_ORDER).toList();

@@ -3,10 +3,12 @@ package dev.taskqueue.worker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.jdbc.ClaimedTask;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The tasks of one group transaction (see {@link GroupCommit}), as they ran.
@@ -27,7 +29,7 @@ final class CommitGroup {
 	volatile int backendPid;
 
 	/** A task taken by the group's thread that has no entry yet. */
-	ClaimedTask current;
+	@Nullable ClaimedTask current;
 
 	synchronized void add(Entry entry) {
 		this.entries.add(entry);
@@ -70,10 +72,16 @@ final class CommitGroup {
 	 * A task of the group: its handler returned, or threw {@code failure}; or it was {@code rejected} before its
 	 * handler could run, for the dead letters, {@code failure} saying why.
 	 */
-	record Entry(ClaimedTask task, TaskContext context, Throwable failure, Duration duration, boolean rejected) {
+	record Entry(ClaimedTask task, TaskContext context, @Nullable Throwable failure, Duration duration,
+			boolean rejected) {
 
 		boolean succeeded() {
 			return this.failure == null;
+		}
+
+		/** Why a rejected task goes to the dead letters. */
+		Exception rejection() {
+			return (Exception) Objects.requireNonNull(this.failure, "a rejected task has its reason");
 		}
 
 	}

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -19,6 +20,7 @@ import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.worker.TaskDispatcher.Steps;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.CannotCreateTransactionException;
@@ -48,12 +50,12 @@ final class GroupCommit {
 	private final TransactionOperations handlerTransactions;
 
 	/** The data source of the handlers' DataSourceTransactionManager, which group commit needs; else null. */
-	private final DataSource groupDataSource;
+	private final @Nullable DataSource groupDataSource;
 
 	private final GroupGiveUp giveUp;
 
 	GroupCommit(TaskRepository tasks, TaskInvoker invoker, OutcomeRecorder outcomes,
-			TransactionOperations handlerTransactions, DataSource groupDataSource,
+			TransactionOperations handlerTransactions, @Nullable DataSource groupDataSource,
 			TransactionOperations ownTransactions) {
 		this.tasks = tasks;
 		this.invoker = invoker;
@@ -78,7 +80,6 @@ final class GroupCommit {
 	 * not settled yet
 	 */
 	List<ClaimedTask> run(QueueState queue, ClaimedTask first, Steps steps) {
-		Assert.state(this.groupDataSource != null, "Group commit needs a DataSourceTransactionManager");
 		List<ClaimedTask> runAlone = new ArrayList<>();
 		CommitGroup group = new CommitGroup();
 		group.current = first;
@@ -130,7 +131,7 @@ final class GroupCommit {
 		}
 		for (CommitGroup.Entry entry : group.entries()) {
 			if (entry.rejected()) {
-				this.outcomes.deadLetter(entry.task(), entry.context(), (Exception) entry.failure());
+				this.outcomes.deadLetter(entry.task(), entry.context(), entry.rejection());
 			}
 			else if (entry.failure() != null) {
 				this.outcomes.failed(entry.task(), entry.context(), queue.settings, entry.failure(),
@@ -187,8 +188,8 @@ final class GroupCommit {
 			failure = TaskInvoker.unwrap(ex);
 		}
 		finally {
-			TransactionSynchronizationManager.unbindResource(this.groupDataSource);
-			TransactionSynchronizationManager.bindResource(this.groupDataSource, connection.group());
+			TransactionSynchronizationManager.unbindResource(groupDataSource());
+			TransactionSynchronizationManager.bindResource(groupDataSource(), connection.group());
 		}
 		long nanos = System.nanoTime() - start;
 		if (!steps.end(task)) {
@@ -212,8 +213,8 @@ final class GroupCommit {
 
 	/** The backend of the group's own connection, the one its transaction manager bound. */
 	private int backendPid() {
-		ConnectionHolder holder = (ConnectionHolder) TransactionSynchronizationManager
-			.getResource(this.groupDataSource);
+		ConnectionHolder holder = (ConnectionHolder) Objects
+			.requireNonNull(TransactionSynchronizationManager.getResource(groupDataSource()));
 		try {
 			return PostgresConnections.backendPid(holder.getConnection());
 		}
@@ -225,9 +226,9 @@ final class GroupCommit {
 	/** Binds the group's connection as a task's: its savepoint is set when the handler first uses it. */
 	private TaskConnectionHolder bindTaskConnection() {
 		ConnectionHolder groupConnection = (ConnectionHolder) TransactionSynchronizationManager
-			.unbindResource(this.groupDataSource);
+			.unbindResource(groupDataSource());
 		TaskConnectionHolder connection = new TaskConnectionHolder(groupConnection);
-		TransactionSynchronizationManager.bindResource(this.groupDataSource, connection);
+		TransactionSynchronizationManager.bindResource(groupDataSource(), connection);
 		return connection;
 	}
 
@@ -267,6 +268,13 @@ final class GroupCommit {
 			super("group given up", null, false, false);
 		}
 
+	}
+
+	/** The data source of the handlers' transaction manager, which group commit needs. */
+	private DataSource groupDataSource() {
+		DataSource dataSource = this.groupDataSource;
+		Assert.state(dataSource != null, "Group commit needs a DataSourceTransactionManager");
+		return Objects.requireNonNull(dataSource);
 	}
 
 }

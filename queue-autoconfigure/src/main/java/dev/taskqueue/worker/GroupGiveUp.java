@@ -78,7 +78,7 @@ final class GroupGiveUp {
 	void settleAfterRollback(List<CommitGroup.Entry> entries, QueueSettings settings, Steps steps) {
 		for (CommitGroup.Entry entry : entries) {
 			if (entry.rejected()) {
-				this.outcomes.deadLetter(entry.task(), entry.context(), (Exception) entry.failure());
+				this.outcomes.deadLetter(entry.task(), entry.context(), entry.rejection());
 			}
 			else if (entry.failure() != null) {
 				this.outcomes.failed(entry.task(), entry.context(), settings, entry.failure(), entry.duration());

@@ -15,6 +15,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.taskqueue.jdbc.ClaimedTask;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
@@ -85,7 +86,7 @@ final class HandlerExecutor {
 	}
 
 	/** Takes the claimed tasks of {@code queue} (of every queue when {@code null}) that have not started. */
-	List<ClaimedTask> drainUnstarted(String queue) {
+	List<ClaimedTask> drainUnstarted(@Nullable String queue) {
 		List<ClaimedTask> drained = new ArrayList<>();
 		for (ClaimedTask task : List.copyOf(this.unstarted.values())) {
 			if ((queue == null || queue.equals(task.queue())) && this.unstarted.remove(task.id()) != null) {

@@ -1,10 +1,12 @@
 package dev.taskqueue.worker;
 
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.taskqueue.jdbc.ClaimedTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A handler thread of one queue: it takes the queue's waiting tasks until none is left, or until a handler
@@ -22,12 +24,12 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 
 	private final AtomicBoolean threadPermitReleased = new AtomicBoolean();
 
-	private volatile Thread thread;
+	private volatile @Nullable Thread thread;
 
 	// Guarded by this: the task whose handler runs and whether the thread was given up.
-	private ClaimedTask current;
+	private @Nullable ClaimedTask current;
 
-	private CommitGroup currentGroup;
+	private @Nullable CommitGroup currentGroup;
 
 	private boolean givenUp;
 
@@ -94,7 +96,7 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 	}
 
 	/** The next waiting task of the queue, skipping those released by shutdown; {@code null} when none is. */
-	private ClaimedTask next() {
+	private @Nullable ClaimedTask next() {
 		ClaimedTask task;
 		while ((task = this.queue.waiting.poll()) != null) {
 			if (this.executor.takeUnstarted(task)) {
@@ -106,7 +108,7 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 	}
 
 	@Override
-	public ClaimedTask nextInGroup(int size, long startedNanos) {
+	public @Nullable ClaimedTask nextInGroup(int size, long startedNanos) {
 		QueueSettings settings = this.queue.settings;
 		long elapsed = System.nanoTime() - startedNanos;
 		if (size >= settings.groupSize() || isGivenUp()
@@ -117,7 +119,7 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 	}
 
 	@Override
-	public void begin(ClaimedTask task, CommitGroup group) {
+	public void begin(ClaimedTask task, @Nullable CommitGroup group) {
 		long deadline = System.nanoTime() + this.queue.settings.timeout().toNanos();
 		synchronized (this) {
 			this.current = task;
@@ -192,7 +194,7 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 			this.givenUp = true;
 			this.deadline = TimeoutWatch.NONE;
 			group = this.currentGroup;
-			handlerThread = this.thread;
+			handlerThread = Objects.requireNonNull(this.thread, "a handler runs on its thread");
 			handlerThread.interrupt();
 		}
 		try {

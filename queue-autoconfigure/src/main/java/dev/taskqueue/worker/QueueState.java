@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.ClaimedTask;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One queue as this instance runs it: its handler, its settings, the tasks it has claimed and not yet started,
@@ -21,7 +22,7 @@ final class QueueState {
 
 	/**
 	 * How much work a queue holds claimed beyond what its threads run: what they finish in this time, so that the
-	 * next claim's round trip (well under a millisecond) ends long before the threads run out of tasks, and a claim
+	 * next claim's round trip (about a millisecond) ends long before the threads run out of tasks, and a claim
 	 * takes many tasks at once. A task claimed ahead waits at most about this long for a thread here.
 	 */
 	static final Duration PREFETCH_HORIZON = Duration.ofMillis(10);
@@ -62,7 +63,7 @@ final class QueueState {
 	 * The last task of the last claim, in claim order, where the next claim may start; {@code null} at first. Only
 	 * the claim loop reads and writes it.
 	 */
-	private ClaimedTask claimedUpTo;
+	private @Nullable ClaimedTask claimedUpTo;
 
 	/** When the next claim must scan the queue from its start ({@link System#nanoTime()}). */
 	private volatile long fullClaimDue = System.nanoTime();
@@ -145,7 +146,7 @@ final class QueueState {
 	 * ({@link #POSITION_PAYS_AT}), and otherwise from the start, with a claim from the position once a second to
 	 * measure it again.
 	 */
-	ClaimedTask claimFrom(long now) {
+	@Nullable ClaimedTask claimFrom(long now) {
 		ClaimedTask position = this.claimedUpTo;
 		if (position == null || now - this.fullClaimDue >= 0) {
 			return null;

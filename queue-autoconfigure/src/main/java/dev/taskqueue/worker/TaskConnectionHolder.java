@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 
 import dev.taskqueue.jdbc.PostgresConnections;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.CannotCreateTransactionException;
@@ -18,7 +19,7 @@ final class TaskConnectionHolder extends ConnectionHolder {
 
 	private final ConnectionHolder group;
 
-	private Savepoint savepoint;
+	private @Nullable Savepoint savepoint;
 
 	TaskConnectionHolder(ConnectionHolder group) {
 		super(group.getConnection(), true);

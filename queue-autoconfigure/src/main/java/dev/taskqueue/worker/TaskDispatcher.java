@@ -15,6 +15,7 @@ import dev.taskqueue.jdbc.CompletionCommit;
 import dev.taskqueue.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionStatus;
@@ -43,7 +44,7 @@ public class TaskDispatcher {
 	private final GroupCommit groups;
 
 	/** Completes a task with its transaction's commit in one round trip, when the transactions allow it. */
-	private final CompletionCommit completionCommit;
+	private final @Nullable CompletionCommit completionCommit;
 
 	/**
 	 * @param tasks the task repository
@@ -71,7 +72,7 @@ public class TaskDispatcher {
 	 */
 	public TaskDispatcher(TaskRepository tasks, PayloadReader payloads, TransactionOperations handlerTransactions,
 			TransactionOperations ownTransactions, TaskQueueListener listener,
-			List<TaskHandlerInterceptor> interceptors, CompletionCommit completionCommit) {
+			List<TaskHandlerInterceptor> interceptors, @Nullable CompletionCommit completionCommit) {
 		this.tasks = tasks;
 		this.completionCommit = completionCommit;
 		this.handlerTransactions = handlerTransactions;
@@ -90,7 +91,7 @@ public class TaskDispatcher {
 	 * says {@code false} when the task ran past its timeout and the timeout has recorded it; the handler's work
 	 * then rolls back, so each attempt has exactly one outcome.
 	 */
-	void run(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, BatchedCompletions batched,
+	void run(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, @Nullable BatchedCompletions batched,
 			BooleanSupplier takeOutcome) {
 		TaskContext context = TaskInvoker.context(task);
 		try {
@@ -133,8 +134,9 @@ public class TaskDispatcher {
 					status.setRollbackOnly(); // it ran past its timeout, which has recorded it as failed
 					return null;
 				}
-				if (completesAtCommit(status)) {
-					CompleteAtCommit.register(this.completionCommit, task);
+				CompletionCommit completion = completionAtCommit(status);
+				if (completion != null) {
+					CompleteAtCommit.register(completion, task);
 					return true;
 				}
 				if (this.tasks.complete(task)) {
@@ -171,12 +173,12 @@ public class TaskDispatcher {
 	}
 
 	/**
-	 * Whether the completion can go with the commit: only a transaction of its own (not one joined, nor a
-	 * savepoint) with synchronizations, so that its commit is the one the completion sends.
+	 * What completes the task with the commit, if it can go with it: only in a transaction of its own (not one
+	 * joined, nor a savepoint) with synchronizations, so that its commit is the one the completion sends.
 	 */
-	private boolean completesAtCommit(TransactionStatus status) {
-		return this.completionCommit != null && status.isNewTransaction() && !status.hasSavepoint()
-				&& TransactionSynchronizationManager.isSynchronizationActive();
+	private @Nullable CompletionCommit completionAtCommit(TransactionStatus status) {
+		return (status.isNewTransaction() && !status.hasSavepoint()
+				&& TransactionSynchronizationManager.isSynchronizationActive()) ? this.completionCommit : null;
 	}
 
 	private void runBatched(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings,
@@ -211,7 +213,8 @@ public class TaskDispatcher {
 	 * a group, the group is given up: its transaction is ended by ending its database backend, which frees its
 	 * locks, and the tasks it had completed are released to run again.
 	 */
-	void timedOut(ClaimedTask task, QueueSettings settings, Thread handlerThread, CommitGroup group, Steps steps) {
+	void timedOut(ClaimedTask task, QueueSettings settings, Thread handlerThread, @Nullable CommitGroup group,
+			Steps steps) {
 		HandlerTimeoutException timeout = new HandlerTimeoutException("The handler did not finish within "
 				+ settings.timeout() + " (taskqueue.queues." + task.queue() + ".timeout); its thread was interrupted");
 		timeout.setStackTrace(handlerThread.getStackTrace()); // where the handler was stuck
@@ -240,10 +243,10 @@ public class TaskDispatcher {
 		 * @param size how many tasks the group has
 		 * @param startedNanos when the group started, by {@link System#nanoTime()}
 		 */
-		ClaimedTask nextInGroup(int size, long startedNanos);
+		@Nullable ClaimedTask nextInGroup(int size, long startedNanos);
 
 		/** {@code task}'s handler starts, alone ({@code group} is {@code null}) or in {@code group}. */
-		void begin(ClaimedTask task, CommitGroup group);
+		void begin(ClaimedTask task, @Nullable CommitGroup group);
 
 		/** {@code task}'s handler has returned; {@code false} when it ran past its timeout and was given up. */
 		boolean end(ClaimedTask task);

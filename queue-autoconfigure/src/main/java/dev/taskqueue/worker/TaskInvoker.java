@@ -107,7 +107,8 @@ final class TaskInvoker {
 
 	/** The failure as the handler threw it. */
 	static Throwable unwrap(Throwable ex) {
-		return (ex instanceof HandlerException wrapped) ? wrapped.getCause() : ex;
+		Throwable cause = (ex instanceof HandlerException) ? ex.getCause() : null;
+		return (cause != null) ? cause : ex;
 	}
 
 	static TaskContext context(ClaimedTask task) {

@@ -17,6 +17,7 @@ import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.SessionRepository;
 import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.support.TaskQueueListeners;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -186,7 +187,7 @@ public class TaskRunner {
 	 * @param outcome what became of it
 	 * @param failure why it failed, or {@code null}
 	 */
-	public record Ran(TaskContext task, Outcome outcome, Throwable failure) {
+	public record Ran(TaskContext task, Outcome outcome, @Nullable Throwable failure) {
 	}
 
 	/** Hears the outcomes the dispatcher reports, on the thread that runs the tasks. */

@@ -23,6 +23,7 @@ import dev.taskqueue.jdbc.TaskNotifications;
 import dev.taskqueue.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.transaction.support.TransactionOperations;
@@ -60,7 +61,7 @@ public class TaskWorker implements SmartLifecycle {
 
 	private final DataSource dataSource;
 
-	private final TaskNotifications notifications;
+	private final @Nullable TaskNotifications notifications;
 
 	private NotificationListener notificationListener;
 
@@ -84,7 +85,7 @@ public class TaskWorker implements SmartLifecycle {
 	public TaskWorker(TaskHandlerRegistry registry, TaskRepository tasks, WorkerSession session,
 			TaskDispatcher dispatcher, TransactionOperations ownTransactions, TaskQueueListener listener,
 			WorkerSettings settings, Function<TaskHandlerMethod, QueueSettings> queueSettings, DataSource dataSource,
-			TaskNotifications notifications) {
+			@Nullable TaskNotifications notifications) {
 		this.dataSource = dataSource;
 		this.notifications = notifications;
 		this.registry = registry;
@@ -249,7 +250,7 @@ public class TaskWorker implements SmartLifecycle {
 	}
 
 	/** Gives back the claimed tasks of {@code queue} (of every queue when {@code null}) that have not started. */
-	private void releaseUnstarted(String queue) {
+	private void releaseUnstarted(@Nullable String queue) {
 		List<ClaimedTask> release = this.handlers.drainUnstarted(queue);
 		if (release.isEmpty()) {
 			return;
@@ -273,7 +274,8 @@ public class TaskWorker implements SmartLifecycle {
 				+ this.settings.pollInterval() + ", heartbeat-interval " + this.settings.heartbeatInterval()
 				+ ", session-timeout " + this.settings.sessionTimeout() + ", shutdown-timeout "
 				+ this.settings.shutdownTimeout() + (this.settings.virtualThreads() ? ", virtual threads" : "")
-				+ ((this.notifications != null) ? ", LISTEN on '" + this.notifications.channel() + "'" : ", polling only")
+				+ ((this.notifications != null) ? ", LISTEN on '" + this.notifications.channel() + "'"
+						: ", polling only")
 				+ ((this.settings.maxHandlers() < Integer.MAX_VALUE)
 						? ", at most " + this.settings.maxHandlers() + " handlers at once (connection pool)" : ""));
 		int wanted = states.stream().mapToInt((state) -> state.settings.concurrency()).sum();

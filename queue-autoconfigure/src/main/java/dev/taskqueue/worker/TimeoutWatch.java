@@ -3,6 +3,8 @@ package dev.taskqueue.worker;
 import java.util.Collection;
 import java.util.concurrent.locks.LockSupport;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Watches the handlers' timeouts with one thread that sleeps until the earliest deadline. A handler that starts
  * only writes its deadline; it wakes the watch only when that deadline is earlier than the one the watch sleeps
@@ -21,7 +23,7 @@ final class TimeoutWatch implements Runnable {
 
 	private volatile boolean stopped;
 
-	private volatile Thread thread;
+	private volatile @Nullable Thread thread;
 
 	/** @param runners the handler threads alive, a concurrent collection the executor keeps */
 	TimeoutWatch(Collection<HandlerThread> runners) {
