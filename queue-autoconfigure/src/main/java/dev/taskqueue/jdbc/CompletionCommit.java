@@ -64,8 +64,10 @@ public class CompletionCommit {
 			return true;
 		}
 		catch (DataAccessException ex) {
-			if (ex.getCause() instanceof SQLException cause && CLAIM_LOST.equals(cause.getSQLState())) {
-				return false;
+			for (Throwable cause = ex.getCause(); cause != null; cause = cause.getCause()) {
+				if (cause instanceof SQLException sql && CLAIM_LOST.equals(sql.getSQLState())) {
+					return false;
+				}
 			}
 			throw ex;
 		}

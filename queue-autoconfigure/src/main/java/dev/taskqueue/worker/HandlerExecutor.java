@@ -191,9 +191,18 @@ final class HandlerExecutor {
 		return this.unstarted.remove(task.id(), task);
 	}
 
-	/** A handler thread gives its place among all queues' threads back. */
+	/**
+	 * A handler thread gives its place among all queues' threads back. The claim loop may have skipped a queue
+	 * with more tasks waiting for want of one: it looks again.
+	 */
 	void releaseThread() {
 		this.handlerThreads.release();
+		for (QueueState queue : this.queues) {
+			if (queue.mayHaveMore) {
+				this.wakeUp.signal();
+				return;
+			}
+		}
 	}
 
 	private static Executor virtualThreadExecutor() {

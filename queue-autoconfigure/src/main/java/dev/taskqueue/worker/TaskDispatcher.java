@@ -19,8 +19,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionOperations;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -174,11 +174,13 @@ public class TaskDispatcher {
 
 	/**
 	 * What completes the task with the commit, if it can go with it: only in a transaction of its own (not one
-	 * joined, nor a savepoint) with synchronizations, so that its commit is the one the completion sends.
+	 * joined, nor a savepoint) whose synchronizations this commit runs, so that its commit is the one the
+	 * completion sends.
 	 */
 	private @Nullable CompletionCommit completionAtCommit(TransactionStatus status) {
 		return (status.isNewTransaction() && !status.hasSavepoint()
-				&& TransactionSynchronizationManager.isSynchronizationActive()) ? this.completionCommit : null;
+				&& status instanceof DefaultTransactionStatus transaction && transaction.isNewSynchronization())
+						? this.completionCommit : null;
 	}
 
 	private void runBatched(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings,

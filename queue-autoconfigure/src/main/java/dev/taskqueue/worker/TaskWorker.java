@@ -215,13 +215,16 @@ public class TaskWorker implements SmartLifecycle {
 	private void shutDown() {
 		Duration timeout = this.settings.shutdownTimeout();
 		long deadline = System.nanoTime() + timeout.toNanos();
+		// The last tenth of the timeout (at most a second) is kept for writing the completions of BATCHED handlers.
+		long flushReserve = (this.batched != null) ? Math.min(timeout.toNanos() / 10, 1_000_000_000L) : 0;
+		long handlersDeadline = deadline - flushReserve;
 		if (this.notificationListener != null) {
 			this.notificationListener.stop();
 		}
 		try {
-			this.claimLoop.join(remainingMillis(deadline));
+			this.claimLoop.join(remainingMillis(handlersDeadline));
 			releaseUnstarted(null);
-			if (!this.handlers.awaitIdle(Duration.ofMillis(remainingMillis(deadline)))) {
+			if (!this.handlers.awaitIdle(Duration.ofMillis(remainingMillis(handlersDeadline)))) {
 				logger.warn("TaskQueue handlers still running after the shutdown timeout of " + timeout
 						+ "; interrupting them. Their tasks are released and their transactions cannot complete them");
 			}
@@ -232,6 +235,7 @@ public class TaskWorker implements SmartLifecycle {
 					logger.warn("TaskQueue could not write every waiting completion within the shutdown timeout of "
 							+ timeout + "; those tasks run again once this session has ended");
 					this.completionFlusher.interrupt();
+					this.completionFlusher.join(100); // a write under way ends before the session does
 				}
 			}
 		}

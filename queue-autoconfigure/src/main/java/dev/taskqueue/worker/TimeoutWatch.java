@@ -3,6 +3,9 @@ package dev.taskqueue.worker;
 import java.util.Collection;
 import java.util.concurrent.locks.LockSupport;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,6 +15,8 @@ import org.jspecify.annotations.Nullable;
  * a heap operation and often a thread wake-up per task, a large share of a no-op handler's cost.
  */
 final class TimeoutWatch implements Runnable {
+
+	private static final Log logger = LogFactory.getLog(TimeoutWatch.class);
 
 	/** A runner's deadline while no handler of it runs. */
 	static final long NONE = Long.MAX_VALUE;
@@ -79,13 +84,23 @@ final class TimeoutWatch implements Runnable {
 				continue;
 			}
 			if (deadline - now <= 0) {
-				runner.timeOutIfDue(deadline);
+				timeOut(runner, deadline);
 			}
 			else if (earlier(deadline, next)) {
 				next = deadline;
 			}
 		}
 		return next;
+	}
+
+	/** Times {@code runner} out; whatever that throws must not end the only thread that watches timeouts. */
+	private static void timeOut(HandlerThread runner, long deadline) {
+		try {
+			runner.timeOutIfDue(deadline);
+		}
+		catch (Throwable ex) {
+			logger.error("TaskQueue could not time out a handler; the timeout watch goes on", ex);
+		}
 	}
 
 	private static boolean earlier(long deadline, long than) {
