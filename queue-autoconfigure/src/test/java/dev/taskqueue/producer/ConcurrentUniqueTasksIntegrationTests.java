@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -140,6 +141,66 @@ class ConcurrentUniqueTasksIntegrationTests {
 		EnqueueResult kept = second.get(20, TimeUnit.SECONDS);
 		assertThat(kept.duplicate()).isFalse();
 		assertThat(jdbc.queryForList("SELECT id FROM taskqueue_task", UUID.class)).containsExactly(kept.id());
+	}
+
+	@Test
+	void aReplaceWaitingForAClaimAddsATaskAfterTheClaimedOne() throws Exception {
+		UUID claimed = queue.enqueue(TaskRequest.of("q", "v1").withUniqueKey("k", UniqueMode.REPLACE));
+		EnqueueResult replace = whileClaimIsOpen(true, true,
+				() -> queue.offer(TaskRequest.of("q", "v2").withUniqueKey("k", UniqueMode.REPLACE)));
+		assertThat(replace.duplicate()).isFalse();
+		assertThat(replace.id()).isNotEqualTo(claimed);
+		assertThat(jdbc.queryForList("SELECT payload #>> '{}' FROM taskqueue_task ORDER BY id", String.class))
+			.containsExactly("v1", "v2");
+	}
+
+	@Test
+	void aReplaceWaitingForAClaimThatRollsBackReplacesTheTask() throws Exception {
+		UUID waiting = queue.enqueue(TaskRequest.of("q", "v1").withUniqueKey("k", UniqueMode.REPLACE));
+		EnqueueResult replace = whileClaimIsOpen(false, true,
+				() -> queue.offer(TaskRequest.of("q", "v2").withUniqueKey("k", UniqueMode.REPLACE)));
+		assertThat(replace).isEqualTo(new EnqueueResult(waiting, true));
+		assertThat(jdbc.queryForList("SELECT payload #>> '{}' FROM taskqueue_task", String.class)).containsExactly("v2");
+	}
+
+	@Test
+	void aKeepDuringAClaimFindsTheTaskWithoutWaiting() throws Exception {
+		UUID claimed = queue.enqueue(TaskRequest.of("q", "v1").withUniqueKey("k"));
+		EnqueueResult keep = whileClaimIsOpen(true, false,
+				() -> queue.offer(TaskRequest.of("q", "v2").withUniqueKey("k")));
+		assertThat(keep).isEqualTo(new EnqueueResult(claimed, true));
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class)).isOne();
+	}
+
+	/**
+	 * Runs {@code enqueue} while another transaction has claimed the only task (as the claim statement does) and not
+	 * committed yet; checks whether the enqueue waits for it, then commits or rolls back the claim.
+	 */
+	private static EnqueueResult whileClaimIsOpen(boolean commit, boolean waits, Callable<EnqueueResult> enqueue)
+			throws Exception {
+		CountDownLatch claimedLatch = new CountDownLatch(1);
+		CountDownLatch end = new CountDownLatch(1);
+		Future<?> claim = threads.submit(() -> transaction.executeWithoutResult((status) -> {
+			jdbc.update("UPDATE taskqueue_task SET claimed_by = ?, claimed_at = now(), attempt = attempt + 1",
+					UUID.randomUUID());
+			claimedLatch.countDown();
+			await(end);
+			if (!commit) {
+				status.setRollbackOnly();
+			}
+		}));
+		assertThat(claimedLatch.await(20, TimeUnit.SECONDS)).isTrue();
+		Future<EnqueueResult> result = threads.submit(enqueue);
+		if (waits) {
+			Thread.sleep(200);
+			assertThat(result).isNotDone();
+		}
+		else {
+			result.get(20, TimeUnit.SECONDS);
+		}
+		end.countDown();
+		claim.get(20, TimeUnit.SECONDS);
+		return result.get(20, TimeUnit.SECONDS);
 	}
 
 	@Test
