@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A task to insert. When to run it is either a delay after the enqueue on the database clock, or a fixed time, or
  * neither (now).
@@ -20,7 +22,7 @@ import java.util.UUID;
  * to any task with it (KEEP)
  */
 public record NewTask(UUID id, String queue, String payload, int priority, Duration delay, Instant runAt,
-		String headers, String uniqueKey, boolean replace) {
+		String headers, @Nullable String uniqueKey, boolean replace) {
 
 	/** A task without a unique key. */
 	public NewTask(UUID id, String queue, String payload, int priority, Duration delay, Instant runAt,

@@ -6,9 +6,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 
 import dev.taskqueue.EnqueueResult;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -131,7 +133,7 @@ final class UniqueEnqueues {
 
 	private final JdbcClient jdbc;
 
-	private final String notifyChannel;
+	private final @Nullable String notifyChannel;
 
 	private final String keep;
 
@@ -139,7 +141,7 @@ final class UniqueEnqueues {
 
 	private final String all;
 
-	UniqueEnqueues(HotStatements statements, JdbcClient jdbc, TaskTables tables, String notifyChannel) {
+	UniqueEnqueues(HotStatements statements, JdbcClient jdbc, TaskTables tables, @Nullable String notifyChannel) {
 		this.statements = statements;
 		this.jdbc = jdbc;
 		this.notifyChannel = notifyChannel;
@@ -160,6 +162,8 @@ final class UniqueEnqueues {
 					statement.setString(9, this.notifyChannel);
 				}
 			}, (rows) -> rows.next() ? rows.getObject(1, UUID.class) : null);
+			// DO UPDATE returns the task inserted or updated: always one row.
+			Objects.requireNonNull(id, "the upsert returned no task");
 			return new EnqueueResult(id, !task.id().equals(id));
 		}
 		for (int round = 0; round < ROUNDS; round++) {
@@ -173,7 +177,7 @@ final class UniqueEnqueues {
 	}
 
 	/** One KEEP statement: its result, or {@code null} when it has to run again. */
-	private EnqueueResult keep(NewTask task) {
+	private @Nullable EnqueueResult keep(NewTask task) {
 		return this.statements.query(this.keep, (statement, connection) -> {
 			statement.setString(1, task.queue());
 			statement.setString(2, task.uniqueKey());
@@ -238,7 +242,7 @@ final class UniqueEnqueues {
 		List<EnqueueResult> results = new ArrayList<>(tasks.size());
 		for (int i = 0; i < tasks.size(); i++) {
 			NewTask row = rows.get(rowOf[i]);
-			UUID id = ended.get(row.id());
+			UUID id = Objects.requireNonNull(ended.get(row.id()));
 			results.add(new EnqueueResult(id, !first[i] || !row.id().equals(id)));
 		}
 		return results;
