@@ -190,6 +190,21 @@ class UniqueTasksIntegrationTests {
 	}
 
 	@Test
+	void enqueueAllAddsATaskAfterARunningOneWithReplaceAndFindsItWithKeep() {
+		UUID running = offerReplacing("v1", 0, Duration.ZERO).id();
+		claimOne();
+		List<EnqueueResult> replaced = queue.offerAll(List.of(
+				TaskRequest.of("q", "v2").withUniqueKey("k", UniqueMode.REPLACE),
+				TaskRequest.of("q", "v3").withUniqueKey("k", UniqueMode.REPLACE)));
+		assertThat(replaced.get(0).duplicate()).isFalse();
+		assertThat(replaced.get(0).id()).isNotEqualTo(running);
+		assertThat(replaced.get(1)).isEqualTo(new EnqueueResult(replaced.get(0).id(), true));
+		List<EnqueueResult> kept = queue.offerAll(List.of(TaskRequest.of("q", "v4").withUniqueKey("k")));
+		assertThat(kept.get(0).duplicate()).isTrue();
+		assertThat(payloads()).containsExactly("\"v1\"", "\"v3\"");
+	}
+
+	@Test
 	void oneListMustNotUseAKeyWithTwoModes() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> queue.enqueueAll(List.of(TaskRequest.of("q", 1).withUniqueKey("k"),
