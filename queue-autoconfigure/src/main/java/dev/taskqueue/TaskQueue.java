@@ -24,18 +24,40 @@ public interface TaskQueue {
 	/**
 	 * Enqueues one task.
 	 * @param request what to enqueue
-	 * @return the task's id, a time-ordered UUID
+	 * @return the task's id, a time-ordered UUID; for a request with a {@link TaskRequest#withUniqueKey unique key}
+	 * that a task already holds, that task's id
 	 * @throws IllegalArgumentException if the request is null or its payload cannot be written as JSON or stored;
 	 * thrown before any SQL, so the caller's transaction can go on
 	 */
 	UUID enqueue(TaskRequest request);
 
 	/**
-	 * Enqueues all {@code requests} with one statement.
+	 * Enqueues one task like {@link #enqueue(TaskRequest)} and says whether the request was a duplicate: whether a
+	 * task already held its {@link TaskRequest#withUniqueKey unique key}, so that no task was added.
+	 * @param request what to enqueue
+	 * @return the id the request ended up with, and whether it was a duplicate
+	 * @throws IllegalArgumentException as {@link #enqueue(TaskRequest)} does
+	 */
+	EnqueueResult offer(TaskRequest request);
+
+	/**
+	 * Enqueues all {@code requests} with one statement. Requests with a {@link TaskRequest#withUniqueKey unique key}
+	 * are deduplicated against each other as if enqueued one after the other (with {@link UniqueMode#REPLACE}, the
+	 * last one's payload wins) and against the tasks already there.
 	 * @param requests what to enqueue
-	 * @return the tasks' ids, in the order of {@code requests}
-	 * @throws IllegalArgumentException naming the index of the first bad request; none is written
+	 * @return the tasks' ids, in the order of {@code requests}; a duplicate gets the id of the task it ended up as
+	 * @throws IllegalArgumentException naming the index of the first bad request, or of a request that uses a key of
+	 * its queue with another mode than an earlier request of the list; none is written
 	 */
 	List<UUID> enqueueAll(List<TaskRequest> requests);
+
+	/**
+	 * {@link #enqueueAll(List)} that says, for each request, whether it was a duplicate: of a task already there or
+	 * of an earlier request of the list.
+	 * @param requests what to enqueue
+	 * @return what each request ended up as, in the order of {@code requests}
+	 * @throws IllegalArgumentException as {@link #enqueueAll(List)} does
+	 */
+	List<EnqueueResult> offerAll(List<TaskRequest> requests);
 
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
+import dev.taskqueue.support.PostgresText;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,6 +21,8 @@ public final class TaskRequest {
 
 	private static final Duration LONGEST_DELAY = Duration.ofDays(36_525);
 
+	private static final int LONGEST_UNIQUE_KEY = 255;
+
 	private final String queue;
 
 	private final Object payload;
@@ -30,13 +33,19 @@ public final class TaskRequest {
 
 	private final @Nullable Instant runAt;
 
-	private TaskRequest(String queue, Object payload, int priority, @Nullable Duration delay,
-			@Nullable Instant runAt) {
+	private final @Nullable String uniqueKey;
+
+	private final UniqueMode uniqueMode;
+
+	private TaskRequest(String queue, Object payload, int priority, @Nullable Duration delay, @Nullable Instant runAt,
+			@Nullable String uniqueKey, UniqueMode uniqueMode) {
 		this.queue = queue;
 		this.payload = payload;
 		this.priority = priority;
 		this.delay = delay;
 		this.runAt = runAt;
+		this.uniqueKey = uniqueKey;
+		this.uniqueMode = uniqueMode;
 	}
 
 	/**
@@ -48,12 +57,13 @@ public final class TaskRequest {
 		if (payload == null) {
 			throw new IllegalArgumentException("payload must not be null (queue '" + queue + "')");
 		}
-		return new TaskRequest(queue, payload, 0, null, null);
+		return new TaskRequest(queue, payload, 0, null, null, null, UniqueMode.KEEP);
 	}
 
 	/** This request with another priority; higher runs first, the default is 0. */
 	public TaskRequest withPriority(int priority) {
-		return new TaskRequest(this.queue, this.payload, priority, this.delay, this.runAt);
+		return new TaskRequest(this.queue, this.payload, priority, this.delay, this.runAt, this.uniqueKey,
+				this.uniqueMode);
 	}
 
 	/**
@@ -70,7 +80,7 @@ public final class TaskRequest {
 			throw new IllegalArgumentException("delay must be at most 100 years (" + LONGEST_DELAY + ") but was "
 					+ delay);
 		}
-		return new TaskRequest(this.queue, this.payload, this.priority, delay, null);
+		return new TaskRequest(this.queue, this.payload, this.priority, delay, null, this.uniqueKey, this.uniqueMode);
 	}
 
 	/**
@@ -83,7 +93,44 @@ public final class TaskRequest {
 			throw new IllegalArgumentException(
 					"runAt must be from " + EARLIEST + " to " + LATEST + " but was " + runAt);
 		}
-		return new TaskRequest(this.queue, this.payload, this.priority, null, runAt);
+		return new TaskRequest(this.queue, this.payload, this.priority, null, runAt, this.uniqueKey, this.uniqueMode);
+	}
+
+	/**
+	 * This request with a unique key, in {@link UniqueMode#KEEP}: while a task of the same queue with this key
+	 * waits, is scheduled, waits to retry or runs, enqueueing this request adds nothing and returns that task's id.
+	 * Keys are per queue; a completed or dead task does not hold its key.
+	 * @throws IllegalArgumentException if the key is null, blank, longer than 255 characters or cannot be stored
+	 * @see TaskQueue#offer(TaskRequest)
+	 */
+	public TaskRequest withUniqueKey(String key) {
+		return withUniqueKey(key, UniqueMode.KEEP);
+	}
+
+	/**
+	 * This request with a unique key and what to do when a task of the same queue already has it.
+	 * @throws IllegalArgumentException if the key is null, blank, longer than 255 characters or cannot be stored,
+	 * or the mode is null
+	 * @see UniqueMode
+	 */
+	public TaskRequest withUniqueKey(String key, UniqueMode mode) {
+		// Checked here, before any SQL: a bad key found by PostgreSQL would fail the caller's transaction.
+		if (key == null || key.isBlank()) {
+			throw new IllegalArgumentException("unique key must not be null or blank (queue '" + this.queue + "')");
+		}
+		if (key.codePointCount(0, key.length()) > LONGEST_UNIQUE_KEY) {
+			throw new IllegalArgumentException("unique key must be at most " + LONGEST_UNIQUE_KEY
+					+ " characters but was " + key.codePointCount(0, key.length()) + " (queue '" + this.queue + "')");
+		}
+		String problem = PostgresText.problem(key);
+		if (problem != null) {
+			throw new IllegalArgumentException(
+					"unique key cannot be stored: it contains " + problem + " (queue '" + this.queue + "')");
+		}
+		if (mode == null) {
+			throw new IllegalArgumentException("unique mode must not be null (queue '" + this.queue + "')");
+		}
+		return new TaskRequest(this.queue, this.payload, this.priority, this.delay, this.runAt, key, mode);
 	}
 
 	public String queue() {
@@ -108,11 +155,23 @@ public final class TaskRequest {
 		return this.runAt;
 	}
 
+	/** The unique key, or {@code null} when none was given. */
+	public @Nullable String uniqueKey() {
+		return this.uniqueKey;
+	}
+
+	/** What to do when a task already has the {@link #uniqueKey() unique key}; {@link UniqueMode#KEEP} by default. */
+	public UniqueMode uniqueMode() {
+		return this.uniqueMode;
+	}
+
 	@Override
 	public String toString() {
 		return "TaskRequest[queue=" + this.queue + ", priority=" + this.priority
 				+ ((this.delay != null) ? ", delay=" + this.delay : "")
-				+ ((this.runAt != null) ? ", runAt=" + this.runAt : "") + "]";
+				+ ((this.runAt != null) ? ", runAt=" + this.runAt : "")
+				+ ((this.uniqueKey != null) ? ", uniqueKey=" + this.uniqueKey + ", uniqueMode=" + this.uniqueMode : "")
+				+ "]";
 	}
 
 }

@@ -8,6 +8,7 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.EnqueueResult;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -16,7 +17,8 @@ import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
  * Inserts new tasks, one or many in one statement, and with them sends the wake-up of listening workers when
- * {@code NOTIFY} is enabled.
+ * {@code NOTIFY} is enabled. Tasks with a unique key go through the statements of {@link UniqueEnqueues}; those
+ * without keep the plain inserts here.
  * <p>
  * Statements run on the application's {@link DataSource} and join the current Spring-managed transaction, so a
  * task is enqueued exactly when the caller's transaction commits.
@@ -66,6 +68,8 @@ public class EnqueueRepository {
 
 	private final String insert;
 
+	private final UniqueEnqueues unique;
+
 	/** The shapes of the {@code enqueueAll} insert: [scheduled ? 1 : 0][shared headers ? 1 : 0]. */
 	private final String[][] insertAll = new String[2][2];
 
@@ -89,6 +93,7 @@ public class EnqueueRepository {
 		this.notifyChannel = notifyChannel;
 		String insert = INSERT.formatted(tables.task()).stripTrailing();
 		this.insert = (notifyChannel != null) ? INSERT_NOTIFYING.formatted(insert) : insert;
+		this.unique = new UniqueEnqueues(this.statements, this.jdbc, tables, notifyChannel);
 		for (int scheduled = 0; scheduled < 2; scheduled++) {
 			for (int shared = 0; shared < 2; shared++) {
 				String sql = insertAllSql(tables, scheduled == 1, shared == 1);
@@ -96,6 +101,31 @@ public class EnqueueRepository {
 						? NOTIFYING.formatted(sql, "(SELECT DISTINCT unnest(:queues)) AS q(queue)") : sql;
 			}
 		}
+	}
+
+	/**
+	 * Inserts {@code task}, or, when it has a unique key that a task holds, does what its mode says.
+	 * @return the id it ended up with and whether it was a duplicate
+	 */
+	public EnqueueResult offer(NewTask task) {
+		if (task.uniqueKey() != null) {
+			return this.unique.offer(task);
+		}
+		insert(task);
+		return new EnqueueResult(task.id(), false);
+	}
+
+	/**
+	 * Inserts {@code tasks} with one statement, deduplicating those with unique keys among themselves and against
+	 * the table. One unique key of a queue must come with one mode throughout {@code tasks}.
+	 * @return for each task the id it ended up with and whether it was a duplicate
+	 */
+	public List<EnqueueResult> offerAll(List<NewTask> tasks) {
+		if (tasks.stream().anyMatch((task) -> task.uniqueKey() != null)) {
+			return this.unique.offerAll(tasks);
+		}
+		insertAll(tasks);
+		return tasks.stream().map((task) -> new EnqueueResult(task.id(), false)).toList();
 	}
 
 	public void insert(NewTask task) {
@@ -114,7 +144,7 @@ public class EnqueueRepository {
 		});
 	}
 
-	private static void setLong(PreparedStatement statement, int index, @Nullable Long value) throws SQLException {
+	static void setLong(PreparedStatement statement, int index, @Nullable Long value) throws SQLException {
 		if (value != null) {
 			statement.setLong(index, value);
 		}

@@ -17,14 +17,29 @@ import org.jspecify.annotations.Nullable;
  * @param delay the delay after the enqueue, or {@code null}
  * @param runAt the time to run, or {@code null}
  * @param headers its headers as a JSON object of strings, {@code "{}"} when it has none
+ * @param uniqueKey its unique key in its queue, or {@code null}
+ * @param replace whether it replaces a task with its unique key that has not started (REPLACE) rather than give way
+ * to any task with it (KEEP)
  */
 public record NewTask(UUID id, String queue, String payload, int priority, @Nullable Duration delay,
-		@Nullable Instant runAt, String headers) {
+		@Nullable Instant runAt, String headers, @Nullable String uniqueKey, boolean replace) {
 
-	/** A task without headers. */
+	/** A task without a unique key. */
+	public NewTask(UUID id, String queue, String payload, int priority, @Nullable Duration delay,
+			@Nullable Instant runAt, String headers) {
+		this(id, queue, payload, priority, delay, runAt, headers, null, false);
+	}
+
+	/** A task without headers or unique key. */
 	public NewTask(UUID id, String queue, String payload, int priority, @Nullable Duration delay,
 			@Nullable Instant runAt) {
 		this(id, queue, payload, priority, delay, runAt, "{}");
+	}
+
+	/** This task with other headers. */
+	public NewTask withHeaders(String headers) {
+		return new NewTask(this.id, this.queue, this.payload, this.priority, this.delay, this.runAt, headers,
+				this.uniqueKey, this.replace);
 	}
 
 }

@@ -86,9 +86,12 @@ public class TaskRepository {
 			       failed_at = excluded.failed_at, error = excluded.error, headers = excluded.headers
 			""";
 
-	// A claimed task that never started does not use up an attempt.
+	// A claimed task that never started does not use up an attempt, unless it has a unique key and this would make
+	// it unstarted again: another task with its key may have been enqueued since, and the unique index of unstarted
+	// tasks (see UniqueEnqueues) would fail this release.
 	private static final String RELEASE_UNSTARTED = """
-			UPDATE %1$s SET claimed_by = NULL, claimed_at = NULL, attempt = attempt - 1
+			UPDATE %1$s SET claimed_by = NULL, claimed_at = NULL,
+			       attempt = CASE WHEN unique_key IS NULL OR attempt > 1 THEN attempt - 1 ELSE attempt END
 			WHERE id = ANY(:ids) AND claimed_by IS NOT DISTINCT FROM :session
 			""";
 

@@ -1,16 +1,18 @@
 package dev.taskqueue.producer;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Consumer;
-import java.util.stream.Collectors;
+import java.util.function.Function;
 
+import dev.taskqueue.EnqueueResult;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRequest;
+import dev.taskqueue.UniqueMode;
 import dev.taskqueue.jdbc.NewTask;
 import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.observation.TaskQueueObservations;
@@ -48,43 +50,76 @@ public class DefaultTaskQueue implements TaskQueue {
 
 	@Override
 	public UUID enqueue(TaskRequest request) {
+		return offer(request).id();
+	}
+
+	@Override
+	public EnqueueResult offer(TaskRequest request) {
 		NewTask task = newTask(request, "request");
-		observed(task.queue(), 1, (headers) -> this.tasks.insert(withHeaders(task, headers)));
-		this.listener.enqueued(task.queue(), 1);
-		return task.id();
+		EnqueueResult result = observed(task.queue(), 1, (headers) -> this.tasks.offer(task.withHeaders(headers)));
+		if (!result.duplicate()) {
+			this.listener.enqueued(task.queue(), 1);
+		}
+		return result;
 	}
 
 	@Override
 	public List<UUID> enqueueAll(List<TaskRequest> requests) {
+		return offerAll(requests).stream().map(EnqueueResult::id).toList();
+	}
+
+	@Override
+	public List<EnqueueResult> offerAll(List<TaskRequest> requests) {
 		if (requests == null) {
 			throw new IllegalArgumentException("requests must not be null");
 		}
 		List<NewTask> newTasks = new ArrayList<>(requests.size());
+		Map<List<String>, Integer> firstWithKey = new HashMap<>();
 		for (int i = 0; i < requests.size(); i++) {
 			newTasks.add(newTask(requests.get(i), "requests[" + i + "]"));
+			requireOneMode(requests, i, firstWithKey);
 		}
-		if (!newTasks.isEmpty()) {
-			String observedQueue = newTasks.stream().map(NewTask::queue).distinct().count() == 1
-					? newTasks.get(0).queue() : "multiple";
-			observed(observedQueue, newTasks.size(), (headers) -> this.tasks
-				.insertAll(newTasks.stream().map((task) -> withHeaders(task, headers)).toList()));
-			newTasks.stream()
-				.collect(Collectors.groupingBy(NewTask::queue, LinkedHashMap::new, Collectors.counting()))
-				.forEach((queue, count) -> this.listener.enqueued(queue, count.intValue()));
+		if (newTasks.isEmpty()) {
+			return List.of();
 		}
-		return newTasks.stream().map(NewTask::id).toList();
+		String observedQueue = newTasks.stream().map(NewTask::queue).distinct().count() == 1 ? newTasks.get(0).queue()
+				: "multiple";
+		List<EnqueueResult> results = observed(observedQueue, newTasks.size(), (headers) -> this.tasks
+			.offerAll(newTasks.stream().map((task) -> task.withHeaders(headers)).toList()));
+		Map<String, Integer> added = new LinkedHashMap<>();
+		for (int i = 0; i < newTasks.size(); i++) {
+			if (!results.get(i).duplicate()) {
+				added.merge(newTasks.get(i).queue(), 1, Integer::sum);
+			}
+		}
+		added.forEach(this.listener::enqueued);
+		return results;
+	}
+
+	/** One list uses a key of a queue with one mode: which mode a mixed list meant cannot be told. */
+	private static void requireOneMode(List<TaskRequest> requests, int index, Map<List<String>, Integer> firstWithKey) {
+		TaskRequest request = requests.get(index);
+		if (request.uniqueKey() == null) {
+			return;
+		}
+		Integer first = firstWithKey.putIfAbsent(List.of(request.queue(), request.uniqueKey()), index);
+		if (first != null && requests.get(first).uniqueMode() != request.uniqueMode()) {
+			throw new IllegalArgumentException("requests[" + index + "] has unique key '" + request.uniqueKey()
+					+ "' of queue '" + request.queue() + "' with mode " + request.uniqueMode() + " but requests["
+					+ first + "] has it with mode " + requests.get(first).uniqueMode()
+					+ ": one list must use one mode per key");
+		}
 	}
 
 	/** Runs {@code insert} with the headers of a {@code taskqueue.enqueue} observation around it. */
-	private void observed(String queue, int count, Consumer<String> insert) {
+	private <T> T observed(String queue, int count, Function<String, T> insert) {
 		if (this.observations.isNoop()) {
-			insert.accept("{}");
-			return;
+			return insert.apply("{}");
 		}
 		Map<String, String> headers = new LinkedHashMap<>();
-		TaskQueueObservations.enqueue(queue, count, headers, this.observations).observe(() -> {
+		return TaskQueueObservations.enqueue(queue, count, headers, this.observations).observe(() -> {
 			requireStorable(headers, queue);
-			insert.accept(headers.isEmpty() ? "{}" : this.mapper.writeValueAsString(headers));
+			return insert.apply(headers.isEmpty() ? "{}" : this.mapper.writeValueAsString(headers));
 		});
 	}
 
@@ -101,17 +136,13 @@ public class DefaultTaskQueue implements TaskQueue {
 		});
 	}
 
-	private static NewTask withHeaders(NewTask task, String headers) {
-		return new NewTask(task.id(), task.queue(), task.payload(), task.priority(), task.delay(), task.runAt(),
-				headers);
-	}
-
 	private NewTask newTask(TaskRequest request, String argument) {
 		if (request == null) {
 			throw new IllegalArgumentException(argument + " must not be null");
 		}
 		return new NewTask(TaskIds.next(), request.queue(), json(request, argument), request.priority(),
-				request.delay(), request.runAt());
+				request.delay(), request.runAt(), "{}", request.uniqueKey(),
+				request.uniqueKey() != null && request.uniqueMode() == UniqueMode.REPLACE);
 	}
 
 	private String json(TaskRequest request, String argument) {

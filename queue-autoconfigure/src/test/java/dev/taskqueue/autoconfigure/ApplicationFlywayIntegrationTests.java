@@ -41,7 +41,8 @@ class ApplicationFlywayIntegrationTests {
 			// No baseline: Flyway found the schema empty, so it ran before TaskQueue created its tables.
 			assertThat(history(url, "flyway_schema_history")).containsExactly("1 V1__app.sql true");
 			assertThat(history(url, "taskqueue_schema_history")).containsExactly("0 << Flyway Baseline >> true",
-					"1 V1__create_taskqueue_tables.sql true", "2 V2__operations_and_observability.sql true");
+					"1 V1__create_taskqueue_tables.sql true", "2 V2__operations_and_observability.sql true",
+					"3 V3__unique_tasks.sql true");
 			assertHandled(context);
 		}
 	}

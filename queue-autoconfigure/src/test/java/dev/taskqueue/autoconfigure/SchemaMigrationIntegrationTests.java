@@ -43,12 +43,13 @@ class SchemaMigrationIntegrationTests {
 		TestDatabase.execute(url, "INSERT INTO app_table VALUES (1, 'kept')");
 		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 			assertThat(history(url, "taskqueue_schema_history")).containsExactly("0 << Flyway Baseline >> true",
-					"1 V1__create_taskqueue_tables.sql true", "2 V2__operations_and_observability.sql true");
+					"1 V1__create_taskqueue_tables.sql true", "2 V2__operations_and_observability.sql true",
+					"3 V3__unique_tasks.sql true");
 			assertThat(jdbc(url).queryForList("SELECT name FROM app_table", String.class)).containsExactly("kept");
 			assertHandled(context);
 		}
 		try (ConfigurableApplicationContext restarted = TestApplications.start(url, List.of(Handlers.class))) {
-			assertThat(history(url, "taskqueue_schema_history")).hasSize(3);
+			assertThat(history(url, "taskqueue_schema_history")).hasSize(4);
 		}
 	}
 
@@ -70,7 +71,8 @@ class SchemaMigrationIntegrationTests {
 	@Test
 	void shippedSqlAppliedByHandWorksWithoutMigration() throws IOException {
 		String url = TestDatabase.createDatabase();
-		for (String migration : List.of("V1__create_taskqueue_tables.sql", "V2__operations_and_observability.sql")) {
+		for (String migration : List.of("V1__create_taskqueue_tables.sql", "V2__operations_and_observability.sql",
+				"V3__unique_tasks.sql")) {
 			try (InputStream in = getClass().getClassLoader().getResourceAsStream("db/taskqueue/" + migration)) {
 				TestDatabase.execute(url, new String(in.readAllBytes(), StandardCharsets.UTF_8));
 			}
@@ -94,7 +96,7 @@ class SchemaMigrationIntegrationTests {
 		try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config)) {
 			new TaskQueueSchemaMigrator(pool, TaskTables.inSchema(null)).afterPropertiesSet();
 		}
-		assertThat(history(url, "taskqueue_schema_history")).hasSize(2);
+		assertThat(history(url, "taskqueue_schema_history")).hasSize(3);
 	}
 
 	@Test
@@ -114,7 +116,7 @@ class SchemaMigrationIntegrationTests {
 			}
 			assertThat(history(url, "taskqueue_schema_history"))
 				.containsExactly("1 V1__create_taskqueue_tables.sql true",
-						"2 V2__operations_and_observability.sql true");
+						"2 V2__operations_and_observability.sql true", "3 V3__unique_tasks.sql true");
 			try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 				UUID id = context.getBean(TaskQueue.class).enqueue("schema-check", "after");
 				Await.until("the task is handled", WAIT,

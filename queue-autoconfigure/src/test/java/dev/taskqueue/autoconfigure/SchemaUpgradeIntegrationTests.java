@@ -6,9 +6,12 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.taskqueue.EnqueueResult;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
+import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskRequest;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
@@ -22,8 +25,8 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A database on schema version 1, with tasks and dead letters in it, moves to version 2 on the next start and
- * loses nothing: old tasks run with empty headers, old dead letters can be retried.
+ * A database on an older schema version, with tasks and dead letters in it, moves to the latest on the next start
+ * and loses nothing: old tasks run with empty headers and no unique key, old dead letters can be retried.
  */
 class SchemaUpgradeIntegrationTests {
 
@@ -52,6 +55,37 @@ class SchemaUpgradeIntegrationTests {
 			assertThat(context.getBean(TaskQueueOperations.class).retryDead(dead)).isTrue();
 			Await.until("the old dead task runs", Duration.ofSeconds(20), () -> handlers.handled.containsKey(dead));
 			assertThat(handlers.handled).containsEntry(waiting, "old task").containsEntry(dead, "old dead task");
+		}
+	}
+
+	@Test
+	void tasksWrittenBeforeVersion3RunAndKeyedTasksCanBeEnqueuedNextToThem() {
+		String url = TestDatabase.createDatabase();
+		DriverManagerDataSource dataSource = new DriverManagerDataSource(url);
+		Flyway.configure()
+			.dataSource(dataSource)
+			.locations(TaskQueueSchemaMigrator.LOCATION)
+			.table(TaskQueueSchemaMigrator.HISTORY_TABLE)
+			.target("2")
+			.load()
+			.migrate();
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		UUID waiting = UUID.randomUUID();
+		UUID scheduled = UUID.randomUUID();
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload) VALUES (?, 'upgrade', '\"old task\"')", waiting);
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, run_at) "
+				+ "VALUES (?, 'upgrade', '\"old scheduled task\"', now() + interval '1 hour')", scheduled);
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
+			Handlers handlers = context.getBean(Handlers.class);
+			Await.until("the old task runs", Duration.ofSeconds(20), () -> handlers.handled.containsKey(waiting));
+			assertThat(jdbc.queryForObject("SELECT unique_key IS NULL AND NOT unique_running FROM taskqueue_task "
+					+ "WHERE id = ?", Boolean.class, scheduled)).isTrue();
+			TaskQueue queue = context.getBean(TaskQueue.class);
+			TaskRequest keyed = TaskRequest.of("upgrade", "new task").withDelay(Duration.ofHours(1)).withUniqueKey("k");
+			EnqueueResult first = queue.offer(keyed);
+			assertThat(queue.offer(keyed)).isEqualTo(new EnqueueResult(first.id(), true));
+			assertThat(jdbc.queryForList("SELECT id FROM taskqueue_task WHERE run_at > now()", UUID.class))
+				.containsExactlyInAnyOrder(scheduled, first.id());
 		}
 	}
 

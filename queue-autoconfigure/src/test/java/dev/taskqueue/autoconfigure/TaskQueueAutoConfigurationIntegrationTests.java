@@ -6,6 +6,7 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.EnqueueResult;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
@@ -94,7 +95,17 @@ class TaskQueueAutoConfigurationIntegrationTests {
 			}
 
 			@Override
+			public EnqueueResult offer(TaskRequest request) {
+				return new EnqueueResult(new UUID(0, 1), false);
+			}
+
+			@Override
 			public List<UUID> enqueueAll(List<TaskRequest> requests) {
+				return List.of();
+			}
+
+			@Override
+			public List<EnqueueResult> offerAll(List<TaskRequest> requests) {
 				return List.of();
 			}
 

@@ -5,10 +5,12 @@ import java.util.List;
 import java.util.function.Supplier;
 
 import dev.taskqueue.TaskQueue;
+import dev.taskqueue.TaskRequest;
 
 /**
  * W4: how fast a producer instance enqueues, one task per transaction and with {@code enqueueAll} in batches,
- * against plain JDBC inserts of the same rows in the same batches (multi-row {@code VALUES}, and {@code unnest}).
+ * against plain JDBC inserts of the same rows in the same batches (multi-row {@code VALUES}, and {@code unnest});
+ * and the same enqueues with a distinct unique key per task, against those without.
  */
 final class EnqueueWorkload implements Workload {
 
@@ -67,6 +69,10 @@ final class EnqueueWorkload implements Workload {
 				results.add(Result.of("W4", ((batchSize == 1) ? "enqueue" : "enqueueAll") + size + " config="
 						+ this.bench.options().describeLibraryProperties(), library.rate(count), library.cpuPer(count))
 					.comparedWith(rawName, raw.rate(count)));
+				String libraryName = (batchSize == 1) ? "enqueue" : "enqueueAll";
+				Timing keyed = onEmptyTable(table, () -> enqueueKeyed(producer.taskQueue(), batchSize, count));
+				results.add(Result.of("W4", libraryName + " unique-keys" + size, keyed.rate(count), keyed.cpuPer(count))
+					.comparedWith(libraryName + " without keys", library.rate(count)));
 				if (report) {
 					results.forEach(this.bench.report()::add);
 				}
@@ -81,6 +87,26 @@ final class EnqueueWorkload implements Workload {
 	private static Timing onEmptyTable(QueueTable table, Supplier<Timing> measurement) {
 		table.truncate();
 		return measurement.get();
+	}
+
+	/** {@link #enqueue} with a unique key per task, all distinct: what a key costs when it is never a duplicate. */
+	private static Timing enqueueKeyed(TaskQueue taskQueue, int batchSize, int count) {
+		long start = System.nanoTime();
+		long startCpu = Timing.cpuNow();
+		for (int seq = 0; seq < count; seq += batchSize) {
+			int size = Math.min(batchSize, count - seq);
+			List<TaskRequest> requests = new ArrayList<>(size);
+			for (int i = 0; i < size; i++) {
+				requests.add(TaskRequest.of(QUEUE, new BenchTask(seq + i)).withUniqueKey("key-" + (seq + i)));
+			}
+			if (batchSize == 1) {
+				taskQueue.enqueue(requests.get(0));
+			}
+			else {
+				taskQueue.enqueueAll(requests);
+			}
+		}
+		return Timing.since(start, startCpu);
 	}
 
 	/** Enqueues {@code count} tasks, one per transaction or with one {@code enqueueAll} per batch, and times it. */

@@ -39,7 +39,8 @@ class BenchmarkSmokeIntegrationTests {
 				"RESULT W1 drain baseline=raw-batch-50 threads=8", "RESULT W1 drain baseline=raw-batch-10 threads=8",
 				"RESULT W1 drain raw-batch best of sizes=10,50", "RESULT W1 drain baseline=raw-claim-then-delete",
 				"RESULT W1 drain baseline=raw-delete-returning",
-				"RESULT W4 enqueueAll batch=1000", "RESULT W4 insert baseline=raw-multi-row", "SUMMARY");
+				"RESULT W4 enqueueAll batch=1000", "RESULT W4 insert baseline=raw-multi-row",
+				"RESULT W4 enqueue unique-keys batch=1", "RESULT W4 enqueueAll unique-keys batch=1000", "SUMMARY");
 		assertThat(printed).containsPattern("mode=transactional .* jvm-cpu=\\d+us cpu-ratio=\\S+ "
 				+ "vs-db-scheduler=\\S+ baseline=raw-1-per-tx\\(\\d+/s\\) ratio=");
 		assertThat(printed).containsPattern("mode=batched .* baseline=raw-batch-50\\(\\d+/s\\) ratio=");
