@@ -33,6 +33,8 @@ final class BenchmarkOptions {
 			new Option("w1-others", DbSchedulerDrain.NAME + "," + RawShape.claimThenDelete().name() + ","
 					+ RawShape.deleteReturning().name(), null,
 					"W1 contenders besides the modes and their baselines; empty for none"),
+			new Option("db-scheduler-upper-limit", "4.0", null, "db-scheduler's lock-and-fetch upper limit (a "
+					+ "fraction of its threads; its own default is 1.0)"),
 			new Option("w2-rate", "200", null, "W2 tasks enqueued per second"),
 			new Option("w2-seconds", "30", "5", "W2 measured seconds per poll interval (after 1 s of warm-up)"),
 			new Option("w2-poll-intervals", "500ms,50ms", null, "W2 values of taskqueue.worker.poll-interval"),
@@ -212,6 +214,22 @@ final class BenchmarkOptions {
 
 	int w4SingleTasks() {
 		return positiveInt("w4-single-tasks");
+	}
+
+	/** db-scheduler's lock-and-fetch upper limit, a fraction of its threads. */
+	double dbSchedulerUpperLimit() {
+		String value = this.values.get("db-scheduler-upper-limit");
+		try {
+			double limit = Double.parseDouble(value);
+			if (limit >= DbSchedulerDrain.LOWER_LIMIT) {
+				return limit;
+			}
+		}
+		catch (NumberFormatException ex) {
+			// reported below
+		}
+		throw new IllegalArgumentException("--db-scheduler-upper-limit must be a number of at least "
+				+ DbSchedulerDrain.LOWER_LIMIT + ", but was '" + value + "'");
 	}
 
 	Duration w5Duration() {

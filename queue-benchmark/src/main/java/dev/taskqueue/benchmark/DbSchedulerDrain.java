@@ -41,12 +41,11 @@ final class DbSchedulerDrain {
 
 	/**
 	 * Lock-and-fetch claims {@code upper × threads − running} executions per round and fetches again once fewer
-	 * than {@code lower × threads} are left: 0.5 is its default lower limit, and an upper limit of 4 (its default
-	 * is 1) keeps a batch of work ready, as its own throughput tests do (20 threads, 4.0 and 20.0).
+	 * than {@code lower × threads} are left: 0.5 is its default lower limit. The upper limit is
+	 * {@code --db-scheduler-upper-limit}: 4 by default (its own default is 1), which keeps a batch of work ready, as
+	 * its own throughput tests do (20 threads, 4.0 and 20.0).
 	 */
 	static final double LOWER_LIMIT = 0.5;
-
-	static final double UPPER_LIMIT = 4.0;
 
 	/** Only matters when a poll finds nothing: with lock-and-fetch, a finished batch triggers the next poll. */
 	static final Duration POLLING_INTERVAL = Duration.ofMillis(100);
@@ -57,9 +56,9 @@ final class DbSchedulerDrain {
 	}
 
 	/** What the contender's results are labelled with. */
-	static String describe(int threads, int poolSize) {
+	static String describe(int threads, int poolSize, double upperLimit) {
 		return "contender=" + NAME + " threads=" + threads + " pool=" + poolSize + " does=[db-scheduler 16.12, "
-				+ "lock-and-fetch " + LOWER_LIMIT + "/" + UPPER_LIMIT + ", polling " + POLLING_INTERVAL.toMillis()
+				+ "lock-and-fetch " + LOWER_LIMIT + "/" + upperLimit + ", polling " + POLLING_INTERVAL.toMillis()
 				+ "ms, one-time no-op task]";
 	}
 
@@ -83,14 +82,14 @@ final class DbSchedulerDrain {
 	}
 
 	/** Starts a scheduler on {@code database} and times it until all {@code tasks} have run and been removed. */
-	static Timing drain(ScratchDatabase database, int tasks, int threads, int poolSize) {
+	static Timing drain(ScratchDatabase database, int tasks, int threads, int poolSize, double upperLimit) {
 		AtomicLong handled = new AtomicLong();
 		try (HikariDataSource dataSource = dataSource(database, poolSize);
 				Connection probe = database.connect();
 				PreparedStatement anyLeft = probe.prepareStatement(ANY_LEFT)) {
 			Scheduler scheduler = Scheduler.create(dataSource, task(handled))
 				.threads(threads)
-				.pollUsingLockAndFetch(LOWER_LIMIT, UPPER_LIMIT)
+				.pollUsingLockAndFetch(LOWER_LIMIT, upperLimit)
 				.pollingInterval(POLLING_INTERVAL)
 				.build();
 			long start = System.nanoTime();

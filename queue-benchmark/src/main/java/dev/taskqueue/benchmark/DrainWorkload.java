@@ -82,7 +82,8 @@ final class DrainWorkload implements Workload {
 		Timing timing = attempt("W1 " + DbSchedulerDrain.NAME, () -> dbScheduler(tasks));
 		if (timing != null) {
 			Result result = Result.of("W1", "drain " + DbSchedulerDrain.describe(this.bench.threads(Mode.TRANSACTIONAL),
-					this.bench.library().poolSize(Mode.TRANSACTIONAL)) + " tasks=" + tasks, timing.rate(tasks),
+					this.bench.library().poolSize(Mode.TRANSACTIONAL), this.bench.options().dbSchedulerUpperLimit())
+					+ " tasks=" + tasks, timing.rate(tasks),
 					timing.cpuPer(tasks));
 			this.bench.report().add((raw != null) ? result.comparedWith(baseline.name(), raw.rate(tasks)) : result);
 		}
@@ -176,7 +177,7 @@ final class DrainWorkload implements Workload {
 			DbSchedulerDrain.schedule(database, tasks);
 			collectSetUpGarbage();
 			return DbSchedulerDrain.drain(database, tasks, this.bench.threads(Mode.TRANSACTIONAL),
-					this.bench.library().poolSize(Mode.TRANSACTIONAL));
+					this.bench.library().poolSize(Mode.TRANSACTIONAL), this.bench.options().dbSchedulerUpperLimit());
 		}
 	}
 
