@@ -1,10 +1,7 @@
 package dev.taskqueue.jdbc;
 
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
-import java.sql.Types;
+import java.util.Arrays;
 import java.util.List;
-import java.util.UUID;
 
 import javax.sql.DataSource;
 
@@ -130,13 +127,7 @@ public class EnqueueRepository {
 
 	public void insert(NewTask task) {
 		this.statements.execute(this.insert, (statement, connection) -> {
-			statement.setObject(1, task.id());
-			statement.setString(2, task.queue());
-			statement.setString(3, task.payload());
-			statement.setInt(4, task.priority());
-			setLong(statement, 5, Micros.sinceEpoch(task.runAt()));
-			setLong(statement, 6, Micros.of(task.delay()));
-			statement.setString(7, task.headers());
+			TaskRows.bind(statement, 1, task);
 			if (this.notifyChannel != null) {
 				statement.setString(8, this.notifyChannel);
 				statement.setString(9, task.queue());
@@ -144,50 +135,22 @@ public class EnqueueRepository {
 		});
 	}
 
-	static void setLong(PreparedStatement statement, int index, @Nullable Long value) throws SQLException {
-		if (value != null) {
-			statement.setLong(index, value);
-		}
-		else {
-			statement.setNull(index, Types.BIGINT);
-		}
-	}
-
 	public void insertAll(List<NewTask> tasks) {
 		if (tasks.isEmpty()) {
 			return;
 		}
-		int n = tasks.size();
-		UUID[] ids = new UUID[n];
-		String[] queues = new String[n];
-		String[] payloads = new String[n];
-		Integer[] priorities = new Integer[n];
-		@Nullable Long[] runAtMicros = new Long[n];
-		Long[] delayMicros = new Long[n];
-		String[] headers = new String[n];
-		boolean scheduled = false;
-		boolean sharedHeaders = true;
-		for (int i = 0; i < n; i++) {
-			NewTask task = tasks.get(i);
-			ids[i] = task.id();
-			queues[i] = task.queue();
-			payloads[i] = task.payload();
-			priorities[i] = task.priority();
-			runAtMicros[i] = Micros.sinceEpoch(task.runAt());
-			delayMicros[i] = Micros.of(task.delay());
-			headers[i] = task.headers();
-			scheduled |= task.runAt() != null || task.delay() != null;
-			sharedHeaders &= headers[i].equals(headers[0]);
-		}
+		TaskRows rows = new TaskRows(tasks);
+		boolean scheduled = tasks.stream().anyMatch((task) -> task.runAt() != null || task.delay() != null);
+		boolean sharedHeaders = Arrays.stream(rows.headers).allMatch(rows.headers[0]::equals);
 		JdbcClient.StatementSpec insert = this.jdbc.sql(this.insertAll[scheduled ? 1 : 0][sharedHeaders ? 1 : 0])
-			.param("ids", new SqlArrayValue("uuid", (Object[]) ids))
-			.param("queues", new SqlArrayValue("text", (Object[]) queues))
-			.param("payloads", new SqlArrayValue("text", (Object[]) payloads))
-			.param("priorities", new SqlArrayValue("int4", (Object[]) priorities))
-			.param("headers", sharedHeaders ? headers[0] : new SqlArrayValue("text", (Object[]) headers));
+			.param("ids", new SqlArrayValue("uuid", (Object[]) rows.ids))
+			.param("queues", new SqlArrayValue("text", (Object[]) rows.queues))
+			.param("payloads", new SqlArrayValue("text", (Object[]) rows.payloads))
+			.param("priorities", new SqlArrayValue("int4", (Object[]) rows.priorities))
+			.param("headers", sharedHeaders ? rows.headers[0] : new SqlArrayValue("text", (Object[]) rows.headers));
 		if (scheduled) {
-			insert = insert.param("runAtMicros", new SqlArrayValue("int8", (Object[]) runAtMicros))
-				.param("delayMicros", new SqlArrayValue("int8", (Object[]) delayMicros));
+			insert = insert.param("runAtMicros", new SqlArrayValue("int8", (Object[]) rows.runAtMicros))
+				.param("delayMicros", new SqlArrayValue("int8", (Object[]) rows.delayMicros));
 		}
 		execute(insert);
 	}

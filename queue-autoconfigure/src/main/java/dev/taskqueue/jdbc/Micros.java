@@ -1,5 +1,8 @@
 package dev.taskqueue.jdbc;
 
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -23,6 +26,16 @@ final class Micros {
 	static @Nullable Long sinceEpoch(@Nullable Instant instant) {
 		return (instant != null) ? Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L),
 				instant.getNano() / 1000) : null;
+	}
+
+	/** Binds {@code micros}, SQL {@code NULL} for {@code null}. */
+	static void bind(PreparedStatement statement, int index, @Nullable Long micros) throws SQLException {
+		if (micros != null) {
+			statement.setLong(index, micros);
+		}
+		else {
+			statement.setNull(index, Types.BIGINT);
+		}
 	}
 
 }

@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -207,8 +206,8 @@ final class TaskClaims {
 		// same
 		statement.setString(first + 3, queue);
 		statement.setInt(first + 4, priority);
-		setMicros(statement, first + 5, afterMicros);
-		setMicros(statement, first + 6, afterMicros);
+		Micros.bind(statement, first + 5, afterMicros);
+		Micros.bind(statement, first + 6, afterMicros);
 		statement.setObject(first + 7, afterId);
 		statement.setInt(first + 8, limit);
 		// lower
@@ -219,16 +218,6 @@ final class TaskClaims {
 		statement.setObject(first + 12, session);
 		statement.setInt(first + 13, limit);
 		statement.setObject(first + 14, session);
-	}
-
-	private static void setMicros(PreparedStatement statement, int index, @Nullable Long micros)
-			throws SQLException {
-		if (micros != null) {
-			statement.setLong(index, micros);
-		}
-		else {
-			statement.setNull(index, Types.BIGINT);
-		}
 	}
 
 	private static List<ClaimedTask> claimedTasks(ResultSet rows) throws SQLException {

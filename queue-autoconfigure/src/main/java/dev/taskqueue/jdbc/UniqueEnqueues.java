@@ -1,7 +1,5 @@
 package dev.taskqueue.jdbc;
 
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -156,7 +154,7 @@ final class UniqueEnqueues {
 	EnqueueResult offer(NewTask task) {
 		if (task.replace()) {
 			UUID id = this.statements.query(this.replace, (statement, connection) -> {
-				bindTask(statement, 1, task);
+				TaskRows.bind(statement, 1, task);
 				statement.setString(8, task.uniqueKey());
 				if (this.notifyChannel != null) {
 					statement.setString(9, this.notifyChannel);
@@ -181,7 +179,7 @@ final class UniqueEnqueues {
 		return this.statements.query(this.keep, (statement, connection) -> {
 			statement.setString(1, task.queue());
 			statement.setString(2, task.uniqueKey());
-			bindTask(statement, 3, task);
+			TaskRows.bind(statement, 3, task);
 			statement.setString(10, task.uniqueKey());
 			if (this.notifyChannel != null) {
 				statement.setString(11, this.notifyChannel);
@@ -189,16 +187,6 @@ final class UniqueEnqueues {
 		}, (rows) -> rows.next() ? new EnqueueResult(rows.getObject(1, UUID.class), rows.getBoolean(2)) : null);
 	}
 
-	/** Binds id, queue, payload, priority, run-at, delay and headers from {@code first} on. */
-	private static void bindTask(PreparedStatement statement, int first, NewTask task) throws SQLException {
-		statement.setObject(first, task.id());
-		statement.setString(first + 1, task.queue());
-		statement.setString(first + 2, task.payload());
-		statement.setInt(first + 3, task.priority());
-		EnqueueRepository.setLong(statement, first + 4, Micros.sinceEpoch(task.runAt()));
-		statement.setLong(first + 5, Micros.of(task.delay()));
-		statement.setString(first + 6, task.headers());
-	}
 
 	/**
 	 * Enqueues {@code tasks}, some with a unique key, as if one after the other: the requests of one key become one
@@ -250,36 +238,21 @@ final class UniqueEnqueues {
 
 	/** One run of the statement: for each row's id the id it ended up with, or none. */
 	private Map<UUID, UUID> insertAll(List<NewTask> rows) {
-		int n = rows.size();
-		UUID[] ids = new UUID[n];
-		String[] queues = new String[n];
-		String[] payloads = new String[n];
-		Integer[] priorities = new Integer[n];
-		Long[] runAtMicros = new Long[n];
-		Long[] delayMicros = new Long[n];
-		String[] headers = new String[n];
-		String[] keys = new String[n];
-		Boolean[] replacing = new Boolean[n];
-		for (int i = 0; i < n; i++) {
-			NewTask task = rows.get(i);
-			ids[i] = task.id();
-			queues[i] = task.queue();
-			payloads[i] = task.payload();
-			priorities[i] = task.priority();
-			runAtMicros[i] = Micros.sinceEpoch(task.runAt());
-			delayMicros[i] = Micros.of(task.delay());
-			headers[i] = task.headers();
-			keys[i] = task.uniqueKey();
-			replacing[i] = task.uniqueKey() != null && task.replace();
+		TaskRows columns = new TaskRows(rows);
+		String[] keys = new String[rows.size()];
+		Boolean[] replacing = new Boolean[rows.size()];
+		for (int i = 0; i < keys.length; i++) {
+			keys[i] = rows.get(i).uniqueKey();
+			replacing[i] = keys[i] != null && rows.get(i).replace();
 		}
 		JdbcClient.StatementSpec statement = this.jdbc.sql(this.all)
-			.param("ids", new SqlArrayValue("uuid", (Object[]) ids))
-			.param("queues", new SqlArrayValue("text", (Object[]) queues))
-			.param("payloads", new SqlArrayValue("text", (Object[]) payloads))
-			.param("priorities", new SqlArrayValue("int4", (Object[]) priorities))
-			.param("runAtMicros", new SqlArrayValue("int8", (Object[]) runAtMicros))
-			.param("delayMicros", new SqlArrayValue("int8", (Object[]) delayMicros))
-			.param("headers", new SqlArrayValue("text", (Object[]) headers))
+			.param("ids", new SqlArrayValue("uuid", (Object[]) columns.ids))
+			.param("queues", new SqlArrayValue("text", (Object[]) columns.queues))
+			.param("payloads", new SqlArrayValue("text", (Object[]) columns.payloads))
+			.param("priorities", new SqlArrayValue("int4", (Object[]) columns.priorities))
+			.param("runAtMicros", new SqlArrayValue("int8", (Object[]) columns.runAtMicros))
+			.param("delayMicros", new SqlArrayValue("int8", (Object[]) columns.delayMicros))
+			.param("headers", new SqlArrayValue("text", (Object[]) columns.headers))
 			.param("keys", new SqlArrayValue("text", (Object[]) keys))
 			.param("replacing", new SqlArrayValue("bool", (Object[]) replacing));
 		if (this.notifyChannel != null) {

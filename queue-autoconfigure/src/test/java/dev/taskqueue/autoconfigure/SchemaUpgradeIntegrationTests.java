@@ -33,14 +33,7 @@ class SchemaUpgradeIntegrationTests {
 	@Test
 	void tasksWrittenBeforeVersion2RunAndTheirDeadLettersCanBeRetried() {
 		String url = TestDatabase.createDatabase();
-		DriverManagerDataSource dataSource = new DriverManagerDataSource(url);
-		Flyway.configure()
-			.dataSource(dataSource)
-			.locations(TaskQueueSchemaMigrator.LOCATION)
-			.table(TaskQueueSchemaMigrator.HISTORY_TABLE)
-			.target("1")
-			.load()
-			.migrate();
+		DriverManagerDataSource dataSource = migratedTo(url, "1");
 		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
 		UUID waiting = UUID.randomUUID();
 		UUID dead = UUID.randomUUID();
@@ -61,14 +54,7 @@ class SchemaUpgradeIntegrationTests {
 	@Test
 	void tasksWrittenBeforeVersion3RunAndKeyedTasksCanBeEnqueuedNextToThem() {
 		String url = TestDatabase.createDatabase();
-		DriverManagerDataSource dataSource = new DriverManagerDataSource(url);
-		Flyway.configure()
-			.dataSource(dataSource)
-			.locations(TaskQueueSchemaMigrator.LOCATION)
-			.table(TaskQueueSchemaMigrator.HISTORY_TABLE)
-			.target("2")
-			.load()
-			.migrate();
+		DriverManagerDataSource dataSource = migratedTo(url, "2");
 		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
 		UUID waiting = UUID.randomUUID();
 		UUID scheduled = UUID.randomUUID();
@@ -87,6 +73,19 @@ class SchemaUpgradeIntegrationTests {
 			assertThat(jdbc.queryForList("SELECT id FROM taskqueue_task WHERE run_at > now()", UUID.class))
 				.containsExactlyInAnyOrder(scheduled, first.id());
 		}
+	}
+
+	/** The database at {@code url}, with TaskQueue's schema migrated up to version {@code target}. */
+	private static DriverManagerDataSource migratedTo(String url, String target) {
+		DriverManagerDataSource dataSource = new DriverManagerDataSource(url);
+		Flyway.configure()
+			.dataSource(dataSource)
+			.locations(TaskQueueSchemaMigrator.LOCATION)
+			.table(TaskQueueSchemaMigrator.HISTORY_TABLE)
+			.target(target)
+			.load()
+			.migrate();
+		return dataSource;
 	}
 
 	static class Handlers {
