@@ -1,5 +1,9 @@
 package dev.taskqueue.fault;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,20 +35,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
- * An owner role migrates the schema; a runtime role holding only the grants the README gives runs everything
+ * An owner role migrates the schema; a runtime role holding only the grants docs/operations.md gives runs everything
  * TaskQueue does at runtime (enqueue, claim, retry, dead letters, history, pruning, pausing, the operations API)
  * with {@code taskqueue.schema.migrate=false}, and cannot drop, alter or add tables.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class LeastPrivilegeIntegrationTests {
 
-	/** The README's grants, for schema {@code taskqueue} and role {@code taskqueue_runtime}. */
-	static final String GRANTS = """
-			GRANT USAGE ON SCHEMA taskqueue TO taskqueue_runtime;
-			GRANT SELECT, INSERT, UPDATE, DELETE ON taskqueue.taskqueue_task, taskqueue.taskqueue_session,
-			    taskqueue.taskqueue_dead_task, taskqueue.taskqueue_history TO taskqueue_runtime;
-			GRANT SELECT, INSERT, UPDATE ON taskqueue.taskqueue_queue TO taskqueue_runtime;
-			""";
+	/** The grants of docs/operations.md ("Least privilege"), for schema {@code taskqueue} and role {@code taskqueue_runtime}. */
+	static final String GRANTS = documentedGrants();
 
 	private static final String SCHEMA = "taskqueue";
 
@@ -199,6 +198,19 @@ class LeastPrivilegeIntegrationTests {
 			}
 		}
 
+	}
+
+	/** Reads the SQL block of the "Least privilege" section, so that the page and this test cannot disagree. */
+	private static String documentedGrants() {
+		try {
+			String page = Files.readString(Path.of("..", "docs", "operations.md"));
+			int section = page.indexOf("## Least privilege");
+			int start = page.indexOf("```sql\n", section) + "```sql\n".length();
+			return page.substring(start, page.indexOf("```", start));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 }
