@@ -3,24 +3,20 @@ package dev.taskqueue.autoconfigure;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Pattern;
 
-import dev.taskqueue.QueueName;
-import dev.taskqueue.jdbc.TaskTables;
-import dev.taskqueue.worker.QueueSettings;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
- * Configuration of TaskQueue, under {@code taskqueue}. Values are checked as they are bound, so a bad one stops
- * the application with a message that names the property.
+ * Configuration of TaskQueue, under {@code taskqueue}. Every value is checked once bound, in one place
+ * ({@link TaskQueuePropertiesValidation}), so a bad one stops the application with Spring Boot's report of the
+ * property, its value, where it was set and why it is refused.
  */
 @ConfigurationProperties("taskqueue")
-public class TaskQueueProperties implements InitializingBean {
-
-	private static final Pattern CANONICAL_KEY = Pattern.compile("[a-z0-9-]+");
+public class TaskQueueProperties implements Validator {
 
 	/**
 	 * Whether TaskQueue is configured at all.
@@ -88,29 +84,14 @@ public class TaskQueueProperties implements InitializingBean {
 	}
 
 	@Override
-	public void afterPropertiesSet() {
-		this.queues.forEach((name, queue) -> {
-			QueueName.requireValid(name, "taskqueue.queues key");
-			// Checked here rather than in the setters, which cannot know the queue the value belongs to.
-			String property = "taskqueue.queues"
-					+ (CANONICAL_KEY.matcher(name).matches() ? "." + name : "[" + name + "]");
-			if (queue.concurrency != null) {
-				requirePositive(queue.concurrency, property + ".concurrency");
-			}
-			if (queue.maxAttempts != null) {
-				requirePositive(queue.maxAttempts, property + ".max-attempts");
-			}
-			if (queue.timeout != null) {
-				requirePositive(queue.timeout, property + ".timeout");
-			}
-			if (queue.groupCommitSize != null) {
-				requireGroupSize(queue.groupCommitSize, property + ".group-commit-size");
-			}
-		});
-		if (this.worker.heartbeatInterval.compareTo(this.worker.sessionTimeout) >= 0) {
-			throw new IllegalArgumentException("taskqueue.worker.heartbeat-interval (" + this.worker.heartbeatInterval
-					+ ") must be shorter than taskqueue.worker.session-timeout (" + this.worker.sessionTimeout + ")");
-		}
+	public boolean supports(Class<?> type) {
+		return TaskQueueProperties.class.isAssignableFrom(type);
+	}
+
+	/** Checks the bound values: Spring Boot calls this once they are all bound (a self-validating bean). */
+	@Override
+	public void validate(Object target, Errors errors) {
+		new TaskQueuePropertiesValidation((TaskQueueProperties) target, errors).validate();
 	}
 
 	public static class Schema {
@@ -138,13 +119,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setName(@Nullable String name) {
-			try {
-				this.name = TaskTables.inSchema(name).schema();
-			}
-			catch (IllegalArgumentException ex) {
-				throw new IllegalArgumentException("taskqueue.schema.name must be a plain SQL identifier "
-						+ "(a letter or '_', then letters, digits or '_', at most 63) but was '" + name + "'");
-			}
+			this.name = name;
 		}
 
 	}
@@ -232,7 +207,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setConcurrency(int concurrency) {
-			this.concurrency = requirePositive(concurrency, "taskqueue.worker.concurrency");
+			this.concurrency = concurrency;
 		}
 
 		public Duration getPollInterval() {
@@ -240,7 +215,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setPollInterval(Duration pollInterval) {
-			this.pollInterval = requirePositive(pollInterval, "taskqueue.worker.poll-interval");
+			this.pollInterval = pollInterval;
 		}
 
 		public Duration getHeartbeatInterval() {
@@ -248,7 +223,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setHeartbeatInterval(Duration heartbeatInterval) {
-			this.heartbeatInterval = requirePositive(heartbeatInterval, "taskqueue.worker.heartbeat-interval");
+			this.heartbeatInterval = heartbeatInterval;
 		}
 
 		public Duration getSessionTimeout() {
@@ -256,7 +231,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setSessionTimeout(Duration sessionTimeout) {
-			this.sessionTimeout = requirePositive(sessionTimeout, "taskqueue.worker.session-timeout");
+			this.sessionTimeout = sessionTimeout;
 		}
 
 		public Duration getShutdownTimeout() {
@@ -264,7 +239,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setShutdownTimeout(Duration shutdownTimeout) {
-			this.shutdownTimeout = requireNotNegative(shutdownTimeout, "taskqueue.worker.shutdown-timeout");
+			this.shutdownTimeout = shutdownTimeout;
 		}
 
 		public Duration getTimeout() {
@@ -272,7 +247,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setTimeout(Duration timeout) {
-			this.timeout = requirePositive(timeout, "taskqueue.worker.timeout");
+			this.timeout = timeout;
 		}
 
 		public int getCompletionBatchSize() {
@@ -280,7 +255,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setCompletionBatchSize(int completionBatchSize) {
-			this.completionBatchSize = requirePositive(completionBatchSize, "taskqueue.worker.completion-batch-size");
+			this.completionBatchSize = completionBatchSize;
 		}
 
 		public int getGroupCommitSize() {
@@ -288,7 +263,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setGroupCommitSize(int groupCommitSize) {
-			this.groupCommitSize = requireGroupSize(groupCommitSize, "taskqueue.worker.group-commit-size");
+			this.groupCommitSize = groupCommitSize;
 		}
 
 		public Duration getGroupCommitMaxDelay() {
@@ -296,8 +271,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setGroupCommitMaxDelay(Duration groupCommitMaxDelay) {
-			this.groupCommitMaxDelay = requireNotNegative(groupCommitMaxDelay,
-					"taskqueue.worker.group-commit-max-delay");
+			this.groupCommitMaxDelay = groupCommitMaxDelay;
 		}
 
 		public int getMaxPrefetch() {
@@ -305,10 +279,6 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setMaxPrefetch(int maxPrefetch) {
-			if (maxPrefetch < 0) {
-				throw new IllegalArgumentException(
-						"taskqueue.worker.max-prefetch must be at least 0 but was " + maxPrefetch);
-			}
 			this.maxPrefetch = maxPrefetch;
 		}
 
@@ -317,8 +287,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setCompletionFlushInterval(Duration completionFlushInterval) {
-			this.completionFlushInterval = requirePositive(completionFlushInterval,
-					"taskqueue.worker.completion-flush-interval");
+			this.completionFlushInterval = completionFlushInterval;
 		}
 
 	}
@@ -355,7 +324,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setMaxAttempts(int maxAttempts) {
-			this.maxAttempts = requirePositive(maxAttempts, "taskqueue.retry.max-attempts");
+			this.maxAttempts = maxAttempts;
 		}
 
 		public Backoff getBackoff() {
@@ -391,7 +360,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setInitialDelay(Duration initialDelay) {
-			this.initialDelay = requireNotNegative(initialDelay, "taskqueue.retry.backoff.initial-delay");
+			this.initialDelay = initialDelay;
 		}
 
 		public double getMultiplier() {
@@ -399,10 +368,6 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setMultiplier(double multiplier) {
-			if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
-				throw new IllegalArgumentException(
-						"taskqueue.retry.backoff.multiplier must be at least 1 but was " + multiplier);
-			}
 			this.multiplier = multiplier;
 		}
 
@@ -411,7 +376,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setMaxDelay(Duration maxDelay) {
-			this.maxDelay = requireNotNegative(maxDelay, "taskqueue.retry.backoff.max-delay");
+			this.maxDelay = maxDelay;
 		}
 
 		public double getJitter() {
@@ -419,9 +384,6 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setJitter(double jitter) {
-			if (!(jitter >= 0.0 && jitter <= 1.0)) {
-				throw new IllegalArgumentException("taskqueue.retry.backoff.jitter must be from 0 to 1 but was " + jitter);
-			}
 			this.jitter = jitter;
 		}
 
@@ -446,7 +408,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setRefreshInterval(Duration refreshInterval) {
-			this.refreshInterval = requirePositive(refreshInterval, "taskqueue.metrics.refresh-interval");
+			this.refreshInterval = refreshInterval;
 		}
 
 		public int getCountLimit() {
@@ -454,7 +416,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setCountLimit(int countLimit) {
-			this.countLimit = requirePositive(countLimit, "taskqueue.metrics.count-limit");
+			this.countLimit = countLimit;
 		}
 
 	}
@@ -481,7 +443,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setDeadLetters(Duration deadLetters) {
-			this.deadLetters = requirePositive(deadLetters, "taskqueue.retention.dead-letters");
+			this.deadLetters = deadLetters;
 		}
 
 		public Duration getHistory() {
@@ -489,7 +451,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setHistory(Duration history) {
-			this.history = requirePositive(history, "taskqueue.retention.history");
+			this.history = history;
 		}
 
 		public Duration getPruneInterval() {
@@ -497,7 +459,7 @@ public class TaskQueueProperties implements InitializingBean {
 		}
 
 		public void setPruneInterval(Duration pruneInterval) {
-			this.pruneInterval = requirePositive(pruneInterval, "taskqueue.retention.prune-interval");
+			this.pruneInterval = pruneInterval;
 		}
 
 	}
@@ -574,35 +536,6 @@ public class TaskQueueProperties implements InitializingBean {
 			this.groupCommitSize = groupCommitSize;
 		}
 
-	}
-
-	private static int requirePositive(int value, String property) {
-		if (value < 1) {
-			throw new IllegalArgumentException(property + " must be at least 1 but was " + value);
-		}
-		return value;
-	}
-
-	private static int requireGroupSize(int value, String property) {
-		if (value < 1 || value > QueueSettings.MAX_GROUP_SIZE) {
-			throw new IllegalArgumentException(property + " must be between 1 and " + QueueSettings.MAX_GROUP_SIZE
-					+ " (PostgreSQL caches 64 subtransactions per transaction) but was " + value);
-		}
-		return value;
-	}
-
-	private static Duration requirePositive(Duration value, String property) {
-		if (value == null || value.isNegative() || value.isZero()) {
-			throw new IllegalArgumentException(property + " must be a positive duration but was " + value);
-		}
-		return value;
-	}
-
-	private static Duration requireNotNegative(Duration value, String property) {
-		if (value == null || value.isNegative()) {
-			throw new IllegalArgumentException(property + " must not be negative but was " + value);
-		}
-		return value;
 	}
 
 }

@@ -13,6 +13,7 @@ import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.test.PropertyFailures;
 import dev.taskqueue.test.TestDatabase;
 import dev.taskqueue.worker.TaskWorker;
 import org.junit.jupiter.api.Test;
@@ -193,44 +194,44 @@ class TaskQueueAutoConfigurationIntegrationTests {
 	@Test
 	void zeroPollIntervalFails() {
 		assertStartupFails("taskqueue.worker.poll-interval=0s",
-				"taskqueue.worker.poll-interval must be a positive duration but was PT0S");
+				"taskqueue.worker.poll-interval: must be a positive duration");
 	}
 
 	@Test
 	void negativeSessionTimeoutFails() {
 		assertStartupFails("taskqueue.worker.session-timeout=-5s",
-				"taskqueue.worker.session-timeout must be a positive duration but was PT-5S");
+				"taskqueue.worker.session-timeout: must be a positive duration");
 	}
 
 	@Test
 	void negativeShutdownTimeoutFails() {
 		assertStartupFails("taskqueue.worker.shutdown-timeout=-1ms",
-				"taskqueue.worker.shutdown-timeout must not be negative but was PT-0.001S");
+				"taskqueue.worker.shutdown-timeout: must not be negative");
 	}
 
 	@Test
 	void zeroConcurrencyFails() {
 		assertStartupFails("taskqueue.worker.concurrency=0",
-				"taskqueue.worker.concurrency must be at least 1 but was 0");
+				"taskqueue.worker.concurrency: must be at least 1");
 	}
 
 	@Test
 	void jitterAboveOneFails() {
 		assertStartupFails("taskqueue.retry.backoff.jitter=1.5",
-				"taskqueue.retry.backoff.jitter must be from 0 to 1 but was 1.5");
+				"taskqueue.retry.backoff.jitter: must be from 0 to 1");
 	}
 
 	@Test
 	void multiplierBelowOneFails() {
 		assertStartupFails("taskqueue.retry.backoff.multiplier=0.5",
-				"taskqueue.retry.backoff.multiplier must be at least 1 but was 0.5");
+				"taskqueue.retry.backoff.multiplier: must be at least 1");
 	}
 
 	@Test
 	void schemaNameThatIsNotAnIdentifierFails() {
 		assertStartupFails("taskqueue.schema.name=x; drop table y",
-				"taskqueue.schema.name must be a plain SQL identifier (a letter or '_', then letters, digits or '_', "
-						+ "at most 63) but was 'x; drop table y'");
+				"taskqueue.schema.name: must be a plain SQL identifier (a letter or '_', then letters, digits or "
+						+ "'_', at most 63)");
 	}
 
 	@Test
@@ -242,23 +243,28 @@ class TaskQueueAutoConfigurationIntegrationTests {
 	@Test
 	void zeroQueueConcurrencyFailsNamingTheQueue() {
 		assertStartupFails("taskqueue.queues.emails.concurrency=0",
-				"taskqueue.queues.emails.concurrency must be at least 1 but was 0");
+				"taskqueue.queues.emails.concurrency: must be at least 1");
 	}
 
 	@Test
 	void zeroQueueMaxAttemptsFailsNamingTheQueueInBrackets() {
 		assertStartupFails("taskqueue.queues[billing.v2].max-attempts=0",
-				"taskqueue.queues[billing.v2].max-attempts must be at least 1 but was 0");
+				"taskqueue.queues[billing.v2].max-attempts: must be at least 1");
 	}
 
 	@Test
 	void heartbeatIntervalNotShorterThanSessionTimeoutFails() {
 		this.runner
 			.withPropertyValues("taskqueue.worker.heartbeat-interval=30s", "taskqueue.worker.session-timeout=30s")
-			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
-				.hasMessage("taskqueue.worker.heartbeat-interval (PT30S) must be shorter than "
-						+ "taskqueue.worker.session-timeout (PT30S)"));
+			.run((context) -> assertStartupFailure(context, "taskqueue.worker.heartbeat-interval: must be shorter "
+					+ "than taskqueue.worker.session-timeout (PT30S)"));
+	}
+
+	@Test
+	void everyRefusedPropertyIsReportedAtOnce() {
+		this.runner.withPropertyValues("taskqueue.worker.concurrency=0", "taskqueue.retry.max-attempts=0")
+			.run((context) -> assertThat(PropertyFailures.refusals(context.getStartupFailure())).containsExactly(
+					"taskqueue.worker.concurrency: must be at least 1", "taskqueue.retry.max-attempts: must be at least 1"));
 	}
 
 	static class EnqueuesOnStartup {
@@ -275,11 +281,10 @@ class TaskQueueAutoConfigurationIntegrationTests {
 		this.runner.withPropertyValues(property).run((context) -> assertStartupFailure(context, message));
 	}
 
-	private static void assertStartupFailure(AssertableApplicationContext context, String message) {
+	/** {@code refusal} is {@code property: reason}, or the message of an error that names no single property. */
+	private static void assertStartupFailure(AssertableApplicationContext context, String refusal) {
 		assertThat(context).hasFailed();
-		assertThat(context.getStartupFailure()).rootCause()
-			.isInstanceOf(IllegalArgumentException.class)
-			.hasMessage(message);
+		assertThat(PropertyFailures.refusals(context.getStartupFailure())).contains(refusal);
 	}
 
 }
