@@ -44,6 +44,7 @@ class LeastPrivilegeIntegrationTests {
 			GRANT SELECT, INSERT, UPDATE, DELETE ON taskqueue.taskqueue_task, taskqueue.taskqueue_session,
 			    taskqueue.taskqueue_dead_task, taskqueue.taskqueue_history TO taskqueue_runtime;
 			GRANT SELECT, INSERT, UPDATE ON taskqueue.taskqueue_queue TO taskqueue_runtime;
+			GRANT USAGE ON SEQUENCE taskqueue.taskqueue_task_ordering_seq TO taskqueue_runtime;
 			""";
 
 	private static final String SCHEMA = "taskqueue";
@@ -108,6 +109,9 @@ class LeastPrivilegeIntegrationTests {
 				good.add(taskQueue.enqueue("work", "ok"));
 			}
 			good.addAll(taskQueue.enqueueAll(List.of(TaskRequest.of("work", "ok"), TaskRequest.of("work", "ok"))));
+			good.addAll(taskQueue.enqueueAll(List.of(TaskRequest.of("work", "ok").withOrderingKey("o"),
+					TaskRequest.of("work", "ok").withOrderingKey("o"))));
+			good.add(taskQueue.enqueue(TaskRequest.of("work", "ok").withOrderingKey("o")));
 			failing = taskQueue.enqueue("work", "fail");
 			nonRetryable = taskQueue.enqueue("work", "give up");
 			Await.until("every task is done or dead", Duration.ofSeconds(30), () -> deadTasks().size() == 2
