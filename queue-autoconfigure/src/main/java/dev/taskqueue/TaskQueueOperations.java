@@ -117,9 +117,18 @@ public interface TaskQueueOperations {
 	 * @param oldestReadyAge how long the longest-waiting ready task has been due, {@link Duration#ZERO} when none
 	 * is
 	 * @param paused whether the queue is paused
+	 * @param waitingForKey tasks held behind an earlier task with their ordering key, not counted in {@code ready}
+	 * or {@code scheduled}: "why isn't my task running"
 	 */
 	record QueueStats(String queue, long ready, long scheduled, long running, long dead, Duration oldestReadyAge,
-			boolean paused) {
+			boolean paused, long waitingForKey) {
+
+		/** What a queue without tasks held behind an ordering key holds. */
+		public QueueStats(String queue, long ready, long scheduled, long running, long dead, Duration oldestReadyAge,
+				boolean paused) {
+			this(queue, ready, scheduled, running, dead, oldestReadyAge, paused, 0);
+		}
+
 	}
 
 	/**

@@ -21,7 +21,11 @@ public final class TaskRequest {
 
 	private static final Duration LONGEST_DELAY = Duration.ofDays(36_525);
 
-	private static final int LONGEST_UNIQUE_KEY = 255;
+	private static final int LONGEST_KEY = 255;
+
+	// Deduplicating tasks that wait behind their key would need the unique statements to place a task behind its
+	// key too; until then the two are not combined (docs/ordered-keys.md).
+	private static final String COMBINED = "a request cannot have both a unique key and an ordering key";
 
 	private final String queue;
 
@@ -37,8 +41,10 @@ public final class TaskRequest {
 
 	private final UniqueMode uniqueMode;
 
+	private final @Nullable String orderingKey;
+
 	private TaskRequest(String queue, Object payload, int priority, @Nullable Duration delay, @Nullable Instant runAt,
-			@Nullable String uniqueKey, UniqueMode uniqueMode) {
+			@Nullable String uniqueKey, UniqueMode uniqueMode, @Nullable String orderingKey) {
 		this.queue = queue;
 		this.payload = payload;
 		this.priority = priority;
@@ -46,6 +52,7 @@ public final class TaskRequest {
 		this.runAt = runAt;
 		this.uniqueKey = uniqueKey;
 		this.uniqueMode = uniqueMode;
+		this.orderingKey = orderingKey;
 	}
 
 	/**
@@ -57,13 +64,13 @@ public final class TaskRequest {
 		if (payload == null) {
 			throw new IllegalArgumentException("payload must not be null (queue '" + queue + "')");
 		}
-		return new TaskRequest(queue, payload, 0, null, null, null, UniqueMode.KEEP);
+		return new TaskRequest(queue, payload, 0, null, null, null, UniqueMode.KEEP, null);
 	}
 
 	/** This request with another priority; higher runs first, the default is 0. */
 	public TaskRequest withPriority(int priority) {
 		return new TaskRequest(this.queue, this.payload, priority, this.delay, this.runAt, this.uniqueKey,
-				this.uniqueMode);
+				this.uniqueMode, this.orderingKey);
 	}
 
 	/**
@@ -80,7 +87,8 @@ public final class TaskRequest {
 			throw new IllegalArgumentException("delay must be at most 100 years (" + LONGEST_DELAY + ") but was "
 					+ delay);
 		}
-		return new TaskRequest(this.queue, this.payload, this.priority, delay, null, this.uniqueKey, this.uniqueMode);
+		return new TaskRequest(this.queue, this.payload, this.priority, delay, null, this.uniqueKey, this.uniqueMode,
+				this.orderingKey);
 	}
 
 	/**
@@ -93,7 +101,8 @@ public final class TaskRequest {
 			throw new IllegalArgumentException(
 					"runAt must be from " + EARLIEST + " to " + LATEST + " but was " + runAt);
 		}
-		return new TaskRequest(this.queue, this.payload, this.priority, null, runAt, this.uniqueKey, this.uniqueMode);
+		return new TaskRequest(this.queue, this.payload, this.priority, null, runAt, this.uniqueKey, this.uniqueMode,
+				this.orderingKey);
 	}
 
 	/**
@@ -114,23 +123,47 @@ public final class TaskRequest {
 	 * @see UniqueMode
 	 */
 	public TaskRequest withUniqueKey(String key, UniqueMode mode) {
-		// Checked here, before any SQL: a bad key found by PostgreSQL would fail the caller's transaction.
-		if (key == null || key.isBlank()) {
-			throw new IllegalArgumentException("unique key must not be null or blank (queue '" + this.queue + "')");
+		requireKey(key, "unique key");
+		if (mode == null) {
+			throw new IllegalArgumentException("unique mode must not be null (queue '" + this.queue + "')");
 		}
-		if (key.codePointCount(0, key.length()) > LONGEST_UNIQUE_KEY) {
-			throw new IllegalArgumentException("unique key must be at most " + LONGEST_UNIQUE_KEY
-					+ " characters but was " + key.codePointCount(0, key.length()) + " (queue '" + this.queue + "')");
+		if (this.orderingKey != null) {
+			throw new IllegalArgumentException(COMBINED + " (queue '" + this.queue + "')");
+		}
+		return new TaskRequest(this.queue, this.payload, this.priority, this.delay, this.runAt, key, mode, null);
+	}
+
+	/**
+	 * This request with an ordering key: the tasks of one queue with the same ordering key run one at a time, in
+	 * the order they were enqueued, across all instances; a task that fails and waits to retry holds up the ones
+	 * after it until it completes or goes to the dead letters. Tasks with other keys or none run alongside as usual.
+	 * Keys are per queue. See docs/ordered-keys.md.
+	 * @throws IllegalArgumentException if the key is null, blank, longer than 255 characters or cannot be stored, or
+	 * the request has a unique key
+	 */
+	public TaskRequest withOrderingKey(String key) {
+		requireKey(key, "ordering key");
+		if (this.uniqueKey != null) {
+			throw new IllegalArgumentException(COMBINED + " (queue '" + this.queue + "')");
+		}
+		return new TaskRequest(this.queue, this.payload, this.priority, this.delay, this.runAt, null, this.uniqueMode,
+				key);
+	}
+
+	// Checked here, before any SQL: a bad key found by PostgreSQL would fail the caller's transaction.
+	private void requireKey(String key, String what) {
+		if (key == null || key.isBlank()) {
+			throw new IllegalArgumentException(what + " must not be null or blank (queue '" + this.queue + "')");
+		}
+		if (key.codePointCount(0, key.length()) > LONGEST_KEY) {
+			throw new IllegalArgumentException(what + " must be at most " + LONGEST_KEY + " characters but was "
+					+ key.codePointCount(0, key.length()) + " (queue '" + this.queue + "')");
 		}
 		String problem = PostgresText.problem(key);
 		if (problem != null) {
 			throw new IllegalArgumentException(
-					"unique key cannot be stored: it contains " + problem + " (queue '" + this.queue + "')");
+					what + " cannot be stored: it contains " + problem + " (queue '" + this.queue + "')");
 		}
-		if (mode == null) {
-			throw new IllegalArgumentException("unique mode must not be null (queue '" + this.queue + "')");
-		}
-		return new TaskRequest(this.queue, this.payload, this.priority, this.delay, this.runAt, key, mode);
 	}
 
 	public String queue() {
@@ -165,12 +198,18 @@ public final class TaskRequest {
 		return this.uniqueMode;
 	}
 
+	/** The ordering key, or {@code null} when none was given. */
+	public @Nullable String orderingKey() {
+		return this.orderingKey;
+	}
+
 	@Override
 	public String toString() {
 		return "TaskRequest[queue=" + this.queue + ", priority=" + this.priority
 				+ ((this.delay != null) ? ", delay=" + this.delay : "")
 				+ ((this.runAt != null) ? ", runAt=" + this.runAt : "")
 				+ ((this.uniqueKey != null) ? ", uniqueKey=" + this.uniqueKey + ", uniqueMode=" + this.uniqueMode : "")
+				+ ((this.orderingKey != null) ? ", orderingKey=" + this.orderingKey : "")
 				+ "]";
 	}
 

@@ -3,6 +3,8 @@ package dev.taskqueue.jdbc;
 import java.time.Instant;
 import java.util.UUID;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A task this instance has claimed.
  *
@@ -17,9 +19,18 @@ import java.util.UUID;
  * @param claimedBy the session that claimed it, which fences its completion
  * @param lastError the error of the previous attempt, or {@code null}
  * @param headers the headers stored at enqueue, a JSON object of strings
+ * @param orderingKey its ordering key, or {@code null}: the statements that delete a task with one make the next
+ * task of its key the head (see {@link OrderedKeys})
  */
 public record ClaimedTask(UUID id, String queue, String payload, int priority, int attempt, Instant enqueuedAt,
-		Instant runAt, Instant claimedAt, UUID claimedBy, String lastError, String headers) {
+		Instant runAt, Instant claimedAt, UUID claimedBy, String lastError, String headers,
+		@Nullable String orderingKey) {
+
+	/** A claimed task without an ordering key. */
+	public ClaimedTask(UUID id, String queue, String payload, int priority, int attempt, Instant enqueuedAt,
+			Instant runAt, Instant claimedAt, UUID claimedBy, String lastError, String headers) {
+		this(id, queue, payload, priority, attempt, enqueuedAt, runAt, claimedAt, claimedBy, lastError, headers, null);
+	}
 
 	/** A claimed task without headers. */
 	public ClaimedTask(UUID id, String queue, String payload, int priority, int attempt, Instant enqueuedAt,

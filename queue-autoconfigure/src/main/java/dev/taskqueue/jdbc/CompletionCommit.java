@@ -39,6 +39,9 @@ public class CompletionCommit {
 
 	private final String sql;
 
+	/** {@link #sql} that also makes the next task of the completed task's ordering key its head. */
+	private final String orderedSql;
+
 	/**
 	 * @param dataSource the data source of the handlers' transaction manager, which is TaskQueue's
 	 * @param tables the table names
@@ -46,7 +49,9 @@ public class CompletionCommit {
 	 */
 	public CompletionCommit(DataSource dataSource, TaskTables tables, boolean history) {
 		this.statements = new HotStatements(dataSource, new JdbcTemplate(dataSource).getExceptionTranslator());
-		this.sql = COMPLETE.formatted(tables.task(), history ? KEEP_IN_HISTORY.formatted(tables.history()) : "");
+		String kept = history ? KEEP_IN_HISTORY.formatted(tables.history()) : "";
+		this.sql = COMPLETE.formatted(tables.task(), kept);
+		this.orderedSql = COMPLETE.formatted(tables.task(), kept + ", " + OrderedKeys.promote(tables, "done"));
 	}
 
 	/**
@@ -56,7 +61,8 @@ public class CompletionCommit {
 	 */
 	public boolean completeAndCommit(ClaimedTask task) {
 		try {
-			this.statements.execute(this.sql, (statement, connection) -> {
+			String sql = (task.orderingKey() != null) ? this.orderedSql : this.sql;
+			this.statements.execute(sql, (statement, connection) -> {
 				statement.setObject(1, task.id());
 				statement.setObject(2, Objects.requireNonNull(task.claimedBy(), "a completion needs its claim's session"));
 				statement.setInt(3, task.attempt());

@@ -1,7 +1,10 @@
 package dev.taskqueue.jdbc;
 
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 
 import javax.sql.DataSource;
 
@@ -14,8 +17,8 @@ import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
  * Inserts new tasks, one or many in one statement, and with them sends the wake-up of listening workers when
- * {@code NOTIFY} is enabled. Tasks with a unique key go through the statements of {@link UniqueEnqueues}; those
- * without keep the plain inserts here.
+ * {@code NOTIFY} is enabled. Tasks with a unique key go through the statements of {@link UniqueEnqueues}, those
+ * with an ordering key through those of {@link OrderedKeys}; the others keep the plain inserts here.
  * <p>
  * Statements run on the application's {@link DataSource} and join the current Spring-managed transaction, so a
  * task is enqueued exactly when the caller's transaction commits.
@@ -67,6 +70,8 @@ public class EnqueueRepository {
 
 	private final UniqueEnqueues unique;
 
+	private final OrderedKeys ordered;
+
 	/** The shapes of the {@code enqueueAll} insert: [scheduled ? 1 : 0][shared headers ? 1 : 0]. */
 	private final String[][] insertAll = new String[2][2];
 
@@ -91,6 +96,7 @@ public class EnqueueRepository {
 		String insert = INSERT.formatted(tables.task()).stripTrailing();
 		this.insert = (notifyChannel != null) ? INSERT_NOTIFYING.formatted(insert) : insert;
 		this.unique = new UniqueEnqueues(this.statements, this.jdbc, tables, notifyChannel);
+		this.ordered = new OrderedKeys(this.jdbc, tables, notifyChannel);
 		for (int scheduled = 0; scheduled < 2; scheduled++) {
 			for (int shared = 0; shared < 2; shared++) {
 				String sql = insertAllSql(tables, scheduled == 1, shared == 1);
@@ -108,6 +114,9 @@ public class EnqueueRepository {
 		if (task.uniqueKey() != null) {
 			return this.unique.offer(task);
 		}
+		if (task.orderingKey() != null) {
+			return this.ordered.offer(task);
+		}
 		insert(task);
 		return new EnqueueResult(task.id(), false);
 	}
@@ -118,11 +127,27 @@ public class EnqueueRepository {
 	 * @return for each task the id it ended up with and whether it was a duplicate
 	 */
 	public List<EnqueueResult> offerAll(List<NewTask> tasks) {
+		if (tasks.stream().anyMatch((task) -> task.orderingKey() != null)) {
+			return offerAllOrdered(tasks);
+		}
 		if (tasks.stream().anyMatch((task) -> task.uniqueKey() != null)) {
 			return this.unique.offerAll(tasks);
 		}
 		insertAll(tasks);
 		return tasks.stream().map((task) -> new EnqueueResult(task.id(), false)).toList();
+	}
+
+	/** The tasks with an ordering key with one statement, the others with theirs; results in the list's order. */
+	private List<EnqueueResult> offerAllOrdered(List<NewTask> tasks) {
+		List<NewTask> ordered = tasks.stream().filter((task) -> task.orderingKey() != null).toList();
+		List<NewTask> others = tasks.stream().filter((task) -> task.orderingKey() == null).toList();
+		Map<UUID, EnqueueResult> results = new HashMap<>();
+		this.ordered.offerAll(ordered).forEach((result) -> results.put(result.id(), result));
+		List<EnqueueResult> otherResults = others.isEmpty() ? List.of() : offerAll(others);
+		for (int i = 0; i < others.size(); i++) {
+			results.put(others.get(i).id(), otherResults.get(i));
+		}
+		return tasks.stream().map((task) -> results.get(task.id())).toList();
 	}
 
 	public void insert(NewTask task) {

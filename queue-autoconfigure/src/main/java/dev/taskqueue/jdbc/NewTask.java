@@ -20,9 +20,17 @@ import org.jspecify.annotations.Nullable;
  * @param uniqueKey its unique key in its queue, or {@code null}
  * @param replace whether it replaces a task with its unique key that has not started (REPLACE) rather than give way
  * to any task with it (KEEP)
+ * @param orderingKey its ordering key in its queue, or {@code null}
  */
 public record NewTask(UUID id, String queue, String payload, int priority, @Nullable Duration delay,
-		@Nullable Instant runAt, String headers, @Nullable String uniqueKey, boolean replace) {
+		@Nullable Instant runAt, String headers, @Nullable String uniqueKey, boolean replace,
+		@Nullable String orderingKey) {
+
+	/** A task without an ordering key. */
+	public NewTask(UUID id, String queue, String payload, int priority, @Nullable Duration delay,
+			@Nullable Instant runAt, String headers, @Nullable String uniqueKey, boolean replace) {
+		this(id, queue, payload, priority, delay, runAt, headers, uniqueKey, replace, null);
+	}
 
 	/** A task without a unique key. */
 	public NewTask(UUID id, String queue, String payload, int priority, @Nullable Duration delay,
@@ -39,7 +47,7 @@ public record NewTask(UUID id, String queue, String payload, int priority, @Null
 	/** This task with other headers. */
 	public NewTask withHeaders(String headers) {
 		return new NewTask(this.id, this.queue, this.payload, this.priority, this.delay, this.runAt, headers,
-				this.uniqueKey, this.replace);
+				this.uniqueKey, this.replace, this.orderingKey);
 	}
 
 }

@@ -29,15 +29,21 @@ public class QueueRepository {
 			""";
 
 	// A claim in progress holds the row lock: this waits for it, then finds the task claimed and deletes nothing.
+	// A task held behind its ordering key (claimed_by HELD) waits too; a head cancelled makes the next one the head.
 	private static final String CANCEL = """
-			DELETE FROM %1$s WHERE id = :id AND claimed_by IS NULL
-			""";
+			WITH completed AS (
+			    DELETE FROM %1$s WHERE id = :id AND (claimed_by IS NULL OR claimed_by = HELD) RETURNING *),
+			%2$s
+			SELECT count(*) FROM completed
+			""".replace("HELD", OrderedKeys.HELD);
 
-	// One bounded batch: SKIP LOCKED passes over the rows a claim is taking right now, which are then running.
+	// One bounded batch: SKIP LOCKED passes over the rows a claim is taking right now, which are then running. A key
+	// whose head and held tasks go in different batches gets its next head from the heartbeat's sweep.
 	private static final String CANCEL_WAITING = """
 			DELETE FROM %1$s WHERE id IN (
-			    SELECT id FROM %1$s WHERE queue = :queue AND claimed_by IS NULL LIMIT :batch FOR UPDATE SKIP LOCKED)
-			""";
+			    SELECT id FROM %1$s WHERE queue = :queue AND (claimed_by IS NULL OR claimed_by = HELD)
+			    LIMIT :batch FOR UPDATE SKIP LOCKED)
+			""".replace("HELD", OrderedKeys.HELD);
 
 	private final JdbcClient jdbc;
 
@@ -56,7 +62,7 @@ public class QueueRepository {
 		this.setPaused = SET_PAUSED.formatted(tables.queue());
 		this.paused = PAUSED.formatted(tables.queue());
 		this.isPaused = IS_PAUSED.formatted(tables.queue());
-		this.cancel = CANCEL.formatted(tables.task());
+		this.cancel = CANCEL.formatted(tables.task(), OrderedKeys.promote(tables, "completed").stripTrailing());
 		this.cancelWaiting = CANCEL_WAITING.formatted(tables.task());
 	}
 
@@ -75,7 +81,7 @@ public class QueueRepository {
 
 	/** Deletes task {@code id} if it is waiting; {@code false} when it is running or does not exist. */
 	public boolean cancel(UUID id) {
-		return this.jdbc.sql(this.cancel).param("id", id).update() == 1;
+		return this.jdbc.sql(this.cancel).param("id", id).query(Long.class).single() == 1;
 	}
 
 	/** Deletes up to {@code batch} waiting tasks of {@code queue} and returns how many. */

@@ -28,7 +28,9 @@ public class QueueStatsRepository {
 	 *   ranges, counted up to :limit; the LIMIT inside the LATERAL keeps the planner from turning the ranges into
 	 *   one filtered scan of the whole queue;
 	 * - the oldest ready task is the first row of one of those ranges.
-	 * Running tasks are bounded by the instances' concurrency; dead letters are counted up to :limit on their
+	 * Tasks held behind their ordering key (claimed_by is the nil UUID, see OrderedKeys) are counted the same way on
+	 * their own index, taskqueue_task_ordering_held_idx; running tasks exclude them ("> nil": the nil UUID sorts
+	 * first). Running tasks are bounded by the instances' concurrency; dead letters are counted up to :limit on their
 	 * (queue, failed_at) index. docs/internals.md has the figures.
 	 * The planner cannot estimate the recursive parts and guesses costs high enough to JIT-compile the statement,
 	 * which then takes over a second to compile: NO_JIT switches that off for the transaction.
@@ -63,7 +65,19 @@ public class QueueStatsRepository {
 			            FROM priorities p WHERE p.queue = w.queue) AS first_run_at
 			    FROM waiting_queues w WHERE w.queue IS NOT NULL),
 			running AS (
-			    SELECT queue, count(*) AS running FROM %1$s WHERE claimed_by IS NOT NULL GROUP BY queue),
+			    SELECT queue, count(*) AS running FROM %1$s
+			    WHERE claimed_by > uuid '00000000-0000-0000-0000-000000000000' GROUP BY queue),
+			held_queues AS (
+			    SELECT min(queue) AS queue FROM %1$s WHERE claimed_by = uuid '00000000-0000-0000-0000-000000000000'
+			    UNION ALL
+			    SELECT (SELECT min(t.queue) FROM %1$s t
+			            WHERE t.claimed_by = uuid '00000000-0000-0000-0000-000000000000' AND t.queue > h.queue)
+			    FROM held_queues h WHERE h.queue IS NOT NULL),
+			held AS (
+			    SELECT h.queue, (SELECT count(*) FROM (SELECT FROM %1$s t
+			                     WHERE t.claimed_by = uuid '00000000-0000-0000-0000-000000000000'
+			                       AND t.queue = h.queue LIMIT :limit) c) AS held
+			    FROM held_queues h WHERE h.queue IS NOT NULL),
 			dead_queues AS (
 			    SELECT min(queue) AS queue FROM %2$s
 			    UNION ALL
@@ -80,9 +94,9 @@ public class QueueStatsRepository {
 			       CASE WHEN w.first_run_at <= now()
 			            THEN (extract(epoch FROM now() - w.first_run_at) * 1000000)::bigint
 			            ELSE 0 END AS oldest_ready_micros,
-			       p.queue IS NOT NULL AS paused
+			       p.queue IS NOT NULL AS paused, coalesce(k.held, 0) AS held
 			FROM waiting w FULL JOIN running r USING (queue) FULL JOIN dead d USING (queue)
-			     FULL JOIN paused p USING (queue)
+			     FULL JOIN paused p USING (queue) FULL JOIN held k USING (queue)
 			ORDER BY queue
 			""";
 
@@ -127,7 +141,7 @@ public class QueueStatsRepository {
 	private static QueueStats queueStats(ResultSet rs, int row) throws SQLException {
 		return new QueueStats(rs.getString("queue"), rs.getLong("ready"), rs.getLong("scheduled"),
 				rs.getLong("running"), rs.getLong("dead"), micros(rs.getLong("oldest_ready_micros")),
-				rs.getBoolean("paused"));
+				rs.getBoolean("paused"), rs.getLong("held"));
 	}
 
 	private static WorkerSessionInfo session(ResultSet rs, int row) throws SQLException {

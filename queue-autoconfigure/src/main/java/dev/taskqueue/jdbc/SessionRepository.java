@@ -24,13 +24,15 @@ public class SessionRepository {
 
 	// Deletes the sessions that stopped beating and, in the same statement, makes their tasks ready again at once.
 	// Tasks whose session is already gone (a claim that raced with the delete) are released too. The attempt stays
-	// counted, so a task that keeps killing its worker ends in the dead letters.
+	// counted, so a task that keeps killing its worker ends in the dead letters. A task released keeps its place as
+	// its ordering key's head. Tasks held behind their key (claimed_by is the nil UUID, which sorts first; see
+	// OrderedKeys) are no session's: "> nil" leaves them out and keeps the scan of the claimed index off them.
 	private static final String EXPIRE = """
 			WITH expired AS (
 			    DELETE FROM %1$s WHERE heartbeat_at < now() - :timeoutMicros * interval '1 microsecond'
 			    RETURNING id)
 			UPDATE %2$s t SET claimed_by = NULL, claimed_at = NULL
-			WHERE t.claimed_by IS NOT NULL
+			WHERE t.claimed_by > uuid '00000000-0000-0000-0000-000000000000'
 			  AND (t.claimed_by IN (SELECT id FROM expired)
 			       OR NOT EXISTS (SELECT 1 FROM %1$s s WHERE s.id = t.claimed_by))
 			""";
@@ -51,8 +53,11 @@ public class SessionRepository {
 
 	private final String end;
 
+	private final OrderedKeys ordered;
+
 	public SessionRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
+		this.ordered = new OrderedKeys(this.jdbc, tables, null);
 		this.register = REGISTER.formatted(tables.session());
 		this.heartbeat = HEARTBEAT.formatted(tables.session());
 		this.expire = EXPIRE.formatted(tables.session(), tables.task());
@@ -76,6 +81,15 @@ public class SessionRepository {
 		return this.jdbc.sql(this.expire)
 			.param("timeoutMicros", timeout.toNanos() / 1000, Types.BIGINT)
 			.update();
+	}
+
+	/**
+	 * Gives a head to ordering keys whose held tasks were committed after their head was deleted, looking at up to
+	 * {@code keys} keys with held tasks, the next ones at the next call.
+	 * @return how many tasks were made their key's head
+	 */
+	public int promoteOrphanedKeys(int keys) {
+		return this.ordered.promoteOrphans(keys);
 	}
 
 	/** Ends session {@code id}, releasing any task it still holds. */

@@ -29,7 +29,7 @@ final class TaskClaims {
 			UPDATE %1$s t SET claimed_by = ?, claimed_at = now(), attempt = t.attempt + 1
 			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))
 			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
-			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers
+			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers, t.ordering_key
 			""";
 
 	// Parameters: 1 queue, 2 session, 3 limit.
@@ -113,10 +113,10 @@ final class TaskClaims {
 	// The end of the fold: the claimed tasks, then the ids of the completed ones (done = true).
 	private static final String CLAIMED_AND_COMPLETED = """
 			SELECT id, queue, payload, priority, attempt, enqueued_at, run_at, claimed_at, claimed_by, last_error, headers,
-			       false AS done
+			       ordering_key, false AS done
 			FROM claimed
 			UNION ALL
-			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true FROM completed
+			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true FROM completed
 			""";
 
 	private final HotStatements statements;
@@ -129,17 +129,20 @@ final class TaskClaims {
 
 	private final String completeAndClaimAfter;
 
-	TaskClaims(HotStatements statements, TaskTables tables, boolean history) {
+	/** @param ordered whether the folded completions make the next task of a completed task's key its head */
+	TaskClaims(HotStatements statements, TaskTables tables, boolean history, boolean ordered) {
 		this.statements = statements;
 		String ready = READY.formatted(tables.task(), tables.session());
 		String readyAfter = READY_AFTER.formatted(tables.task(), tables.session());
 		String take = TAKE_READY.formatted(tables.task());
 		this.claim = CLAIM.formatted(tables.task(), tables.session());
 		this.claimAfter = CLAIM_AFTER.formatted(tables.task(), tables.session());
-		String completed = COMPLETED.formatted(tables.task(), "id");
+		String completed = COMPLETED.formatted(tables.task(), (history || ordered) ? "*" : "id");
 		if (history) { // keeps the completed tasks as COMPLETE_ALL_WITH_HISTORY does
-			completed = COMPLETED.formatted(tables.task(), "*").stripTrailing() + ",\n"
-					+ TaskRepository.KEPT.formatted(tables.task(), tables.history());
+			completed = completed.stripTrailing() + ",\n" + TaskRepository.KEPT.formatted(tables.task(), tables.history());
+		}
+		if (ordered) {
+			completed = completed.stripTrailing() + ",\n" + OrderedKeys.promote(tables, "completed");
 		}
 		this.completeAndClaim = folded(completed, ready, take);
 		this.completeAndClaimAfter = folded(completed, readyAfter, take);
@@ -232,7 +235,7 @@ final class TaskClaims {
 		List<ClaimedTask> claimed = new ArrayList<>();
 		Set<UUID> completed = new HashSet<>();
 		while (rows.next()) {
-			if (rows.getBoolean(12)) {
+			if (rows.getBoolean(13)) {
 				completed.add(rows.getObject(1, UUID.class));
 			}
 			else {
@@ -245,7 +248,7 @@ final class TaskClaims {
 	private static ClaimedTask claimedTask(ResultSet rows) throws SQLException {
 		return new ClaimedTask(rows.getObject(1, UUID.class), rows.getString(2), rows.getString(3), rows.getInt(4),
 				rows.getInt(5), instant(rows, 6), instant(rows, 7), instant(rows, 8), rows.getObject(9, UUID.class),
-				rows.getString(10), rows.getString(11));
+				rows.getString(10), rows.getString(11), rows.getString(12));
 	}
 
 	// OffsetDateTime rather than getTimestamp: no Calendar per value on the claim's hot path.

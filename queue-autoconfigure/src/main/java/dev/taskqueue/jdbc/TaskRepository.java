@@ -101,6 +101,11 @@ public class TaskRepository {
 
 	private final TaskClaims claims;
 
+	/** The statements for tasks with an ordering key: they also make the next task of the key its head. */
+	private final TaskClaims orderedClaims;
+
+	private final OrderedCompletions ordered;
+
 	private final String complete;
 
 	private final String completeAll;
@@ -124,7 +129,9 @@ public class TaskRepository {
 		JdbcTemplate jdbcTemplate = new JdbcTemplate(dataSource);
 		this.jdbc = JdbcClient.create(jdbcTemplate);
 		this.statements = new HotStatements(dataSource, jdbcTemplate.getExceptionTranslator());
-		this.claims = new TaskClaims(this.statements, tables, history);
+		this.claims = new TaskClaims(this.statements, tables, history, false);
+		this.orderedClaims = new TaskClaims(this.statements, tables, history, true);
+		this.ordered = new OrderedCompletions(this.statements, this.jdbc, tables, history);
 		this.complete = history ? COMPLETE_WITH_HISTORY.formatted(tables.task(), tables.history())
 				: COMPLETE.formatted(tables.task());
 		this.completeAll = history ? COMPLETE_ALL_WITH_HISTORY.formatted(tables.task(), tables.history())
@@ -162,7 +169,7 @@ public class TaskRepository {
 	 * @return the tasks claimed, and the ids of the {@code done} tasks deleted: those missing had lost their claim
 	 */
 	public ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, UUID session, int limit) {
-		return this.claims.completeAndClaim(done, queue, session, limit);
+		return claims(done).completeAndClaim(done, queue, session, limit);
 	}
 
 	/**
@@ -170,11 +177,14 @@ public class TaskRepository {
 	 */
 	public ClaimResult completeAndClaimAfter(List<ClaimedTask> done, String queue, UUID session, int limit,
 			int priority, Instant after, UUID afterId) {
-		return this.claims.completeAndClaimAfter(done, queue, session, limit, priority, after, afterId);
+		return claims(done).completeAndClaimAfter(done, queue, session, limit, priority, after, afterId);
 	}
 
 	/** Deletes a completed task; {@code false} when the claim was lost. */
 	public boolean complete(ClaimedTask task) {
+		if (task.orderingKey() != null) {
+			return this.ordered.complete(task);
+		}
 		UUID session = session(task.claimedBy());
 		return this.statements.update(this.complete, (statement, connection) -> {
 			statement.setObject(1, task.id());
@@ -188,6 +198,9 @@ public class TaskRepository {
 	 * @return the ids of the tasks deleted; those missing had lost their claim
 	 */
 	public List<UUID> completeAll(UUID session, List<ClaimedTask> tasks) {
+		if (anyOrdered(tasks)) {
+			return this.ordered.completeAll(session, tasks);
+		}
 		UUID[] ids = new UUID[tasks.size()];
 		Integer[] attempts = new Integer[tasks.size()];
 		for (int i = 0; i < ids.length; i++) {
@@ -217,6 +230,9 @@ public class TaskRepository {
 
 	/** Moves a task to the dead letters; {@code false} when the claim was lost. */
 	public boolean moveToDead(ClaimedTask task, String error) {
+		if (task.orderingKey() != null) {
+			return this.ordered.moveToDead(task, error);
+		}
 		return fenced(this.moveToDead, task).param("error", error).update() == 1;
 	}
 
@@ -245,6 +261,19 @@ public class TaskRepository {
 			.param("id", task.id())
 			.param("session", session(task.claimedBy()))
 			.param("attempt", task.attempt());
+	}
+
+	private TaskClaims claims(List<ClaimedTask> done) {
+		return anyOrdered(done) ? this.orderedClaims : this.claims;
+	}
+
+	private static boolean anyOrdered(List<ClaimedTask> tasks) {
+		for (ClaimedTask task : tasks) {
+			if (task.orderingKey() != null) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** A fence's session, never {@code null}: the fence would match unclaimed tasks. */

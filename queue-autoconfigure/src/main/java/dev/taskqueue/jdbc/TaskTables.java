@@ -58,6 +58,10 @@ public final class TaskTables {
 		return qualify("taskqueue_history");
 	}
 
+	String orderingSequence() {
+		return qualify("taskqueue_task_ordering_seq");
+	}
+
 	private String qualify(String table) {
 		return (this.schema != null) ? '"' + this.schema + "\"." + table : table;
 	}

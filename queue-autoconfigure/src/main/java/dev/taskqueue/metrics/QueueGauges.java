@@ -86,6 +86,8 @@ class QueueGauges implements SmartLifecycle {
 				QueueStats::scheduled);
 		gauge("taskqueue.queue.running", queue, "Tasks claimed by an instance", QueueStats::running);
 		gauge("taskqueue.queue.dead", queue, "Tasks in the dead letters", QueueStats::dead);
+		gauge("taskqueue.queue.waiting.for.key", queue, "Tasks held behind an earlier task with their ordering key",
+				QueueStats::waitingForKey);
 		TimeGauge.builder("taskqueue.queue.oldest.ready.age", this,
 				TimeUnit.MILLISECONDS, (gauges) -> gauges.stats(queue).oldestReadyAge().toNanos() / 1e6)
 			.tag("queue", queue)

@@ -142,7 +142,7 @@ public class DefaultTaskQueue implements TaskQueue {
 		}
 		return new NewTask(TaskIds.next(), request.queue(), json(request, argument), request.priority(),
 				request.delay(), request.runAt(), "{}", request.uniqueKey(),
-				request.uniqueKey() != null && request.uniqueMode() == UniqueMode.REPLACE);
+				request.uniqueKey() != null && request.uniqueMode() == UniqueMode.REPLACE, request.orderingKey());
 	}
 
 	private String json(TaskRequest request, String argument) {

@@ -23,6 +23,9 @@ public class WorkerSession {
 
 	private static final Log logger = LogFactory.getLog(WorkerSession.class);
 
+	/** Keys with held tasks each heartbeat looks at for a missing head: about a millisecond per hundred. */
+	private static final int ORPHAN_SWEEP = 1000;
+
 	private final SessionRepository sessions;
 
 	private final TransactionOperations transactions;
@@ -110,6 +113,9 @@ public class WorkerSession {
 			boolean judge = this.beatBefore;
 			this.beatBefore = true;
 			Integer released = judge ? this.transactions.execute((status) -> this.sessions.expire(this.timeout)) : null;
+			if (judge) {
+				promoteOrphanedKeys();
+			}
 			if (released != null && released > 0) {
 				logger.info("Released " + released + " tasks of expired TaskQueue sessions");
 				return released;
@@ -120,6 +126,19 @@ public class WorkerSession {
 			logger.warn("TaskQueue heartbeat failed: " + ErrorText.summary(ex));
 		}
 		return 0;
+	}
+
+	/** Ordered keys whose next task was committed after their head ended (see OrderedKeys): a bounded sweep. */
+	private void promoteOrphanedKeys() {
+		try {
+			Integer promoted = this.transactions.execute((status) -> this.sessions.promoteOrphanedKeys(ORPHAN_SWEEP));
+			if (promoted != null && promoted > 0) {
+				logger.debug("Made " + promoted + " held tasks the heads of their ordering keys");
+			}
+		}
+		catch (RuntimeException ex) { // a key whose head an enqueue inserted meanwhile: the next sweep sees it
+			logger.debug("TaskQueue ordered-key sweep failed: " + ErrorText.summary(ex));
+		}
 	}
 
 	/** Keeps the last known paused queues when they cannot be read: a failure here must not stop the heartbeat. */

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.taskqueue.EnqueueResult;
 import dev.taskqueue.TaskContext;
@@ -26,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A database on an older schema version, with tasks and dead letters in it, moves to the latest on the next start
- * and loses nothing: old tasks run with empty headers and no unique key, old dead letters can be retried.
+ * and loses nothing: old tasks run with empty headers, no unique key and no ordering key, old dead letters can be
+ * retried.
  */
 class SchemaUpgradeIntegrationTests {
 
@@ -75,6 +77,29 @@ class SchemaUpgradeIntegrationTests {
 		}
 	}
 
+	@Test
+	void tasksWrittenBeforeVersion4RunAndOrderedTasksCanBeEnqueuedNextToThem() {
+		String url = TestDatabase.createDatabase();
+		DriverManagerDataSource dataSource = migratedTo(url, "3");
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		UUID waiting = UUID.randomUUID();
+		UUID keyed = UUID.randomUUID();
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload) VALUES (?, 'upgrade', '\"old task\"')", waiting);
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, unique_key, unique_running) "
+				+ "VALUES (?, 'upgrade', '\"old unique task\"', 'u', true)", keyed);
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
+			Handlers handlers = context.getBean(Handlers.class);
+			Await.until("the old tasks run", Duration.ofSeconds(20),
+					() -> handlers.handled.containsKey(waiting) && handlers.handled.containsKey(keyed));
+			TaskQueue queue = context.getBean(TaskQueue.class);
+			UUID first = queue.enqueue(TaskRequest.of("upgrade", "first").withOrderingKey("o"));
+			UUID second = queue.enqueue(TaskRequest.of("upgrade", "second").withOrderingKey("o"));
+			Await.until("the ordered tasks run", Duration.ofSeconds(20),
+					() -> handlers.handled.containsKey(first) && handlers.handled.containsKey(second));
+			assertThat(handlers.order).containsSubsequence(first, second);
+		}
+	}
+
 	/** The database at {@code url}, with TaskQueue's schema migrated up to version {@code target}. */
 	private static DriverManagerDataSource migratedTo(String url, String target) {
 		DriverManagerDataSource dataSource = new DriverManagerDataSource(url);
@@ -92,8 +117,11 @@ class SchemaUpgradeIntegrationTests {
 
 		final Map<UUID, String> handled = new ConcurrentHashMap<>();
 
+		final List<UUID> order = new CopyOnWriteArrayList<>();
+
 		@TaskHandler(queue = "upgrade")
 		void handle(String payload, TaskContext context) {
+			this.order.add(context.id());
 			this.handled.put(context.id(), payload);
 		}
 

@@ -1,0 +1,222 @@
+package dev.taskqueue.jdbc;
+
+import java.sql.Types;
+import java.util.List;
+
+import dev.taskqueue.EnqueueResult;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.SqlArrayValue;
+
+/**
+ * The statements of ordered keys (V4, docs/ordered-keys.md): the inserts of tasks with an ordering key, the step
+ * that makes the next task of a key its head, and the sweep that finds keys left without a head.
+ * <p>
+ * Of the tasks of a key, the head waits, runs or waits to retry like any task; the others are held: their
+ * {@code claimed_by} is {@link #HELD}, which keeps them out of the claim's index, so the claim never reads them and
+ * its statement is the one of tasks without keys. The statement that deletes a head (completion, dead letter,
+ * cancel) makes the next held task of its key the head, with {@link #PROMOTE}; only statements that delete a task
+ * with a key carry it.
+ * <p>
+ * One race is left to {@link #promoteOrphans}: a task inserted as held by a transaction that commits after the head
+ * it waited for was deleted is invisible to that deletion's promotion, and its key has no head. The sweep runs with
+ * every heartbeat; meanwhile an enqueue that sees such a held task inserts behind it, never as a head.
+ */
+final class OrderedKeys {
+
+	/** The {@code claimed_by} of a held task: a session id no session has; the nil UUID sorts before all others. */
+	static final String HELD = "uuid '00000000-0000-0000-0000-000000000000'";
+
+	// The predicate of taskqueue_task_ordering_head_idx, as ON CONFLICT must name it.
+	private static final String HEAD = "ordering_key IS NOT NULL AND claimed_by IS DISTINCT FROM " + HELD;
+
+	private static final String RUN_AT = """
+			COALESCE(timestamptz 'epoch' + %s * interval '1 microsecond', now() + %s * interval '1 microsecond')""";
+
+	// Makes the first held task of each key in the CTE %2$s (queue, ordering_key, claimed_by) the key's head, for
+	// the rows of %2$s that were heads (a cancelled held task leaves its key's head in place). A CTE of the
+	// statement that deletes the old head, so both commit together. The new head is due at once (or at its own
+	// later due time) and goes behind the tasks already due of its priority, as a task enqueued now would: a claim
+	// that starts where the previous one ended sees it. The claimed_by check skips a task changed meanwhile.
+	static final String PROMOTE = """
+			promoted AS (
+			    UPDATE %1$s p SET claimed_by = NULL, run_at = greatest(p.run_at, now())
+			    WHERE p.claimed_by = HELD AND p.id = ANY(ARRAY(
+			        SELECT (SELECT h.id FROM %1$s h
+			                WHERE h.queue = d.queue AND h.ordering_key = d.ordering_key AND h.claimed_by = HELD
+			                ORDER BY h.ordering_seq LIMIT 1)
+			        FROM %2$s d WHERE d.ordering_key IS NOT NULL AND d.claimed_by IS DISTINCT FROM HELD))
+			    RETURNING p.id)
+			""".replace("HELD", HELD);
+
+	// One task: the head when no task of the key is held and no head exists (the unique index waits for an
+	// uncommitted head and then skips), held otherwise. "held" inserts only when "head" inserted nothing.
+	private static final String OFFER = """
+			WITH head AS (
+			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, ordering_key, ordering_seq)
+			    SELECT :id, :queue, CAST(:payload AS jsonb), :priority, %3$s, CAST(:headers AS jsonb), :key,
+			           nextval('%2$s')
+			    WHERE NOT EXISTS (SELECT 1 FROM %1$s WHERE queue = :queue AND ordering_key = :key AND claimed_by = HELD)
+			    ON CONFLICT (queue, ordering_key) WHERE HEAD DO NOTHING
+			    RETURNING id, queue),
+			held AS (
+			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, ordering_key, ordering_seq, claimed_by)
+			    SELECT :id, :queue, CAST(:payload AS jsonb), :priority, %3$s, CAST(:headers AS jsonb), :key,
+			           nextval('%2$s'), HELD
+			    WHERE NOT EXISTS (SELECT 1 FROM head)
+			    RETURNING id)
+			SELECT (SELECT count(*) FROM held) AS held%4$s
+			""".replace("HEAD", HEAD).replace("HELD", HELD);
+
+	// Many tasks. The sequence is taken in list order ("input" scans the arrays in order), so a key repeated in the
+	// list keeps the list's order. Only the first task of each key can be a head; "first" is sorted by key, so two
+	// lists with the same keys meet in the unique index in the same order and cannot deadlock.
+	private static final String OFFER_ALL = """
+			WITH input AS MATERIALIZED (
+			    SELECT t.*, nextval('%2$s') AS seq
+			    FROM unnest(:ids, :queues, :payloads, :priorities, :runAtMicros, :delayMicros, :headers, :keys)
+			         WITH ORDINALITY AS t(id, queue, payload, priority, run_at_micros, delay_micros, headers, key, ord)),
+			first AS (
+			    SELECT DISTINCT ON (queue, key) * FROM input ORDER BY queue, key, ord),
+			head AS (
+			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, ordering_key, ordering_seq)
+			    SELECT f.id, f.queue, CAST(f.payload AS jsonb), f.priority, %3$s, CAST(f.headers AS jsonb), f.key, f.seq
+			    FROM first f
+			    WHERE NOT EXISTS (SELECT 1 FROM %1$s h
+			                      WHERE h.queue = f.queue AND h.ordering_key = f.key AND h.claimed_by = HELD)
+			    ORDER BY f.queue, f.key
+			    ON CONFLICT (queue, ordering_key) WHERE HEAD DO NOTHING
+			    RETURNING id, queue),
+			held AS (
+			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, ordering_key, ordering_seq, claimed_by)
+			    SELECT f.id, f.queue, CAST(f.payload AS jsonb), f.priority, %3$s, CAST(f.headers AS jsonb), f.key, f.seq,
+			           HELD
+			    FROM input f WHERE f.id <> ALL(ARRAY(SELECT id FROM head))
+			    RETURNING id)
+			SELECT (SELECT count(*) FROM held) AS held%4$s
+			""".replace("HEAD", HEAD).replace("HELD", HELD);
+
+	// The wake-up, sent only for heads: a held task cannot be claimed.
+	private static final String NOTIFIED = """
+			,
+			       (SELECT count(*) FROM (SELECT pg_notify(:channel, queue) FROM head) sent) AS notified""";
+
+	// Up to :keys keys with held tasks after (:afterQueue, :afterKey), one index probe each (a loose index scan);
+	// those without a head get their first held task promoted. Returns the keys' last one, to go on from next time.
+	private static final String PROMOTE_ORPHANS = """
+			WITH RECURSIVE held_keys AS (
+			    (SELECT queue, ordering_key FROM %1$s
+			     WHERE claimed_by = HELD AND (queue, ordering_key) > (:afterQueue, :afterKey)
+			     ORDER BY queue, ordering_key LIMIT 1)
+			    UNION ALL
+			    SELECT n.queue, n.ordering_key FROM held_keys k CROSS JOIN LATERAL (
+			        SELECT t.queue, t.ordering_key FROM %1$s t
+			        WHERE t.claimed_by = HELD AND (t.queue, t.ordering_key) > (k.queue, k.ordering_key)
+			        ORDER BY t.queue, t.ordering_key LIMIT 1) n),
+			scanned AS MATERIALIZED (
+			    SELECT queue, ordering_key, row_number() OVER () AS n FROM (SELECT * FROM held_keys LIMIT :keys) k),
+			orphans AS (
+			    SELECT s.queue, s.ordering_key, NULL::uuid AS claimed_by FROM scanned s
+			    WHERE NOT EXISTS (SELECT 1 FROM %1$s x
+			                      WHERE x.queue = s.queue AND x.ordering_key = s.ordering_key AND x.HEAD)),
+			PROMOTE_ORPHANS
+			SELECT s.queue, s.ordering_key, s.n, (SELECT count(*) FROM promoted) AS promoted
+			FROM scanned s ORDER BY s.n DESC LIMIT 1
+			""".replace("x.HEAD", "x." + HEAD.replace("claimed_by", "x.claimed_by")).replace("HELD", HELD);
+
+	private final JdbcClient jdbc;
+
+	private final @Nullable String notifyChannel;
+
+	private final String offer;
+
+	private final String offerAll;
+
+	private final String promoteOrphans;
+
+	private String afterQueue = "";
+
+	private String afterKey = "";
+
+	OrderedKeys(JdbcClient jdbc, TaskTables tables, @Nullable String notifyChannel) {
+		this.jdbc = jdbc;
+		this.notifyChannel = notifyChannel;
+		String notified = (notifyChannel != null) ? NOTIFIED : "";
+		this.offer = OFFER.formatted(tables.task(), tables.orderingSequence(),
+				RUN_AT.formatted("CAST(:runAtMicros AS bigint)", ":delayMicros"), notified);
+		this.offerAll = OFFER_ALL.formatted(tables.task(), tables.orderingSequence(),
+				RUN_AT.formatted("f.run_at_micros", "f.delay_micros"), notified);
+		this.promoteOrphans = PROMOTE_ORPHANS.formatted(tables.task())
+			.replace("PROMOTE_ORPHANS", promote(tables, "orphans").stripTrailing());
+	}
+
+	/** {@link #PROMOTE} for the task table, promoting the keys of CTE {@code source}. */
+	static String promote(TaskTables tables, String source) {
+		return PROMOTE.formatted(tables.task(), source);
+	}
+
+	/** Inserts a task with an ordering key, as its key's head or held behind it. */
+	EnqueueResult offer(NewTask task) {
+		JdbcClient.StatementSpec statement = this.jdbc.sql(this.offer)
+			.param("id", task.id())
+			.param("queue", task.queue())
+			.param("payload", task.payload())
+			.param("priority", task.priority())
+			.param("runAtMicros", Micros.sinceEpoch(task.runAt()), Types.BIGINT)
+			.param("delayMicros", Micros.of(task.delay()), Types.BIGINT)
+			.param("headers", task.headers())
+			.param("key", task.orderingKey());
+		run(statement);
+		return new EnqueueResult(task.id(), false);
+	}
+
+	/** Inserts tasks that all have an ordering key, with one statement; a key repeated keeps the list's order. */
+	List<EnqueueResult> offerAll(List<NewTask> tasks) {
+		TaskRows rows = new TaskRows(tasks);
+		String[] keys = tasks.stream().map(NewTask::orderingKey).toArray(String[]::new);
+		JdbcClient.StatementSpec statement = this.jdbc.sql(this.offerAll)
+			.param("ids", new SqlArrayValue("uuid", (Object[]) rows.ids))
+			.param("queues", new SqlArrayValue("text", (Object[]) rows.queues))
+			.param("payloads", new SqlArrayValue("text", (Object[]) rows.payloads))
+			.param("priorities", new SqlArrayValue("int4", (Object[]) rows.priorities))
+			.param("runAtMicros", new SqlArrayValue("int8", (Object[]) rows.runAtMicros))
+			.param("delayMicros", new SqlArrayValue("int8", (Object[]) rows.delayMicros))
+			.param("headers", new SqlArrayValue("text", (Object[]) rows.headers))
+			.param("keys", new SqlArrayValue("text", (Object[]) keys));
+		run(statement);
+		return tasks.stream().map((task) -> new EnqueueResult(task.id(), false)).toList();
+	}
+
+	private void run(JdbcClient.StatementSpec statement) {
+		if (this.notifyChannel != null) {
+			statement = statement.param("channel", this.notifyChannel);
+		}
+		statement.query((rs, row) -> null).list();
+	}
+
+	/**
+	 * Gives a head to keys that have held tasks and none, looking at up to {@code keys} keys after the last one the
+	 * previous call looked at, and starting over after the last key.
+	 * @return how many tasks were made heads
+	 */
+	synchronized int promoteOrphans(int keys) {
+		record Scanned(String queue, String key, long n, int promoted) {
+		}
+		List<Scanned> last = this.jdbc.sql(this.promoteOrphans)
+			.param("afterQueue", this.afterQueue)
+			.param("afterKey", this.afterKey)
+			.param("keys", keys)
+			.query((rs, row) -> new Scanned(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getInt(4)))
+			.list();
+		if (last.isEmpty() || last.get(0).n() < keys) {
+			this.afterQueue = "";
+			this.afterKey = "";
+			return last.isEmpty() ? 0 : last.get(0).promoted();
+		}
+		this.afterQueue = last.get(0).queue();
+		this.afterKey = last.get(0).key();
+		return last.get(0).promoted();
+	}
+
+}
