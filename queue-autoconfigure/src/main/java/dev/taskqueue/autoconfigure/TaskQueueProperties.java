@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * Configuration of TaskQueue, under {@code taskqueue}. Values are checked as they are bound, so a bad one stops
@@ -106,6 +107,7 @@ public class TaskQueueProperties implements InitializingBean {
 			if (queue.groupCommitSize != null) {
 				requireGroupSize(queue.groupCommitSize, property + ".group-commit-size");
 			}
+			RateLimitProperties.limits(queue.globalConcurrency, queue.rateLimit, property);
 		});
 		if (this.worker.heartbeatInterval.compareTo(this.worker.sessionTimeout) >= 0) {
 			throw new IllegalArgumentException("taskqueue.worker.heartbeat-interval (" + this.worker.heartbeatInterval
@@ -541,6 +543,27 @@ public class TaskQueueProperties implements InitializingBean {
 		 * task a transaction of its own.
 		 */
 		private @Nullable Integer groupCommitSize;
+
+		/**
+		 * The most tasks of this queue running at once across all instances, on top of each instance's own
+		 * concurrency; no limit when not set.
+		 */
+		private @Nullable Integer globalConcurrency;
+
+		@NestedConfigurationProperty
+		private final RateLimitProperties rateLimit = new RateLimitProperties();
+
+		public @Nullable Integer getGlobalConcurrency() {
+			return this.globalConcurrency;
+		}
+
+		public void setGlobalConcurrency(@Nullable Integer globalConcurrency) {
+			this.globalConcurrency = globalConcurrency;
+		}
+
+		public RateLimitProperties getRateLimit() {
+			return this.rateLimit;
+		}
 
 		public @Nullable Integer getConcurrency() {
 			return this.concurrency;

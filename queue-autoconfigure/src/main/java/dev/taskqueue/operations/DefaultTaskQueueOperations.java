@@ -3,6 +3,7 @@ package dev.taskqueue.operations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -45,6 +46,8 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private final BiConsumer<String, Boolean> pauseChanged;
 
+	private final QueueLimitStatsReader limits;
+
 	/**
 	 * @param queues paused queues and waiting tasks
 	 * @param deadTasks dead letters
@@ -58,6 +61,17 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
 			BiConsumer<String, Boolean> pauseChanged) {
+		this(queues, deadTasks, stats, transactions, countLimit, handledQueues, pauseChanged,
+				QueueLimitStatsReader.NONE);
+	}
+
+	/**
+	 * @param limits what the queues with cluster-wide limits hold back, added to their statistics
+	 */
+	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
+			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
+			BiConsumer<String, Boolean> pauseChanged, QueueLimitStatsReader limits) {
+		this.limits = limits;
 		this.queues = queues;
 		this.deadTasks = deadTasks;
 		this.stats = stats;
@@ -172,13 +186,15 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	public List<QueueStats> queueStats() {
 		List<QueueStats> found = this.transactions.execute((status) -> this.stats.stats(this.countLimit));
 		List<QueueStats> all = new ArrayList<>(found);
-		for (String queue : this.handledQueues.get()) {
+		Set<String> listed = new HashSet<>(this.handledQueues.get());
+		listed.addAll(this.limits.queues());
+		for (String queue : listed) {
 			if (found.stream().noneMatch((stats) -> stats.queue().equals(queue))) {
 				all.add(new QueueStats(queue, 0, 0, 0, 0, Duration.ZERO, false));
 			}
 		}
 		all.sort(Comparator.comparing(QueueStats::queue));
-		return List.copyOf(all);
+		return this.limits.withLimits(List.copyOf(all));
 	}
 
 	@Override

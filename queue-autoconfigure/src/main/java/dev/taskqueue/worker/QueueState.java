@@ -113,6 +113,9 @@ final class QueueState {
 			return concurrency;
 		}
 		int running = grouped() ? concurrency * this.settings.groupSize() : concurrency;
+		if (this.settings.limits().any()) {
+			return running; // a task claimed ahead would hold a global slot, or a rate window's start, while it waits
+		}
 		long finished = (handlerNanos > 0) ? concurrency * (PREFETCH_HORIZON.toNanos() / handlerNanos) : 0;
 		return running + (int) Math.min(this.maxPrefetch, Math.max(running, finished));
 	}
@@ -200,6 +203,7 @@ final class QueueState {
 		return name() + " (concurrency " + this.settings.concurrency() + ", max-attempts "
 				+ this.settings.maxAttempts() + ", timeout " + this.settings.timeout()
 				+ (this.handler.batchedCompletion() ? ", batched completion" : "")
+				+ (this.settings.limits().any() ? ", " + this.settings.limits().describe() : "")
 				+ (grouped() ? ", group commit of up to " + this.settings.groupSize() + " tasks or "
 						+ this.settings.groupMaxDelay().toMillis() + " ms" : "")
 				+ ")";
