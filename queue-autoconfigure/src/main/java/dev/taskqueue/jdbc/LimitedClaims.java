@@ -48,7 +48,8 @@ public class LimitedClaims {
 	// The running count reads the partial index on claimed_by: proportional to the claimed tasks, not the backlog.
 	// :period is null without a rate limit, which makes the window columns null.
 	private static final String STATE = """
-			SELECT CASE WHEN :countRunning
+			SELECT current_setting('transaction_isolation') = 'read committed' AS read_committed,
+			       CASE WHEN :countRunning
 			            THEN (SELECT count(*) FROM %2$s t WHERE t.claimed_by IS NOT NULL AND t.queue = q.name)
 			            ELSE 0 END AS running,
 			       CASE WHEN q.window_start IS NULL OR q.window_start < w.start THEN 0
@@ -78,6 +79,11 @@ public class LimitedClaims {
 
 	private final TransactionTemplate transactions;
 
+	private final TransactionTemplate readCommitted;
+
+	/** Whether the database's default isolation is another than READ COMMITTED, found by the first claim. */
+	private volatile boolean otherDefaultIsolation;
+
 	private final String addRow;
 
 	private final String lock;
@@ -89,10 +95,15 @@ public class LimitedClaims {
 	public LimitedClaims(DataSource dataSource, TaskTables tables, TaskRepository tasks) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.tasks = tasks;
-		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-		// STATE relies on a new snapshot per statement, whatever the database's default isolation.
-		this.transactions.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		DataSourceTransactionManager manager = new DataSourceTransactionManager(dataSource);
+		this.transactions = new TransactionTemplate(manager);
 		this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		// STATE relies on a new snapshot per statement. Asking for READ COMMITTED explicitly costs a round trip per
+		// claim (the driver asks the server for the current level), so it is only done once STATE has found
+		// that the database's default is another level.
+		this.readCommitted = new TransactionTemplate(manager);
+		this.readCommitted.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.readCommitted.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
 		this.addRow = ADD_ROW.formatted(tables.queue());
 		this.lock = LOCK.formatted(tables.queue());
 		this.state = STATE.formatted(tables.queue(), tables.task());
@@ -104,7 +115,15 @@ public class LimitedClaims {
 	 * in claim order like {@link TaskRepository#claim}.
 	 */
 	public LimitedClaim claim(String queue, UUID session, int wanted, QueueLimits limits) {
-		LimitedClaim claim = this.transactions.execute((status) -> claimLocked(queue, session, wanted, limits));
+		LimitedClaim claim;
+		try {
+			claim = (this.otherDefaultIsolation ? this.readCommitted : this.transactions)
+				.execute((status) -> claimLocked(queue, session, wanted, limits));
+		}
+		catch (OtherIsolationException ex) { // rolled back before it claimed anything
+			this.otherDefaultIsolation = true;
+			claim = this.readCommitted.execute((status) -> claimLocked(queue, session, wanted, limits));
+		}
 		return (claim != null) ? claim : new LimitedClaim(List.of(), Hold.NONE, Duration.ZERO);
 	}
 
@@ -114,6 +133,9 @@ public class LimitedClaims {
 			this.jdbc.sql(this.lock).param("queue", queue).query().listOfRows();
 		}
 		State state = state(queue, limits);
+		if (!state.readCommitted()) {
+			throw new OtherIsolationException();
+		}
 		int slots = limits.concurrencyLimited() ? (int) Math.max(0, limits.globalConcurrency() - state.running())
 				: Integer.MAX_VALUE;
 		if (limits.rateLimited() && state.starts() == null) { // a later window has begun: now() is stale
@@ -163,15 +185,27 @@ public class LimitedClaims {
 	private static State state(ResultSet rs, int row) throws SQLException {
 		int starts = rs.getInt("starts");
 		Integer windowStarts = rs.wasNull() ? null : starts;
-		return new State(rs.getLong("running"), windowStarts, rs.getLong("window_micros"),
+		return new State(rs.getBoolean("read_committed"), rs.getLong("running"), windowStarts,
+				rs.getLong("window_micros"),
 				Duration.ofNanos(Math.max(1_000, rs.getLong("next_window_micros")) * 1_000));
+	}
+
+	/** The claim's transaction runs in another isolation than READ COMMITTED: the database's default. */
+	private static final class OtherIsolationException extends RuntimeException {
+
+		OtherIsolationException() {
+			super(null, null, false, false);
+		}
+
 	}
 
 	/**
 	 * What the locked row and the task table say.
+	 * @param readCommitted whether the transaction runs in READ COMMITTED, which the counts rely on
 	 * @param starts the claims in the current window, {@code null} when the row's window is later than it
 	 */
-	private record State(long running, @Nullable Integer starts, long windowMicros, Duration nextWindow) {
+	private record State(boolean readCommitted, long running, @Nullable Integer starts, long windowMicros,
+			Duration nextWindow) {
 	}
 
 }

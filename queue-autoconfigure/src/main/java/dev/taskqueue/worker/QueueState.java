@@ -113,9 +113,6 @@ final class QueueState {
 			return concurrency;
 		}
 		int running = grouped() ? concurrency * this.settings.groupSize() : concurrency;
-		if (this.settings.limits().any()) {
-			return running; // a task claimed ahead would hold a global slot, or a rate window's start, while it waits
-		}
 		long finished = (handlerNanos > 0) ? concurrency * (PREFETCH_HORIZON.toNanos() / handlerNanos) : 0;
 		return running + (int) Math.min(this.maxPrefetch, Math.max(running, finished));
 	}

@@ -129,6 +129,24 @@ class LimitedClaimsTests {
 	 */
 	@Test
 	void aClaimThatWaitedForTheLockCountsWhatTheHolderClaimed() throws Exception {
+		claimAfterTheLockHolder(claims);
+	}
+
+	/** The same in a database whose default isolation would count on the snapshot taken before the wait. */
+	@Test
+	void aClaimThatWaitedForTheLockCountsWhatTheHolderClaimedWhateverTheDefaultIsolation() throws Exception {
+		String database = jdbc.queryForObject("SELECT current_database()", String.class);
+		jdbc.execute("ALTER DATABASE " + database + " SET default_transaction_isolation = 'repeatable read'");
+		try {
+			assertThat(jdbc.queryForObject("SHOW transaction_isolation", String.class)).isEqualTo("repeatable read");
+			claimAfterTheLockHolder(new TaskRepository(dataSource, TaskTables.inSchema(null)).limitedClaims());
+		}
+		finally {
+			jdbc.execute("ALTER DATABASE " + database + " RESET default_transaction_isolation");
+		}
+	}
+
+	private void claimAfterTheLockHolder(LimitedClaims claims) throws Exception {
 		insertReady("q", 4);
 		claims.claim("q", this.session, 1, new QueueLimits(2, 0, null)); // the row exists
 		jdbc.update("UPDATE taskqueue_task SET claimed_by = NULL, attempt = 0");
