@@ -4,10 +4,11 @@ import java.util.function.Supplier;
 
 /**
  * W8: what a cluster-wide limit costs a queue that never reaches it. Drains N no-op tasks of the transactional
- * queue with one worker instance three ways, interleaved so that they share a run's conditions: without limits
- * (the baseline), with {@code global-concurrency} equal to the instance's concurrency, and with a rate limit far
- * above the drain's rate. The limited queue claims through a short transaction that locks the queue's row (see
- * {@code LimitedClaims}) and claims no more than its threads run, where the unlimited one claims ahead.
+ * queue with one worker instance four ways, interleaved so that they share a run's conditions: without limits
+ * (the baseline), with {@code global-concurrency} equal to the instance's concurrency (every freed slot waits for
+ * a claim), with one far above what the instance claims (the cost of the locked claim alone), and with a rate limit
+ * far above the drain's rate. The limited queue claims through a short transaction that locks the queue's row (see
+ * {@code LimitedClaims}); the tasks it claims ahead of its threads count against its global concurrency.
  */
 final class LimitsWorkload implements Workload {
 
@@ -25,7 +26,7 @@ final class LimitsWorkload implements Workload {
 	@Override
 	public void warmUp() {
 		int tasks = this.bench.options().warmupTasks();
-		attempt("W8 warm-up global-concurrency", () -> drain(globalConcurrency(), tasks));
+		attempt("W8 warm-up global-concurrency", () -> drain(globalConcurrency(FAR_ABOVE), tasks));
 		attempt("W8 warm-up rate-limit", () -> drain(rateLimit(), tasks));
 	}
 
@@ -40,14 +41,20 @@ final class LimitsWorkload implements Workload {
 		String label = "drain " + this.bench.libraryLabel(mode) + " tasks=" + tasks;
 		this.bench.report()
 			.add(Result.of("W8", label + " no limits", unlimited.rate(tasks), unlimited.cpuPer(tasks)));
-		report(label + " global-concurrency=" + this.bench.threads(mode), unlimited, tasks,
-				attempt("W8 global-concurrency", () -> drain(globalConcurrency(), tasks)));
+		int threads = this.bench.threads(mode);
+		report(label + " global-concurrency=" + threads, unlimited, tasks,
+				attempt("W8 global-concurrency", () -> drain(globalConcurrency(threads), tasks)));
+		report(label + " global-concurrency=" + FAR_ABOVE, unlimited, tasks,
+				attempt("W8 global-concurrency far above", () -> drain(globalConcurrency(FAR_ABOVE), tasks)));
 		report(label + " rate-limit=" + RATE + "/1s", unlimited, tasks,
 				attempt("W8 rate-limit", () -> drain(rateLimit(), tasks)));
 	}
 
 	/** A rate limit no drain here comes near. */
 	private static final int RATE = 1_000_000;
+
+	/** A global concurrency the instance never reaches, prefetch included: the cost of the locked claim alone. */
+	private static final int FAR_ABOVE = 1_000;
 
 	private void report(String label, Timing unlimited, int tasks, Timing limited) {
 		if (limited != null) {
@@ -57,9 +64,8 @@ final class LimitsWorkload implements Workload {
 		}
 	}
 
-	private LibraryProperties globalConcurrency() {
-		return this.bench.library()
-			.with(queueProperty("global-concurrency"), String.valueOf(this.bench.threads(Mode.TRANSACTIONAL)));
+	private LibraryProperties globalConcurrency(int limit) {
+		return this.bench.library().with(queueProperty("global-concurrency"), String.valueOf(limit));
 	}
 
 	private LibraryProperties rateLimit() {
