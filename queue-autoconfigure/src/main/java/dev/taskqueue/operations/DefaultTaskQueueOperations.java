@@ -57,16 +57,8 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * @param handledQueues the queues this instance has handlers for, listed even when empty
 	 * @param pauseChanged told of each pause ({@code true}) or resume made here, once it has committed, so that
 	 * this instance's worker applies it at once rather than at its next heartbeat
-	 */
-	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
-			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
-			BiConsumer<String, Boolean> pauseChanged) {
-		this(queues, deadTasks, stats, transactions, countLimit, handledQueues, pauseChanged,
-				QueueLimitStatsReader.NONE);
-	}
-
-	/**
-	 * @param limits what the queues with cluster-wide limits hold back, added to their statistics
+	 * @param limits what the queues with cluster-wide limits hold back, added to their statistics;
+	 * {@link QueueLimitStatsReader#NONE} without such queues
 	 */
 	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
