@@ -97,8 +97,8 @@ public interface TaskQueueOperations {
 	int cancelAll(String queue);
 
 	/**
-	 * What each queue holds, one entry per queue that has tasks, dead tasks, a pause, or a handler in this
-	 * instance. Counts are exact up to {@code taskqueue.metrics.count-limit} and stop there, so that reading them
+	 * What each queue holds, one entry per queue that has tasks, dead tasks, a pause, a handler in this instance,
+	 * or limits configured in this instance (with what they hold back). Counts are exact up to {@code taskqueue.metrics.count-limit} and stop there, so that reading them
 	 * stays cheap on a large backlog.
 	 */
 	List<QueueStats> queueStats();
