@@ -97,8 +97,8 @@ public interface TaskQueueOperations {
 	int cancelAll(String queue);
 
 	/**
-	 * What each queue holds, one entry per queue that has tasks, dead tasks, a pause, or a handler in this
-	 * instance. Counts are exact up to {@code taskqueue.metrics.count-limit} and stop there, so that reading them
+	 * What each queue holds, one entry per queue that has tasks, dead tasks, a pause, a handler in this instance,
+	 * or limits configured in this instance (with what they hold back). Counts are exact up to {@code taskqueue.metrics.count-limit} and stop there, so that reading them
 	 * stays cheap on a large backlog.
 	 */
 	List<QueueStats> queueStats();
@@ -119,16 +119,36 @@ public interface TaskQueueOperations {
 	 * @param paused whether the queue is paused
 	 * @param waitingForKey tasks held behind an earlier task with their ordering key, not counted in {@code ready}
 	 * or {@code scheduled}: "why isn't my task running"
+	 * @param limits the queue's cluster-wide limits as this instance is configured, and what they hold back now;
+	 * {@code null} for a queue without limits
 	 */
 	record QueueStats(String queue, long ready, long scheduled, long running, long dead, Duration oldestReadyAge,
-			boolean paused, long waitingForKey) {
+			boolean paused, long waitingForKey, @Nullable QueueLimitStats limits) {
 
-		/** What a queue without tasks held behind an ordering key holds. */
+		/** A queue without tasks held behind an ordering key and without limits. */
 		public QueueStats(String queue, long ready, long scheduled, long running, long dead, Duration oldestReadyAge,
 				boolean paused) {
-			this(queue, ready, scheduled, running, dead, oldestReadyAge, paused, 0);
+			this(queue, ready, scheduled, running, dead, oldestReadyAge, paused, 0, null);
 		}
 
+	}
+
+	/**
+	 * A queue's cluster-wide limits ({@code taskqueue.queues.<name>.global-concurrency} and {@code .rate-limit.*})
+	 * and what they hold back: the answer to "why does my ready task not run".
+	 *
+	 * @param globalConcurrency the most tasks of the queue running at once across all instances, {@code null} when
+	 * not limited
+	 * @param rateLimit the most task starts per {@code ratePeriod}, {@code null} when not limited
+	 * @param ratePeriod the length of a rate window, {@code null} when not limited
+	 * @param startsInWindow how many tasks started in the current rate window (0 without a rate limit)
+	 * @param heldBack how many ready tasks the limits keep from starting now (0 while the queue is paused: the
+	 * pause holds them)
+	 * @param waitingFor what holds them: {@code "global-concurrency"} (waiting for a slot), {@code "rate-limit"}
+	 * (waiting for the next window), or {@code null} when nothing is held back
+	 */
+	record QueueLimitStats(@Nullable Integer globalConcurrency, @Nullable Integer rateLimit,
+			@Nullable Duration ratePeriod, long startsInWindow, long heldBack, @Nullable String waitingFor) {
 	}
 
 	/**

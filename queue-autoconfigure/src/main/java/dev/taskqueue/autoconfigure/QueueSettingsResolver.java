@@ -1,8 +1,11 @@
 package dev.taskqueue.autoconfigure;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import dev.taskqueue.handler.TaskHandlerMethod;
+import dev.taskqueue.jdbc.QueueLimits;
 import dev.taskqueue.worker.QueueSettings;
 import dev.taskqueue.worker.RetryPolicy;
 
@@ -16,6 +19,18 @@ import org.springframework.transaction.PlatformTransactionManager;
 final class QueueSettingsResolver {
 
 	private QueueSettingsResolver() {
+	}
+
+	/** The cluster-wide limits of each queue that has some, by queue name. */
+	static Map<String, QueueLimits> limits(TaskQueueProperties properties) {
+		Map<String, QueueLimits> limits = new LinkedHashMap<>();
+		properties.getQueues().forEach((name, queue) -> {
+			QueueLimits queueLimits = RateLimitProperties.limits(queue.getGlobalConcurrency(), queue.getRateLimit());
+			if (queueLimits.any()) {
+				limits.put(name, queueLimits);
+			}
+		});
+		return limits;
 	}
 
 	/**
@@ -46,8 +61,10 @@ final class QueueSettingsResolver {
 					+ transactionManager.getClass().getName() + ", whose savepoints, if any, do not undo what "
 					+ "a failed task left in a persistence context. Set " + property + " to 1");
 		}
+		QueueLimits limits = (queue != null) ? RateLimitProperties.limits(queue.getGlobalConcurrency(),
+				queue.getRateLimit()) : QueueLimits.NONE;
 		return new QueueSettings(concurrency, maxAttempts, retryPolicy, timeout, groupSize,
-				properties.getWorker().getGroupCommitMaxDelay());
+				properties.getWorker().getGroupCommitMaxDelay(), limits);
 	}
 
 }

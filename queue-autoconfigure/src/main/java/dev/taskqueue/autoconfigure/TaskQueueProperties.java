@@ -7,6 +7,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
@@ -503,6 +504,27 @@ public class TaskQueueProperties implements Validator {
 		 * task a transaction of its own.
 		 */
 		private @Nullable Integer groupCommitSize;
+
+		/**
+		 * The most tasks of this queue running at once across all instances, on top of each instance's own
+		 * concurrency; no limit when not set.
+		 */
+		private @Nullable Integer globalConcurrency;
+
+		@NestedConfigurationProperty
+		private final RateLimitProperties rateLimit = new RateLimitProperties();
+
+		public @Nullable Integer getGlobalConcurrency() {
+			return this.globalConcurrency;
+		}
+
+		public void setGlobalConcurrency(@Nullable Integer globalConcurrency) {
+			this.globalConcurrency = globalConcurrency;
+		}
+
+		public RateLimitProperties getRateLimit() {
+			return this.rateLimit;
+		}
 
 		public @Nullable Integer getConcurrency() {
 			return this.concurrency;

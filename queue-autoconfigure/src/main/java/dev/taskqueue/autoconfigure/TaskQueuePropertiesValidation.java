@@ -107,6 +107,26 @@ final class TaskQueuePropertiesValidation {
 		if (queue.getGroupCommitSize() != null) {
 			groupSize(property + "group-commit-size", queue.getGroupCommitSize());
 		}
+		if (queue.getGlobalConcurrency() != null) {
+			atLeast(property + "global-concurrency", queue.getGlobalConcurrency(), 1);
+		}
+		rateLimit(property + "rate-limit.", queue.getRateLimit());
+	}
+
+	private void rateLimit(String property, RateLimitProperties rate) {
+		if ((rate.getLimit() == null) != (rate.getPeriod() == null)) {
+			String set = (rate.getLimit() != null) ? "limit" : "period";
+			String unset = (rate.getLimit() != null) ? "period" : "limit";
+			reject(property + set, (rate.getLimit() != null) ? rate.getLimit() : rate.getPeriod(),
+					"needs taskqueue." + property + unset + " as well: a rate limit is a limit per period");
+		}
+		if (rate.getLimit() != null) {
+			atLeast(property + "limit", rate.getLimit(), 1);
+		}
+		if (rate.getPeriod() != null && rate.getPeriod().compareTo(RateLimitProperties.MIN_PERIOD) < 0) {
+			reject(property + "period", rate.getPeriod(),
+					"must be at least " + RateLimitProperties.MIN_PERIOD.toMillis() + "ms");
+		}
 	}
 
 	private void atLeast(String property, int value, int least) {

@@ -141,7 +141,7 @@ public class QueueStatsRepository {
 	private static QueueStats queueStats(ResultSet rs, int row) throws SQLException {
 		return new QueueStats(rs.getString("queue"), rs.getLong("ready"), rs.getLong("scheduled"),
 				rs.getLong("running"), rs.getLong("dead"), micros(rs.getLong("oldest_ready_micros")),
-				rs.getBoolean("paused"), rs.getLong("held"));
+				rs.getBoolean("paused"), rs.getLong("held"), null);
 	}
 
 	private static WorkerSessionInfo session(ResultSet rs, int row) throws SQLException {

@@ -106,6 +106,8 @@ public class TaskRepository {
 
 	private final OrderedCompletions ordered;
 
+	private final LimitedClaims limitedClaims;
+
 	private final String complete;
 
 	private final String completeAll;
@@ -139,6 +141,12 @@ public class TaskRepository {
 		this.retryLater = RETRY_LATER.formatted(tables.task());
 		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask());
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
+		this.limitedClaims = new LimitedClaims(dataSource, tables, this);
+	}
+
+	/** The claims of queues with cluster-wide limits, which take the queue's lock before {@link #claim}. */
+	public LimitedClaims limitedClaims() {
+		return this.limitedClaims;
 	}
 
 	/**

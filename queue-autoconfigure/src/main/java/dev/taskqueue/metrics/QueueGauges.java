@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskQueueOperations.QueueLimitStats;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -71,6 +72,9 @@ class QueueGauges implements SmartLifecycle {
 			read.forEach((queue, stats) -> {
 				if (this.latest.put(queue, stats) == null) {
 					register(queue);
+					if (stats.limits() != null) {
+						registerHeldBack(queue);
+					}
 				}
 			});
 		}
@@ -93,6 +97,20 @@ class QueueGauges implements SmartLifecycle {
 			.tag("queue", queue)
 			.description("How long the longest-waiting ready task has been due")
 			.register(this.registry);
+	}
+
+	/** Ready tasks a limit keeps from starting, one gauge per limit: what a queue with limits waits for. */
+	private void registerHeldBack(String queue) {
+		for (String limit : new String[] { "global-concurrency", "rate-limit" }) {
+			Gauge.builder("taskqueue.queue.held.back", this, (gauges) -> {
+				QueueLimitStats limits = gauges.stats(queue).limits();
+				return (limits != null && limit.equals(limits.waitingFor())) ? limits.heldBack() : 0;
+			})
+				.tag("queue", queue)
+				.tag("limit", limit)
+				.description("Ready tasks that the queue's global-concurrency or rate-limit keeps from starting now")
+				.register(this.registry);
+		}
 	}
 
 	private void gauge(String name, String queue, String description, ToDoubleFunction<QueueStats> value) {

@@ -3,6 +3,7 @@ package dev.taskqueue.operations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -45,6 +46,8 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private final BiConsumer<String, Boolean> pauseChanged;
 
+	private final QueueLimitStatsReader limits;
+
 	/**
 	 * @param queues paused queues and waiting tasks
 	 * @param deadTasks dead letters
@@ -54,10 +57,13 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * @param handledQueues the queues this instance has handlers for, listed even when empty
 	 * @param pauseChanged told of each pause ({@code true}) or resume made here, once it has committed, so that
 	 * this instance's worker applies it at once rather than at its next heartbeat
+	 * @param limits what the queues with cluster-wide limits hold back, added to their statistics;
+	 * {@link QueueLimitStatsReader#NONE} without such queues
 	 */
 	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
-			BiConsumer<String, Boolean> pauseChanged) {
+			BiConsumer<String, Boolean> pauseChanged, QueueLimitStatsReader limits) {
+		this.limits = limits;
 		this.queues = queues;
 		this.deadTasks = deadTasks;
 		this.stats = stats;
@@ -172,13 +178,15 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	public List<QueueStats> queueStats() {
 		List<QueueStats> found = this.transactions.execute((status) -> this.stats.stats(this.countLimit));
 		List<QueueStats> all = new ArrayList<>(found);
-		for (String queue : this.handledQueues.get()) {
+		Set<String> listed = new HashSet<>(this.handledQueues.get());
+		listed.addAll(this.limits.queues());
+		for (String queue : listed) {
 			if (found.stream().noneMatch((stats) -> stats.queue().equals(queue))) {
 				all.add(new QueueStats(queue, 0, 0, 0, 0, Duration.ZERO, false));
 			}
 		}
 		all.sort(Comparator.comparing(QueueStats::queue));
-		return List.copyOf(all);
+		return this.limits.withLimits(List.copyOf(all));
 	}
 
 	@Override

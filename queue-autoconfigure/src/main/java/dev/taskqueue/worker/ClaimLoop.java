@@ -56,6 +56,8 @@ final class ClaimLoop implements Runnable {
 
 	private final int completionBatchSize;
 
+	private final LimitedClaimer limited;
+
 	private int nextQueue;
 
 	/**
@@ -80,6 +82,7 @@ final class ClaimLoop implements Runnable {
 		this.releaseUnstarted = releaseUnstarted;
 		this.batched = batched;
 		this.completionBatchSize = completionBatchSize;
+		this.limited = new LimitedClaimer(tasks.limitedClaims(), pollInterval);
 	}
 
 	@Override
@@ -93,7 +96,7 @@ final class ClaimLoop implements Runnable {
 				for (int i = 0; i < this.queues.size(); i++) {
 					claim(this.queues.get((this.nextQueue + i) % this.queues.size()));
 				}
-				this.wakeUp.await(this.pollInterval);
+				this.wakeUp.await(this.limited.sleep(System.nanoTime()));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -132,6 +135,14 @@ final class ClaimLoop implements Runnable {
 		}
 		UUID sessionId = this.session.id();
 		long started = System.nanoTime();
+		if (queue.settings.limits().any()) {
+			// Completions of a BATCHED queue with limits are left to the flusher: the claim takes the queue's lock.
+			if (this.limited.mayClaim(queue, started)) {
+				List<ClaimedTask> claimed = this.limited.claim(queue, sessionId, free);
+				handOver(queue, claimed, true, started, claimed.size() == free || this.limited.heldBack(queue));
+			}
+			return;
+		}
 		ClaimedTask from = queue.claimFrom(started);
 		// A BATCHED queue's claim also deletes the completions waiting: one round trip and one commit for both.
 		BatchedCompletions batched = queue.handler.batchedCompletion() ? this.batched : null;
@@ -154,9 +165,15 @@ final class ClaimLoop implements Runnable {
 			batched.written(done, result.completed());
 		}
 		List<ClaimedTask> claimed = result.claimed();
+		handOver(queue, claimed, from == null, started, claimed.size() == free);
+	}
+
+	/** Hands the tasks of a claim to the handler threads, in claim order. */
+	private void handOver(QueueState queue, List<ClaimedTask> claimed, boolean full, long started,
+			boolean mayHaveMore) {
 		List<ClaimedTask> inOrder = claimed.stream().sorted(CLAIM_ORDER).toList();
-		queue.claimed(inOrder, from == null, started, System.nanoTime());
-		queue.mayHaveMore = claimed.size() == free;
+		queue.claimed(inOrder, full, started, System.nanoTime());
+		queue.mayHaveMore = mayHaveMore;
 		this.handlers.submit(queue, inOrder);
 		if (this.session.isPaused(queue.name())) {
 			this.releaseUnstarted.accept(queue.name()); // paused while it claimed

@@ -2,6 +2,8 @@ package dev.taskqueue.worker;
 
 import java.time.Duration;
 
+import dev.taskqueue.jdbc.QueueLimits;
+
 /**
  * How one queue is run in this instance.
  *
@@ -12,9 +14,10 @@ import java.time.Duration;
  * @param groupSize the most tasks committed together by one transaction, each in a savepoint of its own; 1 runs
  * every task in a transaction of its own
  * @param groupMaxDelay how long a group may keep taking tasks before it commits
+ * @param limits the queue's cluster-wide limits, {@link QueueLimits#NONE} for none
  */
 public record QueueSettings(int concurrency, int maxAttempts, RetryPolicy retryPolicy, Duration timeout,
-		int groupSize, Duration groupMaxDelay) {
+		int groupSize, Duration groupMaxDelay, QueueLimits limits) {
 
 	/** The most tasks in one group: well under the 64 subtransactions PostgreSQL caches per transaction. */
 	public static final int MAX_GROUP_SIZE = 32;
@@ -27,6 +30,12 @@ public record QueueSettings(int concurrency, int maxAttempts, RetryPolicy retryP
 			throw new IllegalArgumentException(
 					"groupSize must be between 1 and " + MAX_GROUP_SIZE + ", groupMaxDelay not negative");
 		}
+	}
+
+	/** No cluster-wide limits. */
+	public QueueSettings(int concurrency, int maxAttempts, RetryPolicy retryPolicy, Duration timeout, int groupSize,
+			Duration groupMaxDelay) {
+		this(concurrency, maxAttempts, retryPolicy, timeout, groupSize, groupMaxDelay, QueueLimits.NONE);
 	}
 
 	/** One task per transaction. */

@@ -200,6 +200,7 @@ final class QueueState {
 		return name() + " (concurrency " + this.settings.concurrency() + ", max-attempts "
 				+ this.settings.maxAttempts() + ", timeout " + this.settings.timeout()
 				+ (this.handler.batchedCompletion() ? ", batched completion" : "")
+				+ (this.settings.limits().any() ? ", " + this.settings.limits().describe() : "")
 				+ (grouped() ? ", group commit of up to " + this.settings.groupSize() + " tasks or "
 						+ this.settings.groupMaxDelay().toMillis() + " ms" : "")
 				+ ")";

@@ -44,17 +44,25 @@ class ConfigurationDocumentationTests {
 	@Test
 	void listsEverySettingOfAQueue() throws IOException {
 		List<String> expected = new ArrayList<>();
-		for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(TaskQueueProperties.Queue.class)) {
-			if (descriptor.getWriteMethod() != null) {
-				expected.add("`" + QUEUE_PREFIX + dashed(descriptor.getName()) + "` | `"
-						+ descriptor.getPropertyType().getSimpleName() + "`");
-			}
-		}
+		addSettings(TaskQueueProperties.Queue.class, QUEUE_PREFIX, expected);
 		List<String> documented = rows().stream()
 			.filter((row) -> row.startsWith("| `" + QUEUE_PREFIX))
 			.map((row) -> String.join(" | ", cells(row).subList(0, 2)))
 			.toList();
 		assertThat(documented).containsExactlyInAnyOrderElementsOf(expected);
+	}
+
+	/** Adds the rows of {@code type}'s settings; a nested group (a getter of one of our classes) adds its own. */
+	private static void addSettings(Class<?> type, String prefix, List<String> rows) {
+		for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(type)) {
+			if (descriptor.getWriteMethod() != null) {
+				rows.add("`" + prefix + dashed(descriptor.getName()) + "` | `"
+						+ descriptor.getPropertyType().getSimpleName() + "`");
+			}
+			else if (descriptor.getPropertyType().getName().startsWith("dev.taskqueue.")) {
+				addSettings(descriptor.getPropertyType(), prefix + dashed(descriptor.getName()) + ".", rows);
+			}
+		}
 	}
 
 	private static String row(String name, JsonNode property) {

@@ -44,7 +44,7 @@ class SchemaMigrationIntegrationTests {
 		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 			assertThat(history(url, "taskqueue_schema_history")).containsExactly("0 << Flyway Baseline >> true",
 					"1 V1__create_taskqueue_tables.sql true", "2 V2__operations_and_observability.sql true",
-					"3 V3__unique_tasks.sql true", "4 V4__ordered_keys.sql true");
+					"3 V3__unique_tasks.sql true", "4 V4__ordered_keys.sql true", "5 V5__queue_limits.sql true");
 			assertThat(jdbc(url).queryForList("SELECT name FROM app_table", String.class)).containsExactly("kept");
 			assertHandled(context);
 		}
@@ -72,7 +72,7 @@ class SchemaMigrationIntegrationTests {
 	void shippedSqlAppliedByHandWorksWithoutMigration() throws IOException {
 		String url = TestDatabase.createDatabase();
 		for (String migration : List.of("V1__create_taskqueue_tables.sql", "V2__operations_and_observability.sql",
-				"V3__unique_tasks.sql", "V4__ordered_keys.sql")) {
+				"V3__unique_tasks.sql", "V4__ordered_keys.sql", "V5__queue_limits.sql")) {
 			try (InputStream in = getClass().getClassLoader().getResourceAsStream("db/taskqueue/" + migration)) {
 				TestDatabase.execute(url, new String(in.readAllBytes(), StandardCharsets.UTF_8));
 			}
@@ -117,7 +117,7 @@ class SchemaMigrationIntegrationTests {
 			assertThat(history(url, "taskqueue_schema_history"))
 				.containsExactly("1 V1__create_taskqueue_tables.sql true",
 						"2 V2__operations_and_observability.sql true", "3 V3__unique_tasks.sql true",
-						"4 V4__ordered_keys.sql true");
+						"4 V4__ordered_keys.sql true", "5 V5__queue_limits.sql true");
 			try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 				UUID id = context.getBean(TaskQueue.class).enqueue("schema-check", "after");
 				Await.until("the task is handled", WAIT,

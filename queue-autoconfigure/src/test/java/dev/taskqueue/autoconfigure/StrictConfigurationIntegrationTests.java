@@ -34,7 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(OutputCaptureExtension.class)
 class StrictConfigurationIntegrationTests {
 
-	private static final String QUEUE_SETTINGS = "concurrency, group-commit-size, max-attempts, timeout";
+	private static final String QUEUE_SETTINGS = "concurrency, global-concurrency, group-commit-size, max-attempts, "
+			+ "rate-limit, timeout";
 
 	private static final String UNHANDLED_WARNING = "taskqueue.queues has settings for queue(s) ";
 
@@ -52,6 +53,8 @@ class StrictConfigurationIntegrationTests {
 				" is not a TaskQueue property; taskqueue.queues.<name> has " + QUEUE_SETTINGS);
 		assertStartupFails("taskqueue.queues[billing.v2].maxAttempt=1", "taskqueue.queues[billing.v2].maxattempt",
 				"taskqueue.queues.<name> has " + QUEUE_SETTINGS);
+		assertStartupFails("taskqueue.queues.emails.rate-limit.limt=5", "taskqueue.queues.emails.rate-limit.limt",
+				"taskqueue.queues.<name>.rate-limit has limit, period");
 	}
 
 	@ParameterizedTest

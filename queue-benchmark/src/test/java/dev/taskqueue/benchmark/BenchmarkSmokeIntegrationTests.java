@@ -17,7 +17,7 @@ class BenchmarkSmokeIntegrationTests {
 
 	@Test
 	void drainAndEnqueueWorkloadsPrintResultsAndSummary() {
-		List<String> args = new ArrayList<>(List.of("--workloads=W1,W4", "--tasks=500", "--warmup-tasks=0",
+		List<String> args = new ArrayList<>(List.of("--workloads=W1,W4,W8", "--tasks=500", "--warmup-tasks=0",
 				"--w4-single-tasks=100", "--raw-batch-sizes=10",
 				"--w1-others=db-scheduler,raw-claim-then-delete,raw-delete-returning"));
 		String url = System.getenv("TASKQUEUE_TEST_JDBC_URL");
@@ -40,7 +40,8 @@ class BenchmarkSmokeIntegrationTests {
 				"RESULT W1 drain raw-batch best of sizes=10,50", "RESULT W1 drain baseline=raw-claim-then-delete",
 				"RESULT W1 drain baseline=raw-delete-returning",
 				"RESULT W4 enqueueAll batch=1000", "RESULT W4 insert baseline=raw-multi-row",
-				"RESULT W4 enqueue unique-keys batch=1", "RESULT W4 enqueueAll unique-keys batch=1000", "SUMMARY");
+				"RESULT W4 enqueue unique-keys batch=1", "RESULT W4 enqueueAll unique-keys batch=1000",
+				"RESULT W8 drain mode=transactional", "global-concurrency=8", "rate-limit=1000000/1s", "SUMMARY");
 		assertThat(printed).containsPattern("mode=transactional .* jvm-cpu=\\d+us cpu-ratio=\\S+ "
 				+ "vs-db-scheduler=\\S+ baseline=raw-1-per-tx\\(\\d+/s\\) ratio=");
 		assertThat(printed).containsPattern("mode=batched .* baseline=raw-batch-50\\(\\d+/s\\) ratio=");
@@ -51,7 +52,7 @@ class BenchmarkSmokeIntegrationTests {
 		ByteArrayOutputStream output = new ByteArrayOutputStream();
 		int exitCode = BenchmarkMain.run(new PrintStream(output, true, StandardCharsets.UTF_8), "--workloads=W9");
 		assertThat(exitCode).isEqualTo(2);
-		assertThat(output.toString(StandardCharsets.UTF_8)).contains("--workloads takes W1 to W5, but got 'W9'",
+		assertThat(output.toString(StandardCharsets.UTF_8)).contains("--workloads takes W1 to W5 and W8, but got 'W9'",
 				"Usage:");
 	}
 
