@@ -28,6 +28,7 @@ import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.operations.DefaultTaskQueueOperations;
 import dev.taskqueue.operations.RetentionPruner;
 import dev.taskqueue.producer.DefaultTaskQueue;
+import dev.taskqueue.schedule.ScheduleControl;
 import dev.taskqueue.support.TaskQueueListeners;
 import dev.taskqueue.worker.PayloadReader;
 import dev.taskqueue.worker.TaskDispatcher;
@@ -150,13 +151,15 @@ public class TaskQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TaskQueueOperations taskQueueOperations(DataSource dataSource, TaskTables tables, QueueRepository queues,
-			TaskQueueProperties properties, TaskHandlerRegistry registry, ObjectProvider<TaskWorker> worker) {
+			TaskQueueProperties properties, TaskHandlerRegistry registry, ObjectProvider<TaskWorker> worker,
+			ObjectProvider<ScheduleControl> schedules) {
 		return new DefaultTaskQueueOperations(queues, new DeadTaskRepository(dataSource, tables),
 				new QueueStatsRepository(dataSource, tables),
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
 				properties.getMetrics().getCountLimit(),
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
-				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)));
+				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
+				schedules.getIfAvailable());
 	}
 
 	@Bean

@@ -13,10 +13,12 @@ import java.util.function.Supplier;
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.QueueName;
+import dev.taskqueue.ScheduleInfo;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.jdbc.DeadTaskRepository;
 import dev.taskqueue.jdbc.QueueRepository;
 import dev.taskqueue.jdbc.QueueStatsRepository;
+import dev.taskqueue.schedule.ScheduleControl;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionOperations;
@@ -45,6 +47,8 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private final BiConsumer<String, Boolean> pauseChanged;
 
+	private final @Nullable ScheduleControl schedules;
+
 	/**
 	 * @param queues paused queues and waiting tasks
 	 * @param deadTasks dead letters
@@ -58,6 +62,17 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
 			BiConsumer<String, Boolean> pauseChanged) {
+		this(queues, deadTasks, stats, transactions, countLimit, handledQueues, pauseChanged, null);
+	}
+
+	/**
+	 * As the other constructor, with the recurring schedules' operations.
+	 * @param schedules what lists, pauses, resumes and triggers recurring schedules, {@code null} for none
+	 */
+	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
+			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
+			BiConsumer<String, Boolean> pauseChanged, @Nullable ScheduleControl schedules) {
+		this.schedules = schedules;
 		this.queues = queues;
 		this.deadTasks = deadTasks;
 		this.stats = stats;
@@ -191,6 +206,33 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 			throw new IllegalArgumentException("id must not be null");
 		}
 		return id;
+	}
+
+	@Override
+	public List<ScheduleInfo> schedules() {
+		return scheduleControl().list();
+	}
+
+	@Override
+	public boolean pauseSchedule(String name) {
+		return scheduleControl().pause(name);
+	}
+
+	@Override
+	public boolean resumeSchedule(String name) {
+		return scheduleControl().resume(name);
+	}
+
+	@Override
+	public Optional<UUID> triggerSchedule(String name) {
+		return scheduleControl().trigger(name);
+	}
+
+	private ScheduleControl scheduleControl() {
+		if (this.schedules == null) {
+			throw new UnsupportedOperationException("Recurring schedules are not configured");
+		}
+		return this.schedules;
 	}
 
 }
