@@ -123,8 +123,8 @@ public interface TaskQueueOperations {
 	}
 
 	/**
-	 * Ticks the schedule {@code name} again. Ticks due while it was paused are treated as missed ticks: with
-	 * {@code missed = RUN_ONCE} one runs at once.
+	 * Ticks the schedule {@code name} again. Ticks due while it was paused become one tick, due at once; then the
+	 * schedule goes on.
 	 * @return {@code false} when there is no such schedule
 	 */
 	default boolean resumeSchedule(String name) {

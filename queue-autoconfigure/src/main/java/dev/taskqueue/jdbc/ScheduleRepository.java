@@ -66,7 +66,11 @@ public class ScheduleRepository {
 			       AS declared, last_tick_at, last_task_id, ticks, skipped, missed
 			FROM %1$s ORDER BY name""";
 
-	private static final String PAUSE = "UPDATE %1$s SET paused = :paused, changed_at = now() WHERE name = :name";
+	// Ticks due while a schedule was paused become one tick, due at its resumption.
+	private static final String PAUSE = """
+			UPDATE %1$s SET paused = :paused, changed_at = now(),
+			    next_run_at = CASE WHEN NOT :paused AND paused AND next_run_at < now() THEN now() ELSE next_run_at END
+			WHERE name = :name""";
 
 	private static final String TRIGGER_SOURCE = """
 			SELECT queue, payload::text AS payload, overlap, now() AS now FROM %1$s WHERE name = :name""";

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.time.zone.ZoneOffsetTransition;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.scheduling.support.CronExpression;
@@ -80,11 +81,23 @@ public final class ScheduleSpec {
 	}
 
 	/**
-	 * When the tick after the one due at {@code due} is due, the tick having run at {@code now} (at or after
-	 * {@code due}): the first time of the schedule after {@code now}, so that ticks missed meanwhile are not run one
-	 * by one. A fixed rate keeps its phase. {@code null} for a fixed delay, whose next tick waits for the task.
+	 * When the tick after the one due at {@code due} is due, however late that one ran: a tick a little late (a
+	 * pause of the JVM, a slow database) is followed by the ticks it held up, one by one. {@code null} for a fixed
+	 * delay, whose next tick waits for the task.
 	 */
-	public @Nullable Instant next(Instant due, Instant now) {
+	public @Nullable Instant next(Instant due) {
+		if (this.cron != null) {
+			return after(this.cron, due);
+		}
+		return (this.fixedRate != null) ? due.plus(this.fixedRate) : null;
+	}
+
+	/**
+	 * When the first tick after {@code now} is due, the last one having been due at {@code due}: after ticks missed
+	 * while no instance ran, so that they are not run one by one. A fixed rate keeps its phase. {@code null} for a
+	 * fixed delay.
+	 */
+	public @Nullable Instant firstAfter(Instant due, Instant now) {
 		if (this.cron != null) {
 			return after(this.cron, now.isAfter(due) ? now : due);
 		}
@@ -100,10 +113,20 @@ public final class ScheduleSpec {
 	/** The first time the cron expression fires strictly after {@code instant}, in the schedule's zone. */
 	private Instant after(CronExpression cron, Instant instant) {
 		ZonedDateTime next = cron.next(instant.atZone(this.zone));
+		// Asked from 02:30 of the first pass of a repeated hour, CronExpression answers 02:30 of the second pass:
+		// a wall-clock time fires once, in the first pass.
+		while (next != null && isSecondPass(next)) {
+			next = cron.next(next);
+		}
 		if (next == null) {
 			throw new IllegalStateException(this.text + " does not fire after " + instant);
 		}
 		return next.toInstant();
+	}
+
+	private boolean isSecondPass(ZonedDateTime time) {
+		ZoneOffsetTransition transition = this.zone.getRules().getTransition(time.toLocalDateTime());
+		return transition != null && transition.isOverlap() && time.getOffset().equals(transition.getOffsetAfter());
 	}
 
 	/** What the schedule runs on, as stored in its row: {@code cron 0 0 2 * * * Europe/Paris}. */

@@ -61,10 +61,11 @@ final class TickRunner {
 
 	/** Makes the tick of {@code schedule} due at {@code due}, the database's clock reading {@code now}. */
 	Outcome tick(Schedule schedule, Instant due, Instant now) {
-		boolean missed = schedule.missed() == Missed.SKIP
-				&& Duration.between(due, now).compareTo(this.missedAfter) > 0;
+		// So late that no live instance can have been there: the ticks since were missed, not merely held up.
+		boolean late = Duration.between(due, now).compareTo(this.missedAfter) > 0;
+		boolean missed = late && schedule.missed() == Missed.SKIP;
 		ScheduleSpec spec = schedule.spec();
-		@Nullable Instant next = spec.next(due, now);
+		@Nullable Instant next = late ? spec.firstAfter(due, now) : spec.next(due);
 		if (next == null && missed) {
 			next = now.plus(spec.delay()); // no task to wait for
 		}
