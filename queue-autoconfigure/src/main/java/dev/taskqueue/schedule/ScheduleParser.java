@@ -3,7 +3,6 @@ package dev.taskqueue.schedule;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 
 import dev.taskqueue.QueueName;
 import org.jspecify.annotations.Nullable;
@@ -59,7 +58,7 @@ final class ScheduleParser {
 
 	private static ZoneId zone(String where, @Nullable String zone) {
 		if (!hasText(zone)) {
-			return ZoneOffset.UTC;
+			return ZoneId.of("UTC");
 		}
 		try {
 			return ZoneId.of(zone.trim());
