@@ -13,6 +13,7 @@ import dev.taskqueue.jdbc.ScheduleRepository;
 import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.support.TaskQueueListeners;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -35,6 +36,11 @@ public class RecurringTaskAutoConfiguration {
 	@Bean
 	static RecurringTaskAnnotationBeanPostProcessor recurringTaskAnnotationBeanPostProcessor() {
 		return new RecurringTaskAnnotationBeanPostProcessor();
+	}
+
+	@Bean
+	static LazyInitializationExcludeFilter recurringTaskLazyInitializationExcludeFilter() {
+		return new RecurringTaskLazyInitializationExcludeFilter();
 	}
 
 	@Bean
