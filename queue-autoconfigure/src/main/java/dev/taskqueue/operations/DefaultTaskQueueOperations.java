@@ -58,15 +58,6 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * @param handledQueues the queues this instance has handlers for, listed even when empty
 	 * @param pauseChanged told of each pause ({@code true}) or resume made here, once it has committed, so that
 	 * this instance's worker applies it at once rather than at its next heartbeat
-	 */
-	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
-			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
-			BiConsumer<String, Boolean> pauseChanged) {
-		this(queues, deadTasks, stats, transactions, countLimit, handledQueues, pauseChanged, null);
-	}
-
-	/**
-	 * As the other constructor, with the recurring schedules' operations.
 	 * @param schedules what lists, pauses, resumes and triggers recurring schedules, {@code null} for none
 	 */
 	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
