@@ -95,11 +95,11 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 				i++; // the key, such as a queue name
 				group = group + ".<name>";
 				type = ResolvableType.forMethodReturnType(property.getReadMethod()).asMap().resolveGeneric(1);
-				if (type == null || type.getDeclaringClass() != TaskQueueProperties.class) {
+				if (type == null || !isGroup(type)) {
 					return null; // a map of values
 				}
 			}
-			else if (property.getPropertyType().getDeclaringClass() == TaskQueueProperties.class) {
+			else if (isGroup(property.getPropertyType())) {
 				type = property.getPropertyType();
 			}
 			else {
@@ -107,6 +107,12 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 			}
 		}
 		return null;
+	}
+
+	/** A group of TaskQueue properties: nested in TaskQueueProperties, or a top-level class next to it. */
+	private static boolean isGroup(Class<?> type) {
+		return type.getDeclaringClass() == TaskQueueProperties.class
+				|| (type.getPackage() == TaskQueueProperties.class.getPackage() && type.getName().endsWith("Properties"));
 	}
 
 	private static @Nullable PropertyDescriptor property(Class<?> type, String uniformName) {
