@@ -1,7 +1,10 @@
 package dev.taskqueue;
 
 import java.time.Instant;
+import java.util.Optional;
 import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a handler may want to know about the task it runs.
@@ -10,6 +13,19 @@ import java.util.UUID;
  * @param queue the queue the task was enqueued on
  * @param attempt which attempt this is, 1 on the first run
  * @param enqueuedAt when the task was enqueued, on the database clock
+ * @param scheduledAt for a task of a recurring schedule, the time of its tick (or of the trigger that made it),
+ * on the database clock; {@code null} otherwise
  */
-public record TaskContext(UUID id, String queue, int attempt, Instant enqueuedAt) {
+public record TaskContext(UUID id, String queue, int attempt, Instant enqueuedAt, @Nullable Instant scheduledAt) {
+
+	/** The context of a task that no schedule made. */
+	public TaskContext(UUID id, String queue, int attempt, Instant enqueuedAt) {
+		this(id, queue, attempt, enqueuedAt, null);
+	}
+
+	/** The time of the tick that made this task, empty when no recurring schedule made it. */
+	public Optional<Instant> tick() {
+		return Optional.ofNullable(this.scheduledAt);
+	}
+
 }

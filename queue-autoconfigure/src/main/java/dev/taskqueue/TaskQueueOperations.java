@@ -107,6 +107,41 @@ public interface TaskQueueOperations {
 	List<WorkerSessionInfo> sessions();
 
 	/**
+	 * The recurring schedules in the database, by name, including those no running instance declares any longer.
+	 */
+	default List<ScheduleInfo> schedules() {
+		throw new UnsupportedOperationException("This TaskQueueOperations does not manage recurring schedules");
+	}
+
+	/**
+	 * Stops ticking the schedule {@code name} in every instance, until {@link #resumeSchedule(String) resumed};
+	 * a task already enqueued runs.
+	 * @return {@code false} when there is no such schedule
+	 */
+	default boolean pauseSchedule(String name) {
+		throw new UnsupportedOperationException("This TaskQueueOperations does not manage recurring schedules");
+	}
+
+	/**
+	 * Ticks the schedule {@code name} again. Ticks due while it was paused become one tick, due at once; then the
+	 * schedule goes on.
+	 * @return {@code false} when there is no such schedule
+	 */
+	default boolean resumeSchedule(String name) {
+		throw new UnsupportedOperationException("This TaskQueueOperations does not manage recurring schedules");
+	}
+
+	/**
+	 * Enqueues one task of the schedule {@code name} now, outside its ticks, paused or not, with its queue and
+	 * payload; the schedule's next tick does not move. With {@code overlap = SKIP}, nothing is added while a task of
+	 * the schedule waits or runs.
+	 * @return the id of the task, or of the one that still waits or runs; empty when there is no such schedule
+	 */
+	default Optional<UUID> triggerSchedule(String name) {
+		throw new UnsupportedOperationException("This TaskQueueOperations does not manage recurring schedules");
+	}
+
+	/**
 	 * What one queue holds.
 	 *
 	 * @param queue the queue name

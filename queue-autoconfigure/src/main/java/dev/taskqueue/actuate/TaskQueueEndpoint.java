@@ -40,6 +40,8 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  * DELETE /actuator/taskqueue/{queue}/waiting     delete its waiting tasks; running ones are left alone
  * POST   /actuator/taskqueue/tasks/{id}/retry    retry a dead task
  * DELETE /actuator/taskqueue/tasks/{id}          cancel a waiting task, or delete a dead one
+ * GET    /actuator/taskqueue/schedules/*         recurring schedules (also schedules/{name})
+ * POST   /actuator/taskqueue/schedules/{name}/pause  pause a schedule in every instance (also: resume, trigger)
  * </pre>
  * A queue is known when {@code GET /actuator/taskqueue} lists it: it has a handler in this instance, or tasks, dead
  * tasks or a pause in the database. Any other queue, and any task id that matches no task, is answered with 404;
@@ -84,6 +86,9 @@ public class TaskQueueEndpoint {
 	@ReadOperation
 	public WebEndpointResponse<Object> read(@Selector String first, @Selector String second,
 			@Nullable String limit, @Nullable String cursor) {
+		if (first.equals(ScheduleEndpointActions.SEGMENT)) {
+			return new ScheduleEndpointActions(this.operations).read(second);
+		}
 		if (second.equals("dead")) {
 			String queue = first.equals(ALL_QUEUES) ? null : first;
 			return valid(() -> {
@@ -133,6 +138,9 @@ public class TaskQueueEndpoint {
 	@WriteOperation
 	public WebEndpointResponse<Object> taskAction(@Selector String tasks, @Selector String id,
 			@Selector String action) {
+		if (tasks.equals(ScheduleEndpointActions.SEGMENT)) {
+			return new ScheduleEndpointActions(this.operations).act(id, action);
+		}
 		if (!tasks.equals("tasks") || !action.equals("retry")) {
 			return badRequest("Use POST /taskqueue/tasks/{id}/retry");
 		}

@@ -1,5 +1,6 @@
 package dev.taskqueue.actuate;
 
+import dev.taskqueue.ScheduleInfo;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
@@ -17,6 +18,8 @@ class TaskQueueEndpointRuntimeHints implements RuntimeHintsRegistrar {
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
 				TaskQueueDescriptors.class.getDeclaredClasses());
+		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(), ScheduleInfo.class,
+				ScheduleEndpointActions.Triggered.class);
 	}
 
 }

@@ -29,6 +29,7 @@ import dev.taskqueue.operations.DefaultTaskQueueOperations;
 import dev.taskqueue.operations.QueueLimitStatsReader;
 import dev.taskqueue.operations.RetentionPruner;
 import dev.taskqueue.producer.DefaultTaskQueue;
+import dev.taskqueue.schedule.ScheduleControl;
 import dev.taskqueue.support.TaskQueueListeners;
 import dev.taskqueue.worker.PayloadReader;
 import dev.taskqueue.worker.TaskDispatcher;
@@ -152,14 +153,15 @@ public class TaskQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	TaskQueueOperations taskQueueOperations(DataSource dataSource, TaskTables tables, QueueRepository queues,
 			TaskQueueProperties properties, TaskHandlerRegistry registry, ObjectProvider<TaskWorker> worker,
-			TaskRepository tasks) {
+			TaskRepository tasks, ObjectProvider<ScheduleControl> schedules) {
 		return new DefaultTaskQueueOperations(queues, new DeadTaskRepository(dataSource, tables),
 				new QueueStatsRepository(dataSource, tables),
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
 				properties.getMetrics().getCountLimit(),
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
-				new QueueLimitStatsReader(tasks.limitedClaims(), QueueSettingsResolver.limits(properties)));
+				new QueueLimitStatsReader(tasks.limitedClaims(), QueueSettingsResolver.limits(properties)),
+				schedules.getIfAvailable());
 	}
 
 	@Bean

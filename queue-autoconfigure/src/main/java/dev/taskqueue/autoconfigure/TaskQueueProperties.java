@@ -44,6 +44,12 @@ public class TaskQueueProperties implements Validator {
 	 */
 	private final Map<String, Queue> queues = new LinkedHashMap<>();
 
+	/**
+	 * Recurring schedules declared in configuration, keyed by schedule name, each enqueueing a task on a queue with
+	 * a @TaskHandler (cron, zone, fixed-rate, fixed-delay, queue, payload, missed, overlap).
+	 */
+	private final Map<String, ScheduleProperties> schedules = new LinkedHashMap<>();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -82,6 +88,10 @@ public class TaskQueueProperties implements Validator {
 
 	public Map<String, Queue> getQueues() {
 		return this.queues;
+	}
+
+	public Map<String, ScheduleProperties> getSchedules() {
+		return this.schedules;
 	}
 
 	@Override

@@ -109,7 +109,7 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 		return null;
 	}
 
-	/** A group of properties: a class nested in TaskQueueProperties, or a {@code …Properties} class beside it. */
+	/** A group of TaskQueue properties: nested in TaskQueueProperties, or a top-level class next to it. */
 	private static boolean isGroup(Class<?> type) {
 		return type.getDeclaringClass() == TaskQueueProperties.class
 				|| (type.getPackage() == TaskQueueProperties.class.getPackage() && type.getName().endsWith("Properties"));

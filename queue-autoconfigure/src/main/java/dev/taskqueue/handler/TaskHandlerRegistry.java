@@ -20,7 +20,7 @@ public class TaskHandlerRegistry {
 	 * Adds a handler.
 	 * @throws IllegalStateException if its queue has a handler already, naming both
 	 */
-	synchronized void register(TaskHandlerMethod handler) {
+	public synchronized void register(TaskHandlerMethod handler) {
 		if (this.frozen) {
 			throw new IllegalStateException("Cannot register " + handler.describe() + " after startup");
 		}

@@ -14,10 +14,12 @@ import java.util.function.Supplier;
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.QueueName;
+import dev.taskqueue.ScheduleInfo;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.jdbc.DeadTaskRepository;
 import dev.taskqueue.jdbc.QueueRepository;
 import dev.taskqueue.jdbc.QueueStatsRepository;
+import dev.taskqueue.schedule.ScheduleControl;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionOperations;
@@ -48,6 +50,8 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private final QueueLimitStatsReader limits;
 
+	private final @Nullable ScheduleControl schedules;
+
 	/**
 	 * @param queues paused queues and waiting tasks
 	 * @param deadTasks dead letters
@@ -59,11 +63,13 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * this instance's worker applies it at once rather than at its next heartbeat
 	 * @param limits what the queues with cluster-wide limits hold back, added to their statistics;
 	 * {@link QueueLimitStatsReader#NONE} without such queues
+	 * @param schedules what lists, pauses, resumes and triggers recurring schedules, {@code null} for none
 	 */
 	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
-			BiConsumer<String, Boolean> pauseChanged, QueueLimitStatsReader limits) {
+			BiConsumer<String, Boolean> pauseChanged, QueueLimitStatsReader limits, @Nullable ScheduleControl schedules) {
 		this.limits = limits;
+		this.schedules = schedules;
 		this.queues = queues;
 		this.deadTasks = deadTasks;
 		this.stats = stats;
@@ -199,6 +205,33 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 			throw new IllegalArgumentException("id must not be null");
 		}
 		return id;
+	}
+
+	@Override
+	public List<ScheduleInfo> schedules() {
+		return scheduleControl().list();
+	}
+
+	@Override
+	public boolean pauseSchedule(String name) {
+		return scheduleControl().pause(name);
+	}
+
+	@Override
+	public boolean resumeSchedule(String name) {
+		return scheduleControl().resume(name);
+	}
+
+	@Override
+	public Optional<UUID> triggerSchedule(String name) {
+		return scheduleControl().trigger(name);
+	}
+
+	private ScheduleControl scheduleControl() {
+		if (this.schedules == null) {
+			throw new UnsupportedOperationException("Recurring schedules are not configured");
+		}
+		return this.schedules;
 	}
 
 }

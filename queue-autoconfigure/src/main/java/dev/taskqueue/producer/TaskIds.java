@@ -7,7 +7,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * Time-ordered task ids: UUID version 7 (RFC 9562), millisecond timestamp first, so ids sort by creation time and
  * new rows land together in the primary key index. Within one millisecond a counter keeps ids of this JVM rising.
  */
-final class TaskIds {
+public final class TaskIds {
 
 	private static long lastMillis;
 
@@ -16,7 +16,7 @@ final class TaskIds {
 	private TaskIds() {
 	}
 
-	static UUID next() {
+	public static UUID next() {
 		long millis;
 		long sequence;
 		synchronized (TaskIds.class) {

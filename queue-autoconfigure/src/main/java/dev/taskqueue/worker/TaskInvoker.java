@@ -10,6 +10,7 @@ import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.support.ScheduledAtHeader;
 
 /**
  * Calls a task's handler: reads its payload as the handler's type, tells the listeners it starts, and invokes the
@@ -112,7 +113,8 @@ final class TaskInvoker {
 	}
 
 	static TaskContext context(ClaimedTask task) {
-		return new TaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt());
+		return new TaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt(),
+				ScheduledAtHeader.read(task.headers()));
 	}
 
 	/** Carries a checked exception of a handler through the transaction template. */

@@ -26,6 +26,8 @@ class ConfigurationDocumentationTests {
 
 	private static final String QUEUE_PREFIX = "taskqueue.queues.<name>.";
 
+	private static final String SCHEDULE_PREFIX = "taskqueue.schedules.<name>.";
+
 	private final ConfigurationMetadata metadata = ConfigurationMetadata.load();
 
 	@Test
@@ -36,17 +38,28 @@ class ConfigurationDocumentationTests {
 				expected.add(row(name, property));
 			}
 		});
-		List<String> documented = rows().stream().filter((row) -> !row.startsWith("| `" + QUEUE_PREFIX)).toList();
+		List<String> documented = rows().stream()
+			.filter((row) -> !row.startsWith("| `" + QUEUE_PREFIX) && !row.startsWith("| `" + SCHEDULE_PREFIX))
+			.toList();
 		assertThat(documented).containsExactlyInAnyOrderElementsOf(expected);
 	}
 
 	/** The metadata cannot describe the settings inside {@code taskqueue.queues}: they are checked on the class. */
 	@Test
 	void listsEverySettingOfAQueue() throws IOException {
+		assertDocumentsEverySetting(TaskQueueProperties.Queue.class, QUEUE_PREFIX);
+	}
+
+	@Test
+	void listsEverySettingOfASchedule() throws IOException {
+		assertDocumentsEverySetting(ScheduleProperties.class, SCHEDULE_PREFIX);
+	}
+
+	private static void assertDocumentsEverySetting(Class<?> type, String prefix) throws IOException {
 		List<String> expected = new ArrayList<>();
-		addSettings(TaskQueueProperties.Queue.class, QUEUE_PREFIX, expected);
+		addSettings(type, prefix, expected);
 		List<String> documented = rows().stream()
-			.filter((row) -> row.startsWith("| `" + QUEUE_PREFIX))
+			.filter((row) -> row.startsWith("| `" + prefix))
 			.map((row) -> String.join(" | ", cells(row).subList(0, 2)))
 			.toList();
 		assertThat(documented).containsExactlyInAnyOrderElementsOf(expected);

@@ -44,7 +44,7 @@ class SchemaMigrationIntegrationTests {
 		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 			assertThat(history(url, "taskqueue_schema_history")).containsExactly("0 << Flyway Baseline >> true",
 					"1 V1__create_taskqueue_tables.sql true", "2 V2__operations_and_observability.sql true",
-					"3 V3__unique_tasks.sql true", "4 V4__ordered_keys.sql true", "5 V5__queue_limits.sql true");
+					"3 V3__unique_tasks.sql true", "4 V4__ordered_keys.sql true", "5 V5__queue_limits.sql true", "6 V6__recurring_schedules.sql true");
 			assertThat(jdbc(url).queryForList("SELECT name FROM app_table", String.class)).containsExactly("kept");
 			assertHandled(context);
 		}
@@ -59,7 +59,8 @@ class SchemaMigrationIntegrationTests {
 		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class),
 				"taskqueue.schema.name=jobs")) {
 			assertThat(tables(url, "jobs")).containsExactlyInAnyOrder("taskqueue_schema_history", "taskqueue_task",
-					"taskqueue_session", "taskqueue_dead_task", "taskqueue_queue", "taskqueue_history");
+					"taskqueue_session", "taskqueue_dead_task", "taskqueue_queue", "taskqueue_history",
+					"taskqueue_schedule");
 			assertThat(tables(url, "public")).isEmpty();
 			assertThat(jdbc(url).queryForObject("SELECT count(*) FROM jobs.taskqueue_session", Integer.class))
 				.isEqualTo(1);
@@ -72,7 +73,7 @@ class SchemaMigrationIntegrationTests {
 	void shippedSqlAppliedByHandWorksWithoutMigration() throws IOException {
 		String url = TestDatabase.createDatabase();
 		for (String migration : List.of("V1__create_taskqueue_tables.sql", "V2__operations_and_observability.sql",
-				"V3__unique_tasks.sql", "V4__ordered_keys.sql", "V5__queue_limits.sql")) {
+				"V3__unique_tasks.sql", "V4__ordered_keys.sql", "V5__queue_limits.sql", "V6__recurring_schedules.sql")) {
 			try (InputStream in = getClass().getClassLoader().getResourceAsStream("db/taskqueue/" + migration)) {
 				TestDatabase.execute(url, new String(in.readAllBytes(), StandardCharsets.UTF_8));
 			}
@@ -81,7 +82,7 @@ class SchemaMigrationIntegrationTests {
 				"taskqueue.schema.migrate=false")) {
 			assertThat(context.getBeansOfType(TaskQueueSchemaMigrator.class)).isEmpty();
 			assertThat(tables(url, "public")).containsExactlyInAnyOrder("taskqueue_task", "taskqueue_session",
-					"taskqueue_dead_task", "taskqueue_queue", "taskqueue_history");
+					"taskqueue_dead_task", "taskqueue_queue", "taskqueue_history", "taskqueue_schedule");
 			assertHandled(context);
 		}
 	}
@@ -117,7 +118,7 @@ class SchemaMigrationIntegrationTests {
 			assertThat(history(url, "taskqueue_schema_history"))
 				.containsExactly("1 V1__create_taskqueue_tables.sql true",
 						"2 V2__operations_and_observability.sql true", "3 V3__unique_tasks.sql true",
-						"4 V4__ordered_keys.sql true", "5 V5__queue_limits.sql true");
+						"4 V4__ordered_keys.sql true", "5 V5__queue_limits.sql true", "6 V6__recurring_schedules.sql true");
 			try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 				UUID id = context.getBean(TaskQueue.class).enqueue("schema-check", "after");
 				Await.until("the task is handled", WAIT,

@@ -69,6 +69,13 @@ class StrictConfigurationIntegrationTests {
 	}
 
 	@Test
+	void misspeltScheduleSettingStopsTheApplicationNamingItAndTheValidOnes() {
+		assertStartupFails("taskqueue.schedules.nightly.payloadd={}", "taskqueue.schedules.nightly.payloadd (set in ",
+				" is not a TaskQueue property; taskqueue.schedules.<name> has cron, fixed-delay, fixed-rate, missed, "
+						+ "overlap, payload, queue, zone");
+	}
+
+	@Test
 	void everyMistakeIsNamedInOneMessage() {
 		this.runner.withPropertyValues("taskqueue.queues.emails.concurency=1", "taskqueue.worker.polInterval=1s")
 			.run((context) -> assertThat(context).getFailure()

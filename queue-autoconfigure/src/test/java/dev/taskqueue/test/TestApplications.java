@@ -5,6 +5,7 @@ import java.util.List;
 
 import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueFlywayAutoConfiguration;
+import dev.taskqueue.schedule.RecurringTaskAutoConfiguration;
 
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
@@ -29,7 +30,7 @@ public final class TestApplications {
 	public static final Class<?>[] AUTO_CONFIGURATIONS = { DataSourceAutoConfiguration.class,
 			DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
 			JacksonAutoConfiguration.class, JdbcTemplateAutoConfiguration.class, TaskQueueAutoConfiguration.class,
-			TaskQueueFlywayAutoConfiguration.class };
+			TaskQueueFlywayAutoConfiguration.class, RecurringTaskAutoConfiguration.class };
 
 	private TestApplications() {
 	}
@@ -54,7 +55,8 @@ public final class TestApplications {
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
 			TransactionAutoConfiguration.class, JacksonAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
-			TaskQueueAutoConfiguration.class, TaskQueueFlywayAutoConfiguration.class })
+			TaskQueueAutoConfiguration.class, TaskQueueFlywayAutoConfiguration.class,
+			RecurringTaskAutoConfiguration.class })
 	static class Base {
 
 	}

@@ -1,0 +1,59 @@
+package dev.taskqueue.schedule;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import dev.taskqueue.QueueName;
+import dev.taskqueue.autoconfigure.ScheduleProperties;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The schedules of {@code taskqueue.schedules.<name>}, checked, with messages that name the property at fault. */
+final class ConfiguredSchedules {
+
+	private ConfiguredSchedules() {
+	}
+
+	static List<Schedule> of(Map<String, ScheduleProperties> properties, JsonMapper mapper) {
+		List<Schedule> schedules = new ArrayList<>();
+		properties.forEach((name, schedule) -> {
+			String where = "taskqueue.schedules." + name;
+			ScheduleParser.name(where, name);
+			String queue = schedule.getQueue();
+			if (queue == null || !QueueName.isValid(queue)) {
+				throw new IllegalArgumentException(where + ".queue must name the queue of a @TaskHandler but was "
+						+ ((queue != null) ? "'" + queue + "'" : "not set"));
+			}
+			ScheduleSpec spec = ScheduleParser.spec(where, schedule.getCron(), schedule.getZone(),
+					(schedule.getFixedRate() != null) ? schedule.getFixedRate().toString() : null,
+					(schedule.getFixedDelay() != null) ? schedule.getFixedDelay().toString() : null);
+			String payload;
+			try {
+				payload = mapper.writeValueAsString(mapper.readTree(schedule.getPayload()));
+			}
+			catch (JacksonException ex) {
+				throw new IllegalArgumentException(where + ".payload is not JSON: " + ex.getOriginalMessage(), ex);
+			}
+			schedules.add(new Schedule(name, queue, payload, spec, schedule.getMissed(), schedule.getOverlap(),
+					where));
+		});
+		return schedules;
+	}
+
+	/** {@code annotated} and {@code configured} together; one name declared twice is an error naming both. */
+	static List<Schedule> merge(List<Schedule> annotated, List<Schedule> configured) {
+		List<Schedule> all = new ArrayList<>(annotated);
+		for (Schedule schedule : configured) {
+			for (Schedule other : annotated) {
+				if (other.name().equals(schedule.name())) {
+					throw new IllegalArgumentException(schedule.source() + " and " + other.source()
+							+ " both declare schedule '" + schedule.name() + "'; give one of them another name");
+				}
+			}
+			all.add(schedule);
+		}
+		return all;
+	}
+
+}

@@ -1,0 +1,126 @@
+package dev.taskqueue.schedule;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import dev.taskqueue.RecurringTask;
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
+import dev.taskqueue.handler.TaskHandlerMethod;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.context.EmbeddedValueResolverAware;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * Finds {@link RecurringTask @RecurringTask} methods on beans as they are created, checks them, keeps their
+ * schedules, and registers each method as the handler of its schedule's queue. It only collects: no threads, no
+ * SQL. A bad declaration stops the application with a message naming its bean and method.
+ */
+public class RecurringTaskAnnotationBeanPostProcessor
+		implements BeanPostProcessor, EmbeddedValueResolverAware, BeanFactoryAware {
+
+	private final List<Schedule> schedules = new ArrayList<>();
+
+	private @Nullable StringValueResolver valueResolver;
+
+	private @Nullable BeanFactory beanFactory;
+
+	@Override
+	public void setEmbeddedValueResolver(StringValueResolver resolver) {
+		this.valueResolver = resolver;
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		this.beanFactory = beanFactory;
+	}
+
+	/** The schedules found so far, in the order they were found. */
+	public synchronized List<Schedule> getSchedules() {
+		return List.copyOf(this.schedules);
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		Class<?> type = AopProxyUtils.ultimateTargetClass(bean);
+		Map<Method, RecurringTask> annotated = MethodIntrospector.selectMethods(type,
+				(MethodIntrospector.MetadataLookup<RecurringTask>) (method) -> AnnotatedElementUtils
+					.findMergedAnnotation(method, RecurringTask.class));
+		annotated.forEach((method, annotation) -> {
+			try {
+				register(bean, beanName, method, annotation);
+			}
+			catch (IllegalStateException | IllegalArgumentException ex) {
+				String message = ex.getMessage();
+				throw new BeanCreationException(beanName, (message != null) ? message : ex.toString(), ex);
+			}
+		});
+		return bean;
+	}
+
+	private synchronized void register(Object bean, String beanName, Method method, RecurringTask annotation) {
+		String where = "@RecurringTask on bean '" + beanName + "' method " + method.getDeclaringClass().getSimpleName()
+				+ "." + method.getName() + "()";
+		if (Modifier.isStatic(method.getModifiers()) || Modifier.isPrivate(method.getModifiers())) {
+			throw new IllegalArgumentException(where + " is static or private; make it an instance method, public "
+					+ "or package-private");
+		}
+		Class<?>[] parameters = method.getParameterTypes();
+		if (parameters.length > 1 || (parameters.length == 1 && parameters[0] != TaskContext.class)) {
+			throw new IllegalArgumentException(where + " takes " + parameters.length + " parameter(s); a recurring "
+					+ "task takes none or one TaskContext");
+		}
+		String name = ScheduleParser.name(where, ScheduleParser.hasText(annotation.name())
+				? resolve(annotation.name(), where) : beanName + "." + method.getName());
+		String queue = ScheduleParser.hasText(annotation.queue()) ? resolve(annotation.queue(), where) : name;
+		ScheduleParser.name(where + " queue", queue);
+		ScheduleSpec spec = ScheduleParser.spec(where, resolve(annotation.cron(), where),
+				resolve(annotation.zone(), where), resolve(annotation.fixedRate(), where),
+				resolve(annotation.fixedDelay(), where));
+		for (Schedule other : this.schedules) {
+			if (other.name().equals(name)) {
+				throw new IllegalArgumentException(where + " and " + other.source() + " both declare schedule '"
+					+ name + "'; give one of them another name");
+			}
+		}
+		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+		ReflectionUtils.makeAccessible(invocable);
+		handlers().register(new TaskHandlerMethod(queue, beanName, new RecurringMethod(bean, invocable),
+				RecurringMethod.RUN, Object.class, true, 0, 0, false));
+		this.schedules.add(new Schedule(name, queue, "{}", spec, annotation.missed(), annotation.overlap(), where));
+	}
+
+	private dev.taskqueue.handler.TaskHandlerRegistry handlers() {
+		if (this.beanFactory == null) {
+			throw new IllegalStateException("No bean factory");
+		}
+		return this.beanFactory.getBean(TaskHandlerAnnotationBeanPostProcessor.class).getRegistry();
+	}
+
+	private String resolve(String value, String where) {
+		if (this.valueResolver == null || value.isEmpty()) {
+			return value;
+		}
+		try {
+			String resolved = this.valueResolver.resolveStringValue(value);
+			return (resolved != null) ? resolved : "";
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(where + " has '" + value + "', which cannot be resolved: "
+					+ ex.getMessage(), ex);
+		}
+	}
+
+}

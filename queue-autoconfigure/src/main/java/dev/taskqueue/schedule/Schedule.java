@@ -1,0 +1,25 @@
+package dev.taskqueue.schedule;
+
+import dev.taskqueue.RecurringTask.Missed;
+import dev.taskqueue.RecurringTask.Overlap;
+
+/**
+ * A schedule this instance declares, from a {@code @RecurringTask} method or {@code taskqueue.schedules.<name>}.
+ *
+ * @param name its name, unique in the application
+ * @param queue the queue its ticks' tasks go to
+ * @param payload the JSON payload of each tick's task
+ * @param spec when its ticks are due
+ * @param missed what to do with ticks whose time passed while no instance ran
+ * @param overlap what to do with a tick while the previous tick's task waits or runs
+ * @param source where it was declared, for messages
+ */
+public record Schedule(String name, String queue, String payload, ScheduleSpec spec, Missed missed, Overlap overlap,
+		String source) {
+
+	/** The unique key of its tasks while a tick must not overlap the previous one; the name itself. */
+	boolean keyed() {
+		return this.overlap == Overlap.SKIP;
+	}
+
+}
