@@ -3,6 +3,8 @@ package dev.taskqueue;
 import java.time.Instant;
 import java.util.UUID;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a handler may want to know about the task it runs.
  *
@@ -10,6 +12,14 @@ import java.util.UUID;
  * @param queue the queue the task was enqueued on
  * @param attempt which attempt this is, 1 on the first run
  * @param enqueuedAt when the task was enqueued, on the database clock
+ * @param batch for the {@code then} task of a {@link TaskQueue#enqueueBatch batch}, the batch it follows and how its
+ * tasks ended; {@code null} for every other task
  */
-public record TaskContext(UUID id, String queue, int attempt, Instant enqueuedAt) {
+public record TaskContext(UUID id, String queue, int attempt, Instant enqueuedAt, @Nullable BatchInfo batch) {
+
+	/** The context of a task that follows no batch. */
+	public TaskContext(UUID id, String queue, int attempt, Instant enqueuedAt) {
+		this(id, queue, attempt, enqueuedAt, null);
+	}
+
 }

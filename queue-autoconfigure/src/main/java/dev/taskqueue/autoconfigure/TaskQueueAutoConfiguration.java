@@ -15,6 +15,7 @@ import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.handler.TaskHandlerLazyInitializationExcludeFilter;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.handler.TaskHandlerRegistry;
+import dev.taskqueue.jdbc.BatchRepository;
 import dev.taskqueue.jdbc.CompletionCommit;
 import dev.taskqueue.jdbc.DeadTaskRepository;
 import dev.taskqueue.jdbc.EnqueueRepository;
@@ -25,9 +26,12 @@ import dev.taskqueue.jdbc.SessionRepository;
 import dev.taskqueue.jdbc.TaskNotifications;
 import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.jdbc.TopicRepository;
+import dev.taskqueue.operations.BatchSweeper;
 import dev.taskqueue.operations.DefaultTaskQueueOperations;
 import dev.taskqueue.operations.RetentionPruner;
 import dev.taskqueue.producer.DefaultTaskQueue;
+import dev.taskqueue.producer.TopicsAndBatches;
 import dev.taskqueue.support.TaskQueueListeners;
 import dev.taskqueue.worker.PayloadReader;
 import dev.taskqueue.worker.TaskDispatcher;
@@ -79,7 +83,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 @ConditionalOnBooleanProperty(name = "taskqueue.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(TaskQueueProperties.class)
 // Makes @DependsOnDatabaseInitialization work even when no other auto-configuration imports it.
-@Import(DatabaseInitializationDependencyConfigurer.class)
+@Import({ DatabaseInitializationDependencyConfigurer.class, TopicsAndBatchesConfiguration.class })
 public class TaskQueueAutoConfiguration {
 
 	@Bean
@@ -150,13 +154,14 @@ public class TaskQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TaskQueueOperations taskQueueOperations(DataSource dataSource, TaskTables tables, QueueRepository queues,
-			TaskQueueProperties properties, TaskHandlerRegistry registry, ObjectProvider<TaskWorker> worker) {
+			TaskQueueProperties properties, TaskHandlerRegistry registry, ObjectProvider<TaskWorker> worker,
+			BatchRepository batches) {
 		return new DefaultTaskQueueOperations(queues, new DeadTaskRepository(dataSource, tables),
 				new QueueStatsRepository(dataSource, tables),
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
 				properties.getMetrics().getCountLimit(),
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
-				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)));
+				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)), batches);
 	}
 
 	@Bean
@@ -173,10 +178,12 @@ public class TaskQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	TaskQueue taskQueue(EnqueueRepository enqueueRepository, ObjectProvider<JsonMapper> jsonMapper,
-			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry) {
+			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry,
+			TopicRepository topics, BatchRepository batches, ObjectProvider<BatchSweeper> sweeper) {
 		return new DefaultTaskQueue(enqueueRepository, jsonMapper.getIfAvailable(JsonMapper::new),
 				new TaskQueueListeners(listeners.orderedStream().toList()),
-				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP));
+				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), new TopicsAndBatches(topics, batches,
+						() -> sweeper.orderedStream().forEach(BatchSweeper::batchEnqueued)));
 	}
 
 	/** Runs tasks on the caller's thread, for the {@code TaskQueueTester} of the queue-test module. */

@@ -14,6 +14,7 @@ import dev.taskqueue.DeadTask;
 import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.jdbc.BatchRepository;
 import dev.taskqueue.jdbc.DeadTaskRepository;
 import dev.taskqueue.jdbc.QueueRepository;
 import dev.taskqueue.jdbc.QueueStatsRepository;
@@ -45,6 +46,8 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private final BiConsumer<String, Boolean> pauseChanged;
 
+	private @Nullable BatchRepository batches;
+
 	/**
 	 * @param queues paused queues and waiting tasks
 	 * @param deadTasks dead letters
@@ -65,6 +68,27 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 		this.countLimit = countLimit;
 		this.handledQueues = handledQueues;
 		this.pauseChanged = pauseChanged;
+	}
+
+	/**
+	 * Operations that also read the progress of batches from {@code batches}.
+	 */
+	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
+			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
+			BiConsumer<String, Boolean> pauseChanged, BatchRepository batches) {
+		this(queues, deadTasks, stats, transactions, countLimit, handledQueues, pauseChanged);
+		this.batches = batches;
+	}
+
+	@Override
+	public Optional<BatchProgress> batch(UUID id) {
+		if (id == null) {
+			throw new IllegalArgumentException("id must not be null");
+		}
+		if (this.batches == null) {
+			throw new IllegalStateException("These operations were made without a BatchRepository");
+		}
+		return this.batches.progress(id);
 	}
 
 	@Override

@@ -112,7 +112,8 @@ final class TaskInvoker {
 	}
 
 	static TaskContext context(ClaimedTask task) {
-		return new TaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt());
+		return new TaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt(),
+				BatchHeaders.batch(task.headers()));
 	}
 
 	/** Carries a checked exception of a handler through the transaction template. */
