@@ -66,8 +66,8 @@ public final class BenchmarkMain {
 	}
 
 	private static void checkWorkload(String id) {
-		if (!id.matches("W[1-5]")) {
-			throw new IllegalArgumentException("--workloads takes W1 to W5, but got '" + id + "'");
+		if (!id.matches("W[1-5]|W7")) {
+			throw new IllegalArgumentException("--workloads takes W1 to W5 and W7, but got '" + id + "'");
 		}
 	}
 
@@ -79,6 +79,7 @@ public final class BenchmarkMain {
 				case "W2" -> new LatencyWorkload(bench);
 				case "W3" -> new BacklogWorkload(bench);
 				case "W4" -> new EnqueueWorkload(bench);
+				case "W7" -> new BatchDrainWorkload(bench);
 				default -> new BloatWorkload(bench);
 			});
 		}
