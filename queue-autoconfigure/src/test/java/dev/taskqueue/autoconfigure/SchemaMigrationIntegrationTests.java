@@ -44,12 +44,12 @@ class SchemaMigrationIntegrationTests {
 		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 			assertThat(history(url, "taskqueue_schema_history")).containsExactly("0 << Flyway Baseline >> true",
 					"1 V1__create_taskqueue_tables.sql true", "2 V2__operations_and_observability.sql true",
-					"3 V3__unique_tasks.sql true");
+					"3 V3__unique_tasks.sql true", "7 V7__topics_and_batches.sql true");
 			assertThat(jdbc(url).queryForList("SELECT name FROM app_table", String.class)).containsExactly("kept");
 			assertHandled(context);
 		}
 		try (ConfigurableApplicationContext restarted = TestApplications.start(url, List.of(Handlers.class))) {
-			assertThat(history(url, "taskqueue_schema_history")).hasSize(4);
+			assertThat(history(url, "taskqueue_schema_history")).hasSize(5);
 		}
 	}
 
@@ -59,7 +59,8 @@ class SchemaMigrationIntegrationTests {
 		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class),
 				"taskqueue.schema.name=jobs")) {
 			assertThat(tables(url, "jobs")).containsExactlyInAnyOrder("taskqueue_schema_history", "taskqueue_task",
-					"taskqueue_session", "taskqueue_dead_task", "taskqueue_queue", "taskqueue_history");
+					"taskqueue_session", "taskqueue_dead_task", "taskqueue_queue", "taskqueue_history", "taskqueue_batch",
+					"taskqueue_topic_subscription");
 			assertThat(tables(url, "public")).isEmpty();
 			assertThat(jdbc(url).queryForObject("SELECT count(*) FROM jobs.taskqueue_session", Integer.class))
 				.isEqualTo(1);
@@ -72,7 +73,7 @@ class SchemaMigrationIntegrationTests {
 	void shippedSqlAppliedByHandWorksWithoutMigration() throws IOException {
 		String url = TestDatabase.createDatabase();
 		for (String migration : List.of("V1__create_taskqueue_tables.sql", "V2__operations_and_observability.sql",
-				"V3__unique_tasks.sql")) {
+				"V3__unique_tasks.sql", "V7__topics_and_batches.sql")) {
 			try (InputStream in = getClass().getClassLoader().getResourceAsStream("db/taskqueue/" + migration)) {
 				TestDatabase.execute(url, new String(in.readAllBytes(), StandardCharsets.UTF_8));
 			}
@@ -81,7 +82,8 @@ class SchemaMigrationIntegrationTests {
 				"taskqueue.schema.migrate=false")) {
 			assertThat(context.getBeansOfType(TaskQueueSchemaMigrator.class)).isEmpty();
 			assertThat(tables(url, "public")).containsExactlyInAnyOrder("taskqueue_task", "taskqueue_session",
-					"taskqueue_dead_task", "taskqueue_queue", "taskqueue_history");
+					"taskqueue_dead_task", "taskqueue_queue", "taskqueue_history", "taskqueue_batch",
+					"taskqueue_topic_subscription");
 			assertHandled(context);
 		}
 	}
@@ -96,7 +98,7 @@ class SchemaMigrationIntegrationTests {
 		try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config)) {
 			new TaskQueueSchemaMigrator(pool, TaskTables.inSchema(null)).afterPropertiesSet();
 		}
-		assertThat(history(url, "taskqueue_schema_history")).hasSize(3);
+		assertThat(history(url, "taskqueue_schema_history")).hasSize(4);
 	}
 
 	@Test
@@ -116,7 +118,8 @@ class SchemaMigrationIntegrationTests {
 			}
 			assertThat(history(url, "taskqueue_schema_history"))
 				.containsExactly("1 V1__create_taskqueue_tables.sql true",
-						"2 V2__operations_and_observability.sql true", "3 V3__unique_tasks.sql true");
+						"2 V2__operations_and_observability.sql true", "3 V3__unique_tasks.sql true",
+						"7 V7__topics_and_batches.sql true");
 			try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 				UUID id = context.getBean(TaskQueue.class).enqueue("schema-check", "after");
 				Await.until("the task is handled", WAIT,

@@ -42,7 +42,8 @@ class LeastPrivilegeIntegrationTests {
 	static final String GRANTS = """
 			GRANT USAGE ON SCHEMA taskqueue TO taskqueue_runtime;
 			GRANT SELECT, INSERT, UPDATE, DELETE ON taskqueue.taskqueue_task, taskqueue.taskqueue_session,
-			    taskqueue.taskqueue_dead_task, taskqueue.taskqueue_history TO taskqueue_runtime;
+			    taskqueue.taskqueue_dead_task, taskqueue.taskqueue_history, taskqueue.taskqueue_batch,
+			    taskqueue.taskqueue_topic_subscription TO taskqueue_runtime;
 			GRANT SELECT, INSERT, UPDATE ON taskqueue.taskqueue_queue TO taskqueue_runtime;
 			""";
 
