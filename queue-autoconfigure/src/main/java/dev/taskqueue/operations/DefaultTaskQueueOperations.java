@@ -46,7 +46,7 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private final BiConsumer<String, Boolean> pauseChanged;
 
-	private @Nullable BatchRepository batches;
+	private final BatchRepository batches;
 
 	/**
 	 * @param queues paused queues and waiting tasks
@@ -57,10 +57,11 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * @param handledQueues the queues this instance has handlers for, listed even when empty
 	 * @param pauseChanged told of each pause ({@code true}) or resume made here, once it has committed, so that
 	 * this instance's worker applies it at once rather than at its next heartbeat
+	 * @param batches the progress of task batches
 	 */
 	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
-			BiConsumer<String, Boolean> pauseChanged) {
+			BiConsumer<String, Boolean> pauseChanged, BatchRepository batches) {
 		this.queues = queues;
 		this.deadTasks = deadTasks;
 		this.stats = stats;
@@ -68,15 +69,6 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 		this.countLimit = countLimit;
 		this.handledQueues = handledQueues;
 		this.pauseChanged = pauseChanged;
-	}
-
-	/**
-	 * Operations that also read the progress of batches from {@code batches}.
-	 */
-	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
-			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
-			BiConsumer<String, Boolean> pauseChanged, BatchRepository batches) {
-		this(queues, deadTasks, stats, transactions, countLimit, handledQueues, pauseChanged);
 		this.batches = batches;
 	}
 
@@ -84,9 +76,6 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	public Optional<BatchProgress> batch(UUID id) {
 		if (id == null) {
 			throw new IllegalArgumentException("id must not be null");
-		}
-		if (this.batches == null) {
-			throw new IllegalStateException("These operations were made without a BatchRepository");
 		}
 		return this.batches.progress(id);
 	}
