@@ -39,6 +39,13 @@ public @interface TaskHandler {
 	int maxAttempts() default 0;
 
 	/**
+	 * The topics this queue subscribes to: each {@link TaskQueue#publish publish} to one of them enqueues a task on
+	 * this queue. Stored in the database when the application starts; a topic dropped here is unsubscribed then.
+	 * Same rules as queue names; {@code ${...}} placeholders are resolved.
+	 */
+	String[] topics() default {};
+
+	/**
 	 * How a task's completion is recorded: in the handler's transaction (the default, exactly-once database
 	 * effects), or batched with other tasks' completions after the handler returns (faster; at-least-once).
 	 */

@@ -60,4 +60,30 @@ public interface TaskQueue {
 	 */
 	List<EnqueueResult> offerAll(List<TaskRequest> requests);
 
+	/**
+	 * Enqueues {@code payload} on every queue subscribed to {@code topic} (with
+	 * {@link TaskHandler#topics() @TaskHandler(topics = ...)}), one task each, in one statement. Subscriptions are
+	 * stored in the database when an instance with the handler starts, so a queue whose service is not running
+	 * still gets its task.
+	 * @param topic the topic: 1 to 100 letters, digits, {@code .}, {@code _}, {@code -} or {@code :}
+	 * @param payload the payload, written as JSON with the application's Jackson mapper
+	 * @return the tasks enqueued, one per subscribed queue; none (and no error) when no queue subscribes
+	 * @throws IllegalArgumentException if the topic name is invalid or the payload cannot be written or stored;
+	 * thrown before any SQL
+	 */
+	PublishResult publish(String topic, Object payload);
+
+	/**
+	 * Enqueues {@code tasks} as a batch, and {@code then} once every one of them has completed or gone to the dead
+	 * letters. {@code then} is enqueued exactly once, by whichever instance first finds the batch done; its handler
+	 * reads the batch's id and counts from {@link TaskContext#batch()}. An empty {@code tasks} list makes a batch
+	 * that is done at once: {@code then} follows with all counts 0.
+	 * @param tasks the batch's tasks; none may have a unique key
+	 * @param then the task to enqueue when the batch is done; it may not have a unique key. Its delay counts from
+	 * then
+	 * @return the batch's id, its tasks' ids and the id {@code then} will have
+	 * @throws IllegalArgumentException naming the first bad request; nothing is written
+	 */
+	BatchResult enqueueBatch(List<TaskRequest> tasks, TaskRequest then);
+
 }

@@ -142,6 +142,13 @@ public interface TaskQueueOperations {
 	}
 
 	/**
+	 * How far batch {@code id} (see {@link TaskQueue#enqueueBatch}) has got. Finished batches are kept for
+	 * {@code taskqueue.retention.dead-letters}.
+	 * @return its progress, or empty when there is no such batch
+	 */
+	Optional<BatchProgress> batch(UUID id);
+
+	/**
 	 * What one queue holds.
 	 *
 	 * @param queue the queue name
@@ -198,6 +205,30 @@ public interface TaskQueueOperations {
 	 */
 	record WorkerSessionInfo(UUID id, String name, Instant startedAt, Instant lastHeartbeat, Duration heartbeatAge,
 			long runningTasks) {
+	}
+
+	/**
+	 * How far a batch has got. While it is open, {@code completed} counts the tasks that are neither waiting,
+	 * running nor dead (a cancelled task counts as completed); once it is finished, the counts are those its
+	 * {@code then} task was given.
+	 *
+	 * @param id the batch's id
+	 * @param total how many tasks it has
+	 * @param completed how many completed
+	 * @param dead how many are in the dead letters
+	 * @param remaining how many wait or run
+	 * @param createdAt when it was enqueued, on the database clock
+	 * @param finishedAt when its {@code then} task was enqueued, or {@code null} while it is open
+	 * @param thenTaskId the id of its {@code then} task
+	 */
+	record BatchProgress(UUID id, int total, long completed, long dead, long remaining, Instant createdAt,
+			@Nullable Instant finishedAt, UUID thenTaskId) {
+
+		/** Whether every task has completed or died and the {@code then} task was enqueued. */
+		public boolean finished() {
+			return this.finishedAt != null;
+		}
+
 	}
 
 }

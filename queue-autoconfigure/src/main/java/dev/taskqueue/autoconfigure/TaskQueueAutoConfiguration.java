@@ -15,6 +15,7 @@ import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.handler.TaskHandlerLazyInitializationExcludeFilter;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.handler.TaskHandlerRegistry;
+import dev.taskqueue.jdbc.BatchRepository;
 import dev.taskqueue.jdbc.CompletionCommit;
 import dev.taskqueue.jdbc.DeadTaskRepository;
 import dev.taskqueue.jdbc.EnqueueRepository;
@@ -25,11 +26,14 @@ import dev.taskqueue.jdbc.SessionRepository;
 import dev.taskqueue.jdbc.TaskNotifications;
 import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.jdbc.TopicRepository;
+import dev.taskqueue.operations.BatchSweeper;
 import dev.taskqueue.operations.DefaultTaskQueueOperations;
 import dev.taskqueue.operations.QueueLimitStatsReader;
 import dev.taskqueue.operations.RetentionPruner;
 import dev.taskqueue.producer.DefaultTaskQueue;
 import dev.taskqueue.schedule.ScheduleControl;
+import dev.taskqueue.producer.TopicsAndBatches;
 import dev.taskqueue.support.TaskQueueListeners;
 import dev.taskqueue.worker.PayloadReader;
 import dev.taskqueue.worker.TaskDispatcher;
@@ -81,7 +85,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 @ConditionalOnBooleanProperty(name = "taskqueue.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(TaskQueueProperties.class)
 // Makes @DependsOnDatabaseInitialization work even when no other auto-configuration imports it.
-@Import(DatabaseInitializationDependencyConfigurer.class)
+@Import({ DatabaseInitializationDependencyConfigurer.class, TopicsAndBatchesConfiguration.class })
 public class TaskQueueAutoConfiguration {
 
 	@Bean
@@ -153,7 +157,7 @@ public class TaskQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	TaskQueueOperations taskQueueOperations(DataSource dataSource, TaskTables tables, QueueRepository queues,
 			TaskQueueProperties properties, TaskHandlerRegistry registry, ObjectProvider<TaskWorker> worker,
-			TaskRepository tasks, ObjectProvider<ScheduleControl> schedules) {
+			TaskRepository tasks, ObjectProvider<ScheduleControl> schedules, BatchRepository batches) {
 		return new DefaultTaskQueueOperations(queues, new DeadTaskRepository(dataSource, tables),
 				new QueueStatsRepository(dataSource, tables),
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
@@ -161,7 +165,7 @@ public class TaskQueueAutoConfiguration {
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
 				new QueueLimitStatsReader(tasks.limitedClaims(), QueueSettingsResolver.limits(properties)),
-				schedules.getIfAvailable());
+				schedules.getIfAvailable(), batches);
 	}
 
 	@Bean
@@ -178,10 +182,12 @@ public class TaskQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	TaskQueue taskQueue(EnqueueRepository enqueueRepository, ObjectProvider<JsonMapper> jsonMapper,
-			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry) {
+			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry,
+			TopicRepository topics, BatchRepository batches, ObjectProvider<BatchSweeper> sweeper) {
 		return new DefaultTaskQueue(enqueueRepository, jsonMapper.getIfAvailable(JsonMapper::new),
 				new TaskQueueListeners(listeners.orderedStream().toList()),
-				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP));
+				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), new TopicsAndBatches(topics, batches,
+						() -> sweeper.orderedStream().forEach(BatchSweeper::batchEnqueued)));
 	}
 
 	/** Runs tasks on the caller's thread, for the {@code TaskQueueTester} of the queue-test module. */

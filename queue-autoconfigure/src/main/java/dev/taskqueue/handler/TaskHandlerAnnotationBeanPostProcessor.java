@@ -3,7 +3,9 @@ package dev.taskqueue.handler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import dev.taskqueue.QueueName;
@@ -76,7 +78,7 @@ public class TaskHandlerAnnotationBeanPostProcessor
 			throw new IllegalArgumentException(where
 					+ " has a bad signature; a handler takes (P payload) or (P payload, TaskContext context)");
 		}
-		String queue = resolve(annotation.queue(), where);
+		String queue = resolve(annotation.queue(), "queue", where);
 		if (!QueueName.isValid(queue)) {
 			throw new IllegalArgumentException(where + " names an invalid queue: "
 					+ ((queue != null) ? "'" + queue + "'" : "null")
@@ -99,10 +101,24 @@ public class TaskHandlerAnnotationBeanPostProcessor
 		ReflectionUtils.makeAccessible(invocable);
 		return new TaskHandlerMethod(queue, beanName, bean, invocable, method.getGenericParameterTypes()[0],
 				takesContext, annotation.concurrency(), annotation.maxAttempts(),
-				annotation.completion() == TaskHandler.Completion.BATCHED);
+				annotation.completion() == TaskHandler.Completion.BATCHED, topics(annotation, where));
 	}
 
-	private @Nullable String resolve(String queue, String where) {
+	private Set<String> topics(TaskHandler annotation, String where) {
+		Set<String> topics = new LinkedHashSet<>();
+		for (String topic : annotation.topics()) {
+			String resolved = resolve(topic, "topic", where);
+			if (!QueueName.isValid(resolved)) {
+				throw new IllegalArgumentException(where + " names an invalid topic: "
+						+ ((resolved != null) ? "'" + resolved + "'" : "null")
+						+ "; a topic name is 1 to 100 letters, digits, '.', '_', '-' or ':'");
+			}
+			topics.add(resolved);
+		}
+		return topics;
+	}
+
+	private @Nullable String resolve(String queue, String what, String where) {
 		if (this.valueResolver == null) {
 			return queue;
 		}
@@ -110,7 +126,7 @@ public class TaskHandlerAnnotationBeanPostProcessor
 			return this.valueResolver.resolveStringValue(queue);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException(where + " names queue '" + queue + "', which cannot be resolved: "
+			throw new IllegalArgumentException(where + " names " + what + " '" + queue + "', which cannot be resolved: "
 					+ ex.getMessage());
 		}
 	}

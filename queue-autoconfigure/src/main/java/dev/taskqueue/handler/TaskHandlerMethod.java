@@ -4,6 +4,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.lang.reflect.UndeclaredThrowableException;
+import java.util.Set;
 
 import dev.taskqueue.TaskContext;
 
@@ -19,9 +20,21 @@ import dev.taskqueue.TaskContext;
  * @param concurrency the concurrency the annotation asks for, 0 when it leaves it to the configuration
  * @param maxAttempts the attempts the annotation asks for, 0 when it leaves it to the configuration
  * @param batchedCompletion whether completions are batched after the handler rather than part of its transaction
+ * @param topics the topics the queue subscribes to, placeholders resolved
  */
 public record TaskHandlerMethod(String queue, String beanName, Object bean, Method method, Type payloadType,
-		boolean takesContext, int concurrency, int maxAttempts, boolean batchedCompletion) {
+		boolean takesContext, int concurrency, int maxAttempts, boolean batchedCompletion, Set<String> topics) {
+
+	public TaskHandlerMethod {
+		topics = Set.copyOf(topics);
+	}
+
+	/** A handler that subscribes to no topic. */
+	public TaskHandlerMethod(String queue, String beanName, Object bean, Method method, Type payloadType,
+			boolean takesContext, int concurrency, int maxAttempts, boolean batchedCompletion) {
+		this(queue, beanName, bean, method, payloadType, takesContext, concurrency, maxAttempts, batchedCompletion,
+				Set.of());
+	}
 
 	/**
 	 * Calls the handler. Whatever the handler throws is thrown as it is; a checked exception is wrapped in an

@@ -25,11 +25,12 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  */
 public class DeadTaskRepository {
 
-	// One statement moves the row: a concurrent retry of the same task finds it gone and moves nothing.
+	// One statement moves the row: a concurrent retry of the same task finds it gone and moves nothing. A task of a
+	// batch stays in it: an open batch waits for it again; a finished one has its counts already.
 	private static final String RETRY = """
 			WITH dead AS (DELETE FROM %2$s WHERE %3$s RETURNING *)
-			INSERT INTO %1$s (id, queue, payload, priority, run_at, enqueued_at, attempt, last_error, headers)
-			SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers FROM dead
+			INSERT INTO %1$s (id, queue, payload, priority, run_at, enqueued_at, attempt, last_error, headers, batch_id)
+			SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers, batch_id FROM dead
 			""";
 
 	private static final String DELETE = """

@@ -80,10 +80,11 @@ public class TaskRepository {
 	private static final String MOVE_TO_DEAD = """
 			WITH dead AS (DELETE FROM %1$s
 			    WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt RETURNING *)
-			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, headers)
-			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), :error, headers FROM dead
+			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, headers, batch_id)
+			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), :error, headers, batch_id FROM dead
 			ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, attempts = excluded.attempts,
-			       failed_at = excluded.failed_at, error = excluded.error, headers = excluded.headers
+			       failed_at = excluded.failed_at, error = excluded.error, headers = excluded.headers,
+			       batch_id = excluded.batch_id
 			""";
 
 	// A claimed task that never started does not use up an attempt, unless it has a unique key and this would make

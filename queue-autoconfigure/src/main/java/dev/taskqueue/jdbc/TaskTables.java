@@ -62,6 +62,14 @@ public final class TaskTables {
 		return qualify("taskqueue_task_ordering_seq");
 	}
 
+	String batch() {
+		return qualify("taskqueue_batch");
+	}
+
+	String topicSubscription() {
+		return qualify("taskqueue_topic_subscription");
+	}
+
 	private String qualify(String table) {
 		return (this.schema != null) ? '"' + this.schema + "\"." + table : table;
 	}

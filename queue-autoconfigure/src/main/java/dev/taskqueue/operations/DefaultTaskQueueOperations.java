@@ -16,6 +16,7 @@ import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.ScheduleInfo;
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.jdbc.BatchRepository;
 import dev.taskqueue.jdbc.DeadTaskRepository;
 import dev.taskqueue.jdbc.QueueRepository;
 import dev.taskqueue.jdbc.QueueStatsRepository;
@@ -52,6 +53,8 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private final @Nullable ScheduleControl schedules;
 
+	private final BatchRepository batches;
+
 	/**
 	 * @param queues paused queues and waiting tasks
 	 * @param deadTasks dead letters
@@ -64,12 +67,15 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * @param limits what the queues with cluster-wide limits hold back, added to their statistics;
 	 * {@link QueueLimitStatsReader#NONE} without such queues
 	 * @param schedules what lists, pauses, resumes and triggers recurring schedules, {@code null} for none
+	 * @param batches the progress of task batches
 	 */
 	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
-			BiConsumer<String, Boolean> pauseChanged, QueueLimitStatsReader limits, @Nullable ScheduleControl schedules) {
+			BiConsumer<String, Boolean> pauseChanged, QueueLimitStatsReader limits, @Nullable ScheduleControl schedules,
+			BatchRepository batches) {
 		this.limits = limits;
 		this.schedules = schedules;
+		this.batches = batches;
 		this.queues = queues;
 		this.deadTasks = deadTasks;
 		this.stats = stats;
@@ -77,6 +83,14 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 		this.countLimit = countLimit;
 		this.handledQueues = handledQueues;
 		this.pauseChanged = pauseChanged;
+	}
+
+	@Override
+	public Optional<BatchProgress> batch(UUID id) {
+		if (id == null) {
+			throw new IllegalArgumentException("id must not be null");
+		}
+		return this.batches.progress(id);
 	}
 
 	@Override

@@ -8,7 +8,10 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
 
+import dev.taskqueue.BatchResult;
 import dev.taskqueue.EnqueueResult;
+import dev.taskqueue.PublishResult;
+import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRequest;
@@ -18,6 +21,7 @@ import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.observation.TaskQueueObservations;
 import dev.taskqueue.support.PostgresText;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -36,6 +40,8 @@ public class DefaultTaskQueue implements TaskQueue {
 
 	private final ObservationRegistry observations;
 
+	private final @Nullable TopicsAndBatches topicsAndBatches;
+
 	public DefaultTaskQueue(EnqueueRepository tasks, JsonMapper mapper, TaskQueueListener listener) {
 		this(tasks, mapper, listener, ObservationRegistry.NOOP);
 	}
@@ -46,6 +52,58 @@ public class DefaultTaskQueue implements TaskQueue {
 		this.mapper = mapper;
 		this.listener = listener;
 		this.observations = observations;
+		this.topicsAndBatches = null;
+	}
+
+	/**
+	 * A task queue that also publishes to topics and enqueues batches, through {@code topicsAndBatches}.
+	 */
+	public DefaultTaskQueue(EnqueueRepository tasks, JsonMapper mapper, TaskQueueListener listener,
+			ObservationRegistry observations, TopicsAndBatches topicsAndBatches) {
+		this.tasks = tasks;
+		this.mapper = mapper;
+		this.listener = listener;
+		this.observations = observations;
+		this.topicsAndBatches = topicsAndBatches;
+	}
+
+	@Override
+	public PublishResult publish(String topic, Object payload) {
+		QueueName.requireValid(topic, "topic");
+		// The topic stands in for the queue in checks and messages: the subscribed queues are known only in SQL.
+		NewTask task = newTask(TaskRequest.of(topic, payload), "payload");
+		PublishResult result = observed(topic, 1,
+				(headers) -> topicsAndBatches().publish(topic, task.withHeaders(headers)));
+		result.tasks().keySet().forEach((queue) -> this.listener.enqueued(queue, 1));
+		return result;
+	}
+
+	@Override
+	public BatchResult enqueueBatch(List<TaskRequest> requests, TaskRequest then) {
+		if (requests == null) {
+			throw new IllegalArgumentException("tasks must not be null");
+		}
+		List<NewTask> newTasks = new ArrayList<>(requests.size());
+		for (int i = 0; i < requests.size(); i++) {
+			newTasks.add(newTask(requests.get(i), "tasks[" + i + "]"));
+			TopicsAndBatches.requireNoUniqueKey(requests.get(i), "tasks[" + i + "]");
+		}
+		NewTask thenTask = newTask(then, "then");
+		TopicsAndBatches.requireNoUniqueKey(then, "then");
+		BatchResult result = observed(thenTask.queue(), newTasks.size(), (headers) -> topicsAndBatches()
+			.enqueueBatch(newTasks.stream().map((task) -> task.withHeaders(headers)).toList(),
+					thenTask.withHeaders(headers)));
+		Map<String, Integer> added = new LinkedHashMap<>();
+		newTasks.forEach((task) -> added.merge(task.queue(), 1, Integer::sum));
+		added.forEach(this.listener::enqueued);
+		return result;
+	}
+
+	private TopicsAndBatches topicsAndBatches() {
+		if (this.topicsAndBatches == null) {
+			throw new IllegalStateException("This TaskQueue was made without topics and batches");
+		}
+		return this.topicsAndBatches;
 	}
 
 	@Override

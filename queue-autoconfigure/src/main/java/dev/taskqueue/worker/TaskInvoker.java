@@ -114,7 +114,7 @@ final class TaskInvoker {
 
 	static TaskContext context(ClaimedTask task) {
 		return new TaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt(),
-				ScheduledAtHeader.read(task.headers()));
+				ScheduledAtHeader.read(task.headers()), BatchHeaders.batch(task.headers()));
 	}
 
 	/** Carries a checked exception of a handler through the transaction template. */

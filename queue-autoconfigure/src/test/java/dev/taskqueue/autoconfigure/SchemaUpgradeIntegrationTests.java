@@ -100,6 +100,28 @@ class SchemaUpgradeIntegrationTests {
 		}
 	}
 
+	@Test
+	void tasksAndDeadLettersWrittenBeforeVersion7RunOutsideAnyBatchNextToANewBatch() {
+		String url = TestDatabase.createDatabase();
+		DriverManagerDataSource dataSource = migratedTo(url, "6");
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		UUID waiting = UUID.randomUUID();
+		UUID dead = UUID.randomUUID();
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload) VALUES (?, 'upgrade', '\"old task\"')", waiting);
+		jdbc.update("INSERT INTO taskqueue_dead_task (id, queue, payload, priority, attempts, enqueued_at, error) "
+				+ "VALUES (?, 'upgrade', '\"old dead task\"', 0, 5, now(), 'failed in version 3')", dead);
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
+			Handlers handlers = context.getBean(Handlers.class);
+			Await.until("the old task runs", Duration.ofSeconds(20), () -> handlers.handled.containsKey(waiting));
+			assertThat(context.getBean(TaskQueueOperations.class).retryDead(dead)).isTrue();
+			Await.until("the old dead task runs", Duration.ofSeconds(20), () -> handlers.handled.containsKey(dead));
+			UUID then = context.getBean(TaskQueue.class)
+				.enqueueBatch(List.of(TaskRequest.of("upgrade", "in a batch")), TaskRequest.of("upgrade", "then"))
+				.thenTaskId();
+			Await.until("the batch's then task runs", Duration.ofSeconds(20), () -> handlers.handled.containsKey(then));
+		}
+	}
+
 	/** The database at {@code url}, with TaskQueue's schema migrated up to version {@code target}. */
 	private static DriverManagerDataSource migratedTo(String url, String target) {
 		DriverManagerDataSource dataSource = new DriverManagerDataSource(url);

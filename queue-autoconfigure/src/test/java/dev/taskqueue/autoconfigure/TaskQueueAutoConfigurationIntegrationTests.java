@@ -2,11 +2,14 @@ package dev.taskqueue.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.BatchResult;
 import dev.taskqueue.EnqueueResult;
+import dev.taskqueue.PublishResult;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
@@ -108,6 +111,16 @@ class TaskQueueAutoConfigurationIntegrationTests {
 			@Override
 			public List<EnqueueResult> offerAll(List<TaskRequest> requests) {
 				return List.of();
+			}
+
+			@Override
+			public PublishResult publish(String topic, Object payload) {
+				return new PublishResult(topic, Map.of());
+			}
+
+			@Override
+			public BatchResult enqueueBatch(List<TaskRequest> tasks, TaskRequest then) {
+				return new BatchResult(new UUID(0, 2), List.of(), new UUID(0, 3));
 			}
 
 		};

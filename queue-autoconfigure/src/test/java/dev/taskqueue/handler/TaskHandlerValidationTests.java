@@ -95,6 +95,22 @@ class TaskHandlerValidationTests {
 				"NegativeConcurrency.handle(String) sets a negative concurrency or maxAttempts");
 	}
 
+	@Test
+	void handlerWithAnInvalidTopicFails() {
+		assertFails(BadTopic.class, "BadTopic.handle(String) names an invalid topic: 'order placed'; a topic name is "
+				+ "1 to 100 letters, digits, '.', '_', '-' or ':'");
+	}
+
+	@Test
+	void topicsAreResolvedAndKept() {
+		this.runner.withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class))
+			.withPropertyValues("app.topic=order-placed")
+			.withBean("topics", Topics.class)
+			.run((context) -> assertThat(
+					context.getBean(TaskHandlerAnnotationBeanPostProcessor.class).getRegistry().get("billing").topics())
+				.containsExactlyInAnyOrder("order-placed", "invoice-due"));
+	}
+
 	private void assertFails(Class<?> handlerClass, String method) {
 		String beanName = "bad" + handlerClass.getSimpleName();
 		this.runner.withBean(beanName, handlerClass)
@@ -188,6 +204,22 @@ class TaskHandlerValidationTests {
 
 		@TaskHandler(queue = "qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"
 				+ "qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq")
+		void handle(String payload) {
+		}
+
+	}
+
+	static class BadTopic {
+
+		@TaskHandler(queue = "q", topics = "order placed")
+		void handle(String payload) {
+		}
+
+	}
+
+	static class Topics {
+
+		@TaskHandler(queue = "billing", topics = { "${app.topic}", "invoice-due" })
 		void handle(String payload) {
 		}
 

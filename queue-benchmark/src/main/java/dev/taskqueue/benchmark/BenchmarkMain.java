@@ -66,8 +66,8 @@ public final class BenchmarkMain {
 	}
 
 	private static void checkWorkload(String id) {
-		if (!id.matches("W[1-6]|W8")) {
-			throw new IllegalArgumentException("--workloads takes W1 to W6 and W8, but got '" + id + "'");
+		if (!id.matches("W[1-8]")) {
+			throw new IllegalArgumentException("--workloads takes W1 to W8, but got '" + id + "'");
 		}
 	}
 
@@ -81,6 +81,7 @@ public final class BenchmarkMain {
 				case "W4" -> new EnqueueWorkload(bench);
 				case "W6" -> new OrderedDrainWorkload(bench);
 				case "W8" -> new LimitsWorkload(bench);
+				case "W7" -> new BatchDrainWorkload(bench);
 				default -> new BloatWorkload(bench);
 			});
 		}

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.taskqueue.BatchResult;
 import dev.taskqueue.sample.DemoTaskController.Enqueued;
 import dev.taskqueue.sample.SignupController.Signup;
 import dev.taskqueue.sample.StatsController.Stats;
@@ -47,6 +48,25 @@ class SampleApplicationIntegrationTests {
 	@BeforeEach
 	void connect() {
 		this.http = RestTestClient.bindToServer().baseUrl("http://localhost:" + this.port).build();
+	}
+
+	@Test
+	void aBatchIsFollowedByItsReportAndItsProgressCanBeRead() {
+		BatchResult batch = this.http.post().uri("/batches?count=5").exchange().expectStatus().isAccepted()
+			.expectBody(BatchResult.class)
+			.returnResult()
+			.getResponseBody();
+		assertThat(batch.taskIds()).hasSize(5);
+		await().atMost(TIMEOUT).until(() -> this.jdbc.sql("SELECT count(*) FROM taskqueue_task WHERE id = ?")
+			.param(batch.thenTaskId()).query(Long.class).single() == 0 && this.jdbc
+			.sql("SELECT count(*) FROM taskqueue_batch WHERE id = ? AND finished_at IS NOT NULL")
+			.param(batch.id()).query(Long.class).single() == 1);
+		this.http.get().uri("/batches/" + batch.id()).exchange().expectStatus().isOk().expectBody()
+			.jsonPath("$.total").isEqualTo(5)
+			.jsonPath("$.completed").isEqualTo(5)
+			.jsonPath("$.dead").isEqualTo(0)
+			.jsonPath("$.thenTaskId").isEqualTo(batch.thenTaskId().toString());
+		this.http.get().uri("/batches/" + UUID.randomUUID()).exchange().expectStatus().isNotFound();
 	}
 
 	@Test

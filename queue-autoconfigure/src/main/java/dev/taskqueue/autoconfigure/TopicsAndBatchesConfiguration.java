@@ -1,0 +1,67 @@
+package dev.taskqueue.autoconfigure;
+
+import javax.sql.DataSource;
+
+import dev.taskqueue.handler.TaskHandlerRegistry;
+import dev.taskqueue.jdbc.BatchRepository;
+import dev.taskqueue.jdbc.TaskNotifications;
+import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.jdbc.TopicRepository;
+import dev.taskqueue.operations.BatchSweeper;
+import dev.taskqueue.operations.TopicSubscriptions;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Fan-out topics and task batches, imported by {@link TaskQueueAutoConfiguration}: their repositories, the
+ * subscriptions written at startup, and the sweep that finishes batches on every instance with a worker.
+ */
+@Configuration(proxyBeanMethods = false)
+class TopicsAndBatchesConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	TopicRepository taskQueueTopicRepository(DataSource dataSource, TaskTables tables,
+			ObjectProvider<TaskNotifications> notifications) {
+		TaskNotifications notifying = notifications.getIfAvailable();
+		return new TopicRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	BatchRepository taskQueueBatchRepository(DataSource dataSource, TaskTables tables,
+			ObjectProvider<TaskNotifications> notifications) {
+		TaskNotifications notifying = notifications.getIfAvailable();
+		return new BatchRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@DependsOnDatabaseInitialization
+	TopicSubscriptions taskQueueTopicSubscriptions(TaskHandlerRegistry registry, TopicRepository topics,
+			DataSource dataSource) {
+		return new TopicSubscriptions(registry, topics, transactions(dataSource));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "taskqueue.worker.enabled", matchIfMissing = true)
+	@DependsOnDatabaseInitialization
+	BatchSweeper taskQueueBatchSweeper(BatchRepository batches, DataSource dataSource,
+			TaskQueueProperties properties) {
+		return new BatchSweeper(batches, transactions(dataSource), properties.getWorker().getPollInterval(),
+				properties.getWorker().getHeartbeatInterval(), properties.getRetention().getDeadLetters());
+	}
+
+	private static TransactionTemplate transactions(DataSource dataSource) {
+		return new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+	}
+
+}
