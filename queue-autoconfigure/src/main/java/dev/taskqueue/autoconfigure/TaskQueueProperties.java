@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * Configuration of TaskQueue, under {@code taskqueue}. Values are checked as they are bound, so a bad one stops
@@ -40,6 +41,9 @@ public class TaskQueueProperties implements InitializingBean {
 	private final Retention retention = new Retention();
 
 	private final History history = new History();
+
+	@NestedConfigurationProperty
+	private final DashboardProperties dashboard = new DashboardProperties();
 
 	/**
 	 * Settings per queue, keyed by queue name (concurrency, max-attempts, timeout); they take precedence over the
@@ -81,6 +85,10 @@ public class TaskQueueProperties implements InitializingBean {
 
 	public History getHistory() {
 		return this.history;
+	}
+
+	public DashboardProperties getDashboard() {
+		return this.dashboard;
 	}
 
 	public Map<String, Queue> getQueues() {

@@ -59,7 +59,8 @@ class SchemaMigrationIntegrationTests {
 		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class),
 				"taskqueue.schema.name=jobs")) {
 			assertThat(tables(url, "jobs")).containsExactlyInAnyOrder("taskqueue_schema_history", "taskqueue_task",
-					"taskqueue_session", "taskqueue_dead_task", "taskqueue_queue", "taskqueue_history");
+					"taskqueue_session", "taskqueue_dead_task", "taskqueue_queue", "taskqueue_history",
+					"taskqueue_queue_minute");
 			assertThat(tables(url, "public")).isEmpty();
 			assertThat(jdbc(url).queryForObject("SELECT count(*) FROM jobs.taskqueue_session", Integer.class))
 				.isEqualTo(1);
@@ -72,7 +73,7 @@ class SchemaMigrationIntegrationTests {
 	void shippedSqlAppliedByHandWorksWithoutMigration() throws IOException {
 		String url = TestDatabase.createDatabase();
 		for (String migration : List.of("V1__create_taskqueue_tables.sql", "V2__operations_and_observability.sql",
-				"V3__unique_tasks.sql")) {
+				"V3__unique_tasks.sql", "V8__dashboard_stats.sql")) {
 			try (InputStream in = getClass().getClassLoader().getResourceAsStream("db/taskqueue/" + migration)) {
 				TestDatabase.execute(url, new String(in.readAllBytes(), StandardCharsets.UTF_8));
 			}
@@ -81,7 +82,7 @@ class SchemaMigrationIntegrationTests {
 				"taskqueue.schema.migrate=false")) {
 			assertThat(context.getBeansOfType(TaskQueueSchemaMigrator.class)).isEmpty();
 			assertThat(tables(url, "public")).containsExactlyInAnyOrder("taskqueue_task", "taskqueue_session",
-					"taskqueue_dead_task", "taskqueue_queue", "taskqueue_history");
+					"taskqueue_dead_task", "taskqueue_queue", "taskqueue_history", "taskqueue_queue_minute");
 			assertHandled(context);
 		}
 	}
