@@ -5,6 +5,8 @@ import java.lang.reflect.Method;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.ClassUtils;
+
 /**
  * What every page of one request needs besides its data: where the dashboard lives, whether it may offer actions,
  * the message of the action just done, and the CSRF token Spring Security gave the request, if any.
@@ -38,15 +40,22 @@ record PageContext(String base, boolean readOnly, @Nullable String flash, @Nulla
 		return this.base + path;
 	}
 
+	/** Calls {@code method} through a public interface: the token's own class is often private. */
 	private static @Nullable String call(Object target, String method) {
-		try {
-			Method getter = target.getClass().getMethod(method);
-			Object value = getter.invoke(target);
-			return (value != null) ? value.toString() : null;
+		for (Class<?> type : ClassUtils.getAllInterfacesForClassAsSet(target.getClass())) {
+			try {
+				Method getter = type.getMethod(method);
+				Object value = getter.invoke(target);
+				return (value != null) ? value.toString() : null;
+			}
+			catch (NoSuchMethodException ex) {
+				// another interface may have it
+			}
+			catch (ReflectiveOperationException | RuntimeException ex) {
+				return null;
+			}
 		}
-		catch (ReflectiveOperationException | RuntimeException ex) {
-			return null;
-		}
+		return null;
 	}
 
 }

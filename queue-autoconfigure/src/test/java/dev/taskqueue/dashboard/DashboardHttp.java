@@ -24,8 +24,17 @@ final class DashboardHttp {
 
 	private final String origin;
 
+	private final String authorization;
+
 	DashboardHttp(int port) {
+		this(port, null, null);
+	}
+
+	/** Signs every request in with HTTP basic authentication as {@code user}, when not {@code null}. */
+	DashboardHttp(int port, String user, String password) {
 		this.origin = "http://localhost:" + port;
+		this.authorization = (user != null) ? "Basic " + java.util.Base64.getEncoder()
+			.encodeToString((user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8)) : null;
 	}
 
 	HttpResponse<String> get(String path) {
@@ -49,6 +58,11 @@ final class DashboardHttp {
 	}
 
 	private HttpResponse<String> send(HttpRequest request) {
+		if (this.authorization != null) {
+			request = HttpRequest.newBuilder(request, (name, value) -> true)
+				.header("Authorization", this.authorization)
+				.build();
+		}
 		try {
 			return this.client.send(request, HttpResponse.BodyHandlers.ofString());
 		}
