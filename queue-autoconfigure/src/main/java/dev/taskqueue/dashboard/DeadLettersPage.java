@@ -32,7 +32,7 @@ final class DeadLettersPage {
 				element("label", attrs(), " Error contains ",
 						empty("input", "type", "text", "name", "error", "value", (text != null) ? text : "")),
 				element("button", attrs("type", "submit"), "Filter")));
-		if (queue != null) {
+		if (queue != null && !tasks.isEmpty()) {
 			body.add(tag("p", Forms.button(context, "/queues/" + queue + "/retry-dead", "Retry all of " + queue, ""),
 					" ", Forms.button(context, "/queues/" + queue + "/delete-dead", "Delete all of " + queue, "danger")));
 		}

@@ -50,7 +50,7 @@ final class OverviewPage {
 		return List.of(
 				Column.text("queue",
 						(q) -> element("a", attrs("href", context.url("/queues/" + q.queue())), q.queue())),
-				Column.text("state", (q) -> q.paused() ? element("span", attrs("class", "paused"), "paused") : "running"),
+				Column.text("state", (q) -> q.paused() ? element("span", attrs("class", "paused"), "paused") : "active"),
 				Column.number("ready", (q) -> count(q.ready())),
 				Column.number("scheduled", (q) -> count(q.scheduled())),
 				Column.number("running", (q) -> count(q.running())),
@@ -58,9 +58,8 @@ final class OverviewPage {
 						? element("a", attrs("href", context.url("/dead?queue=" + q.queue())), count(q.dead()))
 						: "0"),
 				Column.number("oldest ready", (q) -> q.oldestReadyAge().isZero() ? "" : Formats.age(q.oldestReadyAge())),
-				Column.text("completed / min",
-						(q) -> Sparkline.bars(throughput.completed(q.queue()), "ok", "Completed")),
-				Column.text("failed / min", (q) -> Sparkline.bars(throughput.failed(q.queue()), "bad", "Failed")),
+				Column.text("completed, last hour", (q) -> chart(throughput.completed(q.queue()), "ok", "Completed")),
+				Column.text("failed, last hour", (q) -> chart(throughput.failed(q.queue()), "bad", "Failed")),
 				Column.text("", (q) -> q.paused()
 						? Forms.button(context, "/queues/" + q.queue() + "/resume", "Resume", "")
 						: Forms.button(context, "/queues/" + q.queue() + "/pause", "Pause", "")));
@@ -72,6 +71,15 @@ final class OverviewPage {
 				Column.text("started", (s) -> Formats.time(s.startedAt())),
 				Column.number("last heartbeat", (s) -> Formats.age(s.heartbeatAge()) + " ago"),
 				Column.number("running tasks", (s) -> String.format("%,d", s.runningTasks())));
+	}
+
+	private static Html chart(long[] perMinute, String style, String label) {
+		long total = 0;
+		for (long count : perMinute) {
+			total += count;
+		}
+		return element("span", attrs("class", "chart"), Sparkline.bars(perMinute, style, label),
+				element("span", attrs("class", "total"), String.format("%,d", total)));
 	}
 
 	private String count(long count) {

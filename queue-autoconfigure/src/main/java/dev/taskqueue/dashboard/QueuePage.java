@@ -60,7 +60,7 @@ final class QueuePage {
 	String render(PageContext context, String queue, QueueStats stats, View view, List<TaskView> tasks,
 			@Nullable String next) {
 		List<Html> body = new ArrayList<>();
-		body.add(tag("p", "State: ", stats.paused() ? element("span", attrs("class", "paused"), "paused") : "running",
+		body.add(tag("p", "State: ", stats.paused() ? element("span", attrs("class", "paused"), "paused") : "active",
 				" · dead: ", element("a", attrs("href", context.url("/dead?queue=" + queue)), count(stats.dead())),
 				" ", stats.paused() ? Forms.button(context, "/queues/" + queue + "/resume", "Resume", "", "from", "queue")
 						: Forms.button(context, "/queues/" + queue + "/pause", "Pause", "", "from", "queue")));

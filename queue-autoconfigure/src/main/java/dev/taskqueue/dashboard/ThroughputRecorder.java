@@ -56,8 +56,12 @@ class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 		this.counts.computeIfAbsent(task.queue(), (queue) -> new Counts()).failed.increment();
 	}
 
-	/** Writes what was counted since the last flush; never throws. */
-	synchronized void flush() {
+	/** Writes what was counted since the last flush, and prunes once a minute; never throws. */
+	void flush() {
+		flush(true);
+	}
+
+	private synchronized void flush(boolean prune) {
 		List<QueueCount> taken = new ArrayList<>();
 		new TreeMap<>(this.counts).forEach((queue, count) -> {
 			long completed = count.completed.sumThenReset();
@@ -69,7 +73,7 @@ class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 		try {
 			this.minutes.add(taken);
 			long minute = System.currentTimeMillis() / 60_000;
-			if (minute != this.lastPruneMinute) {
+			if (prune && minute != this.lastPruneMinute) {
 				this.minutes.prune(KEEP);
 				this.lastPruneMinute = minute;
 			}
@@ -98,7 +102,8 @@ class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 	@Override
 	public void stop() {
 		this.thread.stop();
-		flush();
+		// Only what is left to write: at shutdown the database may be going away too, so no pruning.
+		flush(false);
 	}
 
 	@Override

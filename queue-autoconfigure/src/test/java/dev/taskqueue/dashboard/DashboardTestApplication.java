@@ -3,6 +3,7 @@ package dev.taskqueue.dashboard;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.taskqueue.NonRetryableTaskException;
 import dev.taskqueue.TaskContext;
@@ -30,6 +31,9 @@ class DashboardTestApplication {
 
 		final Set<UUID> handled = ConcurrentHashMap.newKeySet();
 
+		/** Whether {@code dash-dead} refuses the tasks whose payload does not start with "ok". */
+		final AtomicBoolean refusing = new AtomicBoolean(true);
+
 		@TaskHandler(queue = "dash-ok")
 		void ok(String payload, TaskContext context) {
 			this.handled.add(context.id());
@@ -37,7 +41,7 @@ class DashboardTestApplication {
 
 		@TaskHandler(queue = "dash-dead")
 		void dead(String payload, TaskContext context) {
-			if (payload.startsWith("ok")) {
+			if (payload.startsWith("ok") || !this.refusing.get()) {
 				this.handled.add(context.id());
 				return;
 			}
