@@ -14,6 +14,10 @@ import dev.taskqueue.jdbc.DashboardQueries;
 import dev.taskqueue.jdbc.QueueMinuteRepository;
 import dev.taskqueue.jdbc.TaskTables;
 
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -21,6 +25,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -40,9 +45,10 @@ import org.springframework.web.servlet.function.ServerResponse;
 @ConditionalOnClass(RouterFunction.class)
 @ConditionalOnBean({ TaskQueueOperations.class, TaskTables.class })
 @ConditionalOnBooleanProperty(name = "taskqueue.dashboard.enabled", matchIfMissing = true)
+@ImportRuntimeHints(TaskQueueDashboardAutoConfiguration.StyleHints.class)
 public class TaskQueueDashboardAutoConfiguration {
 
-	private static final String STYLE = "dev/taskqueue/dashboard/dashboard.css";
+	static final String STYLE = "dev/taskqueue/dashboard/dashboard.css";
 
 	@Bean
 	RouterFunction<ServerResponse> taskQueueDashboardRoutes(TaskQueueOperations operations, DataSource dataSource,
@@ -95,6 +101,16 @@ public class TaskQueueDashboardAutoConfiguration {
 				(ex, request) -> DashboardPages.html(HttpStatus.BAD_REQUEST,
 						MessagePage.error(pages.context(request), "Bad request", ex.getMessage())))
 			.build();
+	}
+
+	/** The style sheet is read from the class path, which a native image must be told about. */
+	static class StyleHints implements RuntimeHintsRegistrar {
+
+		@Override
+		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+			hints.resources().registerPattern(STYLE);
+		}
+
 	}
 
 	private static String style() {

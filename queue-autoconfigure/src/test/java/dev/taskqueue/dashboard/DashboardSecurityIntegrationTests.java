@@ -76,7 +76,7 @@ class DashboardSecurityIntegrationTests {
 				"SELECT EXISTS (SELECT 1 FROM taskqueue_queue WHERE name = 'dash-csrf' AND paused)", Boolean.class));
 	}
 
-	/** The example of docs/dashboard.md. */
+	/** The example of docs/dashboard.md, with HTTP basic authentication for the test. */
 	@Configuration(proxyBeanMethods = false)
 	@EnableWebSecurity
 	static class Security {
