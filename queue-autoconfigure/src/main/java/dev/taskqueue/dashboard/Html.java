@@ -38,7 +38,7 @@ final class Html {
 	 * without a value
 	 * @param children its content: {@link Html} as it is, anything else as text
 	 */
-	static Html element(String name, List<@Nullable String> attributes, Object... children) {
+	static Html element(String name, List<@Nullable String> attributes, @Nullable Object... children) {
 		StringBuilder out = new StringBuilder().append('<').append(name);
 		for (int i = 0; i + 1 < attributes.size(); i += 2) {
 			String value = attributes.get(i + 1);
@@ -57,7 +57,7 @@ final class Html {
 	}
 
 	/** An element without attributes. */
-	static Html tag(String name, Object... children) {
+	static Html tag(String name, @Nullable Object... children) {
 		return element(name, List.of(), children);
 	}
 

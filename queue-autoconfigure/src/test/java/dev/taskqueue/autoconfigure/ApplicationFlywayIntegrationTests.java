@@ -42,7 +42,7 @@ class ApplicationFlywayIntegrationTests {
 			assertThat(history(url, "flyway_schema_history")).containsExactly("1 V1__app.sql true");
 			assertThat(history(url, "taskqueue_schema_history")).containsExactly("0 << Flyway Baseline >> true",
 					"1 V1__create_taskqueue_tables.sql true", "2 V2__operations_and_observability.sql true",
-					"3 V3__unique_tasks.sql true");
+					"3 V3__unique_tasks.sql true", "8 V8__dashboard_stats.sql true");
 			assertHandled(context);
 		}
 	}

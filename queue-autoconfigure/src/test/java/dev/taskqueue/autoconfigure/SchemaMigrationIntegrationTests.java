@@ -44,12 +44,12 @@ class SchemaMigrationIntegrationTests {
 		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 			assertThat(history(url, "taskqueue_schema_history")).containsExactly("0 << Flyway Baseline >> true",
 					"1 V1__create_taskqueue_tables.sql true", "2 V2__operations_and_observability.sql true",
-					"3 V3__unique_tasks.sql true");
+					"3 V3__unique_tasks.sql true", "8 V8__dashboard_stats.sql true");
 			assertThat(jdbc(url).queryForList("SELECT name FROM app_table", String.class)).containsExactly("kept");
 			assertHandled(context);
 		}
 		try (ConfigurableApplicationContext restarted = TestApplications.start(url, List.of(Handlers.class))) {
-			assertThat(history(url, "taskqueue_schema_history")).hasSize(4);
+			assertThat(history(url, "taskqueue_schema_history")).hasSize(5);
 		}
 	}
 
@@ -97,7 +97,7 @@ class SchemaMigrationIntegrationTests {
 		try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config)) {
 			new TaskQueueSchemaMigrator(pool, TaskTables.inSchema(null)).afterPropertiesSet();
 		}
-		assertThat(history(url, "taskqueue_schema_history")).hasSize(3);
+		assertThat(history(url, "taskqueue_schema_history")).hasSize(4);
 	}
 
 	@Test
@@ -117,7 +117,8 @@ class SchemaMigrationIntegrationTests {
 			}
 			assertThat(history(url, "taskqueue_schema_history"))
 				.containsExactly("1 V1__create_taskqueue_tables.sql true",
-						"2 V2__operations_and_observability.sql true", "3 V3__unique_tasks.sql true");
+						"2 V2__operations_and_observability.sql true", "3 V3__unique_tasks.sql true",
+						"8 V8__dashboard_stats.sql true");
 			try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 				UUID id = context.getBean(TaskQueue.class).enqueue("schema-check", "after");
 				Await.until("the task is handled", WAIT,
