@@ -38,6 +38,9 @@ public class TaskQueueProperties implements Validator {
 
 	private final History history = new History();
 
+	@NestedConfigurationProperty
+	private final DashboardProperties dashboard = new DashboardProperties();
+
 	/**
 	 * Settings per queue, keyed by queue name (concurrency, max-attempts, timeout); they take precedence over the
 	 * handler's annotation attributes. Names with dots or colons need brackets: taskqueue.queues[billing.v2].
@@ -84,6 +87,10 @@ public class TaskQueueProperties implements Validator {
 
 	public History getHistory() {
 		return this.history;
+	}
+
+	public DashboardProperties getDashboard() {
+		return this.dashboard;
 	}
 
 	public Map<String, Queue> getQueues() {

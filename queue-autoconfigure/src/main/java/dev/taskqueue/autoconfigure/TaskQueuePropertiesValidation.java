@@ -44,7 +44,18 @@ final class TaskQueuePropertiesValidation {
 		positive("retention.dead-letters", retention.getDeadLetters());
 		positive("retention.history", retention.getHistory());
 		positive("retention.prune-interval", retention.getPruneInterval());
+		dashboard(this.properties.getDashboard());
 		this.properties.getQueues().forEach(this::queue);
+	}
+
+	private void dashboard(DashboardProperties dashboard) {
+		if (dashboard.getPath() == null || !DashboardProperties.PATH.matcher(dashboard.getPath()).matches()) {
+			reject("dashboard.path", dashboard.getPath(), "must start with '/', not end with '/', and hold only "
+					+ "letters, digits, '.', '_', '~', '-' and '/'");
+		}
+		if (dashboard.getRefreshInterval() == null || dashboard.getRefreshInterval().toSeconds() < 1) {
+			reject("dashboard.refresh-interval", dashboard.getRefreshInterval(), "must be at least 1s");
+		}
 	}
 
 	private void schema(TaskQueueProperties.Schema schema) {

@@ -26,6 +26,7 @@ class TaskQueueRuntimeHints implements RuntimeHintsRegistrar {
 				ClassUtils.resolveClassName(SCHEMA_COUNTS, classLoader));
 		// UnknownPropertyCheck walks the properties' getters to tell which names exist.
 		registerPropertiesIntrospection(hints, TaskQueueProperties.class);
+		registerPropertiesIntrospection(hints, DashboardProperties.class);
 	}
 
 	private static void registerPropertiesIntrospection(RuntimeHints hints, Class<?> type) {

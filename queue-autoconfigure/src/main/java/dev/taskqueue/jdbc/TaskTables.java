@@ -54,6 +54,10 @@ public final class TaskTables {
 		return qualify("taskqueue_queue");
 	}
 
+	String queueMinute() {
+		return qualify("taskqueue_queue_minute");
+	}
+
 	String history() {
 		return qualify("taskqueue_history");
 	}

@@ -150,13 +150,20 @@ class ConfigurationMetadataTests {
 				continue;
 			}
 			String name = prefix + "." + descriptor.getName().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
-			if (descriptor.getPropertyType().getDeclaringClass() == TaskQueueProperties.class) {
+			if (isGroup(descriptor.getPropertyType())) {
 				collectNames(descriptor.getPropertyType(), name, names);
 			}
 			else {
 				names.add(name);
 			}
 		}
+	}
+
+	/** A nested group: a class inside TaskQueueProperties, or a *Properties class of its own next to it. */
+	private static boolean isGroup(Class<?> type) {
+		return type.getDeclaringClass() == TaskQueueProperties.class
+				|| (type.getPackage() == TaskQueueProperties.class.getPackage()
+						&& type.getSimpleName().endsWith("Properties"));
 	}
 
 	/** {@code taskqueue.worker.poll-interval} as a bean property path: {@code worker.pollInterval}. */

@@ -5,6 +5,7 @@ import java.util.List;
 
 import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueFlywayAutoConfiguration;
+import dev.taskqueue.dashboard.ThroughputAutoConfiguration;
 import dev.taskqueue.schedule.RecurringTaskAutoConfiguration;
 
 import org.springframework.boot.Banner;
@@ -30,7 +31,8 @@ public final class TestApplications {
 	public static final Class<?>[] AUTO_CONFIGURATIONS = { DataSourceAutoConfiguration.class,
 			DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
 			JacksonAutoConfiguration.class, JdbcTemplateAutoConfiguration.class, TaskQueueAutoConfiguration.class,
-			TaskQueueFlywayAutoConfiguration.class, RecurringTaskAutoConfiguration.class };
+			TaskQueueFlywayAutoConfiguration.class, RecurringTaskAutoConfiguration.class,
+			ThroughputAutoConfiguration.class };
 
 	private TestApplications() {
 	}

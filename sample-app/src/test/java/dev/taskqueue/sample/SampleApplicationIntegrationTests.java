@@ -92,6 +92,13 @@ class SampleApplicationIntegrationTests {
 	}
 
 	@Test
+	void dashboardShowsTheQueues() {
+		this.http.get().uri("/taskqueue").exchange().expectStatus().isOk().expectBody(String.class)
+			.value((html) -> assertThat(html).contains(">demo</a>").contains(">welcome-emails</a>")
+				.contains("method=\"post\""));
+	}
+
+	@Test
 	void invalidEmailIsRejectedAndNothingIsEnqueued() {
 		String email = "not-an-email-" + UUID.randomUUID();
 		post("/signups", Map.of("email", email)).expectStatus().isBadRequest();

@@ -1,0 +1,83 @@
+package dev.taskqueue.autoconfigure;
+
+import java.time.Duration;
+import java.util.regex.Pattern;
+
+/**
+ * The dashboard's settings, under {@code taskqueue.dashboard}: where the application serves it, and whether it may
+ * change anything.
+ */
+public class DashboardProperties {
+
+	/** What {@code path} may be: checked by TaskQueuePropertiesValidation. */
+	static final Pattern PATH = Pattern.compile("(/[A-Za-z0-9._~-]+)+");
+
+	/**
+	 * Whether a servlet web application with Spring MVC serves the dashboard.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Path under which the dashboard is served, such as /taskqueue or /admin/queues.
+	 */
+	private String path = "/taskqueue";
+
+	/**
+	 * Whether the dashboard only shows the queues; set to false to let it pause and resume queues, cancel waiting
+	 * tasks, and retry or delete dead letters.
+	 */
+	private boolean readOnly = true;
+
+	/**
+	 * How often the overview page reloads itself.
+	 */
+	private Duration refreshInterval = Duration.ofSeconds(5);
+
+	/**
+	 * Whether this instance adds the tasks it completed and failed, per queue and minute, to the
+	 * taskqueue_queue_minute table that the dashboard's charts read; keep it on in every instance that runs
+	 * handlers, with or without a dashboard.
+	 */
+	private boolean recordThroughput = true;
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public String getPath() {
+		return this.path;
+	}
+
+	public void setPath(String path) {
+		this.path = path;
+	}
+
+	public boolean isReadOnly() {
+		return this.readOnly;
+	}
+
+	public void setReadOnly(boolean readOnly) {
+		this.readOnly = readOnly;
+	}
+
+	public Duration getRefreshInterval() {
+		return this.refreshInterval;
+	}
+
+	public void setRefreshInterval(Duration refreshInterval) {
+		this.refreshInterval = refreshInterval;
+	}
+
+	public boolean isRecordThroughput() {
+		return this.recordThroughput;
+	}
+
+	public void setRecordThroughput(boolean recordThroughput) {
+		this.recordThroughput = recordThroughput;
+	}
+
+}

@@ -1,0 +1,37 @@
+package dev.taskqueue.dashboard;
+
+import static dev.taskqueue.dashboard.Html.attrs;
+import static dev.taskqueue.dashboard.Html.element;
+import static dev.taskqueue.dashboard.Html.empty;
+
+/** The buttons of the actions: each a POST form carrying the CSRF token, absent when the dashboard is read-only. */
+final class Forms {
+
+	private Forms() {
+	}
+
+	/**
+	 * A button that posts to {@code action}.
+	 * @param hidden name and value pairs of hidden fields
+	 */
+	static Html button(PageContext context, String action, String label, String style, String... hidden) {
+		if (context.readOnly()) {
+			return Html.EMPTY;
+		}
+		Html[] fields = new Html[hidden.length / 2 + 2];
+		for (int i = 0; i + 1 < hidden.length; i += 2) {
+			fields[i / 2] = empty("input", "type", "hidden", "name", hidden[i], "value", hidden[i + 1]);
+		}
+		fields[fields.length - 2] = csrf(context);
+		fields[fields.length - 1] = element("button", attrs("type", "submit", "class", style), label);
+		return element("form", attrs("method", "post", "action", context.url(action), "class", "inline"),
+				(Object[]) fields);
+	}
+
+	static Html csrf(PageContext context) {
+		return (context.csrfName() != null && context.csrfToken() != null)
+				? empty("input", "type", "hidden", "name", context.csrfName(), "value", context.csrfToken())
+				: Html.EMPTY;
+	}
+
+}

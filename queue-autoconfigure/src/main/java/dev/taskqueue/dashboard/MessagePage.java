@@ -1,0 +1,31 @@
+package dev.taskqueue.dashboard;
+
+import static dev.taskqueue.dashboard.Html.attrs;
+import static dev.taskqueue.dashboard.Html.element;
+import static dev.taskqueue.dashboard.Html.empty;
+import static dev.taskqueue.dashboard.Html.tag;
+
+/** The pages that are only a sentence: the confirmation an action asks for, and errors. */
+final class MessagePage {
+
+	private MessagePage() {
+	}
+
+	/**
+	 * Asks to confirm an action that cannot be undone; the form posts it again with {@code confirm=yes}.
+	 * @param action the action's path under the dashboard
+	 * @param back where "Keep it" leads, under the dashboard
+	 */
+	static String confirm(PageContext context, String question, String action, String label, String back) {
+		return Layout.page(context, "Confirm", null, Html.join(tag("p", question),
+				element("form", attrs("method", "post", "action", context.url(action), "class", "confirm"),
+						empty("input", "type", "hidden", "name", "confirm", "value", "yes"), Forms.csrf(context),
+						element("button", attrs("type", "submit", "class", "danger", "id", "confirm"), label), " ",
+						element("a", attrs("href", context.url(back)), "No, go back"))));
+	}
+
+	static String error(PageContext context, String title, String message) {
+		return Layout.page(context, title, null, element("p", attrs("class", "problem"), message));
+	}
+
+}

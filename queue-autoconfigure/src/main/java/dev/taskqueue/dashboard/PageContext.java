@@ -1,0 +1,61 @@
+package dev.taskqueue.dashboard;
+
+import java.lang.reflect.Method;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ClassUtils;
+
+/**
+ * What every page of one request needs besides its data: where the dashboard lives, whether it may offer actions,
+ * the message of the action just done, and the CSRF token Spring Security gave the request, if any.
+ *
+ * @param base the dashboard's path, with the servlet context path
+ * @param readOnly whether actions are left out
+ * @param flash what the last action did, or {@code null}
+ * @param csrfName the form field of the CSRF token, or {@code null} without Spring Security's CSRF protection
+ * @param csrfToken the token
+ */
+record PageContext(String base, boolean readOnly, @Nullable String flash, @Nullable String csrfName,
+		@Nullable String csrfToken) {
+
+	/** The request attribute under which Spring Security's {@code CsrfFilter} puts the token. */
+	static final String CSRF_ATTRIBUTE = "org.springframework.security.web.csrf.CsrfToken";
+
+	static PageContext of(HttpServletRequest request, String path, boolean readOnly, @Nullable String flash) {
+		Object token = request.getAttribute(CSRF_ATTRIBUTE);
+		String name = null;
+		String value = null;
+		if (token != null) {
+			// Read by name: Spring Security is not a dependency of TaskQueue, only of some applications.
+			name = call(token, "getParameterName");
+			value = call(token, "getToken");
+		}
+		return new PageContext(request.getContextPath() + path, readOnly, flash, name, value);
+	}
+
+	/** A path under the dashboard, such as {@code "/dead"}. */
+	String url(String path) {
+		return this.base + path;
+	}
+
+	/** Calls {@code method} through a public interface: the token's own class is often private. */
+	private static @Nullable String call(Object target, String method) {
+		for (Class<?> type : ClassUtils.getAllInterfacesForClassAsSet(target.getClass())) {
+			try {
+				Method getter = type.getMethod(method);
+				Object value = getter.invoke(target);
+				return (value != null) ? value.toString() : null;
+			}
+			catch (NoSuchMethodException ex) {
+				// another interface may have it
+			}
+			catch (ReflectiveOperationException | RuntimeException ex) {
+				return null;
+			}
+		}
+		return null;
+	}
+
+}

@@ -1,0 +1,125 @@
+package dev.taskqueue.dashboard;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
+import javax.sql.DataSource;
+
+import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.autoconfigure.DashboardProperties;
+import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
+import dev.taskqueue.autoconfigure.TaskQueueProperties;
+import dev.taskqueue.jdbc.DashboardQueries;
+import dev.taskqueue.jdbc.QueueMinuteRepository;
+import dev.taskqueue.jdbc.TaskTables;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.RouterFunctions;
+import org.springframework.web.servlet.function.ServerResponse;
+
+/**
+ * Serves the dashboard under {@code taskqueue.dashboard.path} in a servlet web application with Spring MVC, as
+ * functional routes: no component scanning, no template engine, nothing but the pages and one style sheet.
+ * Applications with Spring Security protect it like any other path.
+ */
+@AutoConfiguration(after = TaskQueueAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(RouterFunction.class)
+@ConditionalOnBean({ TaskQueueOperations.class, TaskTables.class })
+@ConditionalOnBooleanProperty(name = "taskqueue.dashboard.enabled", matchIfMissing = true)
+@ImportRuntimeHints(TaskQueueDashboardAutoConfiguration.StyleHints.class)
+public class TaskQueueDashboardAutoConfiguration {
+
+	static final String STYLE = "dev/taskqueue/dashboard/dashboard.css";
+
+	@Bean
+	RouterFunction<ServerResponse> taskQueueDashboardRoutes(TaskQueueOperations operations, DataSource dataSource,
+			TaskTables tables, TaskQueueProperties properties, ObjectProvider<OverviewSection> sections) {
+		DashboardProperties dashboard = properties.getDashboard();
+		DashboardSettings settings = new DashboardSettings(dashboard.getPath(), dashboard.isReadOnly(),
+				dashboard.getRefreshInterval(), properties.getMetrics().getCountLimit());
+		DashboardQueries queries = new DashboardQueries(dataSource, tables,
+				new TransactionTemplate(new DataSourceTransactionManager(dataSource)));
+		DashboardPages pages = new DashboardPages(operations, queries, new QueueMinuteRepository(dataSource, tables),
+				settings, sections.orderedStream().toList());
+		DashboardActions actions = new DashboardActions(operations, queries, pages, settings.countLimit());
+		return routes(settings, pages, actions, style());
+	}
+
+	static RouterFunction<ServerResponse> routes(DashboardSettings settings, DashboardPages pages,
+			DashboardActions actions, String style) {
+		String base = settings.path();
+		RouterFunctions.Builder routes = RouterFunctions.route()
+			.GET(base, pages::overview)
+			.GET(base + "/", pages::overview)
+			.GET(base + "/queues/{queue}", pages::queue)
+			.GET(base + "/dead", pages::deadLetters)
+			.GET(base + "/tasks/{id}", pages::task)
+			.GET(base + "/dashboard.css", (request) -> ServerResponse.ok()
+				.contentType(new MediaType("text", "css", StandardCharsets.UTF_8))
+				.header("Cache-Control", "max-age=3600")
+				.body(style));
+		// Every action is a POST; when read-only each is refused with a page that says which property allows it.
+		String[] queueActions = { "pause", "resume", "retry-dead", "delete-dead" };
+		String[] taskActions = { "cancel", "retry", "delete" };
+		if (settings.readOnly()) {
+			for (String action : queueActions) {
+				routes.POST(base + "/queues/{queue}/" + action, actions::refuse);
+			}
+			for (String action : taskActions) {
+				routes.POST(base + "/tasks/{id}/" + action, actions::refuse);
+			}
+		}
+		else {
+			routes.POST(base + "/queues/{queue}/pause", actions::pause)
+				.POST(base + "/queues/{queue}/resume", actions::resume)
+				.POST(base + "/queues/{queue}/retry-dead", actions::retryAll)
+				.POST(base + "/queues/{queue}/delete-dead", actions::deleteAll)
+				.POST(base + "/tasks/{id}/cancel", actions::cancel)
+				.POST(base + "/tasks/{id}/retry", actions::retry)
+				.POST(base + "/tasks/{id}/delete", actions::delete);
+		}
+		return routes.onError(IllegalArgumentException.class,
+				(ex, request) -> DashboardPages.html(HttpStatus.BAD_REQUEST,
+						MessagePage.error(pages.context(request), "Bad request", ex.getMessage())))
+			.build();
+	}
+
+	/** The style sheet is read from the class path, which a native image must be told about. */
+	static class StyleHints implements RuntimeHintsRegistrar {
+
+		@Override
+		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+			hints.resources().registerPattern(STYLE);
+		}
+
+	}
+
+	private static String style() {
+		try {
+			return new ClassPathResource(STYLE).getContentAsString(StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("The dashboard's style sheet " + STYLE + " is missing from the jar", ex);
+		}
+	}
+
+}

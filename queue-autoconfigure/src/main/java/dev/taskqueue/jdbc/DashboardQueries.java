@@ -1,0 +1,212 @@
+package dev.taskqueue.jdbc;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import dev.taskqueue.DeadTask;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.support.TransactionOperations;
+
+/**
+ * The dashboard's reads of single tasks and of pages of tasks. Every page is keyset-paged in an order an index
+ * gives, stops after {@code :limit} rows, and never counts: its cost does not grow with the backlog or the page
+ * number. Times in cursors are bound as microseconds since the epoch, as PostgreSQL keeps them.
+ */
+public class DashboardQueries {
+
+	private static final String COLUMNS = """
+			SELECT id, queue, payload::text AS payload, priority, run_at, enqueued_at, attempt, claimed_by,
+			       claimed_at, last_error, unique_key FROM %1$s
+			""";
+
+	private static final String AT = "(timestamptz 'epoch' + %s * interval '1 microsecond')";
+
+	/*
+	 * Waiting tasks in claim order (priority DESC, run_at, id), on the claim's own partial index. Within one priority
+	 * the ready rows (run_at <= now()) and the scheduled ones are each one contiguous range of the index, but across
+	 * priorities they interleave: a plain ORDER BY ... LIMIT would read every ready row to find the first scheduled
+	 * one. So, as the gauges do, the priorities are found by skipping through the index (one probe each), and each
+	 * priority's range is read from the cursor on, at most :limit rows. The cursor (:priority, run_at, :id) applies
+	 * to its own priority only; lower priorities are read from their start. :due is "run_at <= now()" or
+	 * "run_at > now()".
+	 */
+	private static final String WAITING = """
+			WITH RECURSIVE priorities AS (
+			    SELECT (SELECT max(priority) FROM %1$s
+			            WHERE claimed_by IS NULL AND queue = :queue AND priority <= :priority) AS priority
+			    UNION ALL
+			    SELECT (SELECT max(t.priority) FROM %1$s t
+			            WHERE t.claimed_by IS NULL AND t.queue = :queue AND t.priority < p.priority)
+			    FROM priorities p WHERE p.priority IS NOT NULL)
+			SELECT page.* FROM priorities p CROSS JOIN LATERAL (
+			    %2$s WHERE claimed_by IS NULL AND queue = :queue AND priority = p.priority AND %3$s
+			      AND (run_at, id) > (CASE WHEN p.priority = :priority THEN %4$s ELSE '-infinity' END,
+			                          CASE WHEN p.priority = :priority THEN :id ELSE '%5$s'::uuid END)
+			    ORDER BY run_at, id LIMIT :limit) page
+			WHERE p.priority IS NOT NULL
+			ORDER BY page.priority DESC, page.run_at, page.id LIMIT :limit
+			""";
+
+	// The planner cannot estimate the recursive part and may cost it high enough to JIT-compile it: seconds lost.
+	private static final String NO_JIT = """
+			SET LOCAL jit = off
+			""";
+
+	private static final UUID NO_ID = new UUID(0, 0);
+
+	// 0001-01-01: before any task, within PostgreSQL's range.
+	private static final long FIRST_MICROS = -62_135_596_800_000_000L;
+
+	// Running tasks are as many as the instances' concurrency and prefetch allow: a sort of them is cheap.
+	private static final String RUNNING = """
+			%1$s WHERE queue = :queue AND claimed_by IS NOT NULL AND (claimed_at, id) > (%2$s, :id)
+			ORDER BY claimed_at, id LIMIT :limit
+			""";
+
+	private static final String DEAD_COLUMNS = """
+			SELECT id, queue, priority, attempts, enqueued_at, failed_at, payload::text AS payload, error FROM %1$s
+			""";
+
+	// Newest first on the (queue, failed_at) or (failed_at) index; a text filter reads on until :limit rows match.
+	private static final String DEAD_ORDER = " ORDER BY failed_at DESC, id DESC LIMIT :limit";
+
+	private final JdbcClient jdbc;
+
+	private final TransactionOperations transactions;
+
+	private final String ready;
+
+	private final String scheduled;
+
+	private final String running;
+
+	private final String findOne;
+
+	private final String deadSelect;
+
+	/**
+	 * @param transactions transactions on {@code dataSource}, in which the pages of waiting tasks switch JIT off
+	 */
+	public DashboardQueries(DataSource dataSource, TaskTables tables, TransactionOperations transactions) {
+		this.jdbc = JdbcClient.create(dataSource);
+		this.transactions = transactions;
+		String select = COLUMNS.formatted(tables.task()).strip();
+		String at = AT.formatted(":micros");
+		this.ready = WAITING.formatted(tables.task(), select, "run_at <= now()", at, NO_ID);
+		this.scheduled = WAITING.formatted(tables.task(), select, "run_at > now()", at, NO_ID);
+		this.running = RUNNING.formatted(select, at);
+		this.findOne = select + " WHERE id = :id";
+		this.deadSelect = DEAD_COLUMNS.formatted(tables.deadTask()).strip();
+	}
+
+	/**
+	 * Ready tasks of {@code queue} in the order they will be claimed.
+	 * @param after the last task of the page before, or {@code null} for the first page
+	 */
+	public List<TaskView> ready(String queue, @Nullable Keyset after, int limit) {
+		return waiting(this.ready, queue, after, limit);
+	}
+
+	/** Tasks of {@code queue} due later (delayed or waiting to retry), in claim order. */
+	public List<TaskView> scheduled(String queue, @Nullable Keyset after, int limit) {
+		return waiting(this.scheduled, queue, after, limit);
+	}
+
+	private List<TaskView> waiting(String sql, String queue, @Nullable Keyset after, int limit) {
+		List<TaskView> page = this.transactions.execute((status) -> {
+			this.jdbc.sql(NO_JIT).update();
+			return this.jdbc.sql(sql)
+				.param("queue", queue)
+				.param("limit", limit)
+				.param("priority", (after != null) ? after.priority() : Integer.MAX_VALUE)
+				.param("micros", (after != null) ? after.micros() : FIRST_MICROS)
+				.param("id", (after != null) ? after.id() : NO_ID)
+				.query(DashboardQueries::task)
+				.list();
+		});
+		return (page != null) ? page : List.of();
+	}
+
+	/**
+	 * Running tasks of {@code queue}, longest running first.
+	 * @param after the claim time and id of the last task of the page before, or {@code null} for the first page
+	 */
+	public List<TaskView> running(String queue, @Nullable Keyset after, int limit) {
+		return this.jdbc.sql(this.running)
+			.param("queue", queue)
+			.param("micros", (after != null) ? after.micros() : 0L) // every claim is after 1970
+			.param("id", (after != null) ? after.id() : new UUID(0, 0))
+			.param("limit", limit)
+			.query(DashboardQueries::task)
+			.list();
+	}
+
+	/** The waiting or running task {@code id}, if there is one. */
+	public Optional<TaskView> find(UUID id) {
+		return this.jdbc.sql(this.findOne).param("id", id).query(DashboardQueries::task).optional();
+	}
+
+	/**
+	 * Dead tasks, newest first.
+	 * @param queue only this queue's, or {@code null}
+	 * @param text only those whose error contains this text, ignoring case, or {@code null}
+	 * @param after the failure time and id of the last task of the page before, or {@code null} for the first page
+	 */
+	public List<DeadTask> deadTasks(@Nullable String queue, @Nullable String text, @Nullable Keyset after,
+			int limit) {
+		// Only fixed fragments make up the statement; values are parameters.
+		List<String> conditions = new ArrayList<>();
+		conditions.add("true");
+		if (queue != null) {
+			conditions.add("queue = :queue");
+		}
+		if (text != null) {
+			conditions.add("strpos(lower(error), lower(:text)) > 0");
+		}
+		if (after != null) {
+			conditions.add("(failed_at, id) < (" + AT.formatted(":micros") + ", :id)");
+		}
+		JdbcClient.StatementSpec statement = this.jdbc
+			.sql(this.deadSelect + " WHERE " + String.join(" AND ", conditions) + DEAD_ORDER)
+			.param("limit", limit);
+		if (queue != null) {
+			statement = statement.param("queue", queue);
+		}
+		if (text != null) {
+			statement = statement.param("text", text);
+		}
+		if (after != null) {
+			statement = statement.param("micros", after.micros()).param("id", after.id());
+		}
+		return statement.query(DashboardQueries::deadTask).list();
+	}
+
+	private static TaskView task(ResultSet rs, int row) throws SQLException {
+		OffsetDateTime claimedAt = rs.getObject("claimed_at", OffsetDateTime.class);
+		return new TaskView(rs.getObject("id", UUID.class), rs.getString("queue"), rs.getString("payload"),
+				rs.getInt("priority"), instant(rs, "run_at"), instant(rs, "enqueued_at"), rs.getInt("attempt"),
+				rs.getObject("claimed_by", UUID.class), (claimedAt != null) ? claimedAt.toInstant() : null,
+				rs.getString("last_error"), rs.getString("unique_key"));
+	}
+
+	private static DeadTask deadTask(ResultSet rs, int row) throws SQLException {
+		return new DeadTask(rs.getObject("id", UUID.class), rs.getString("queue"), rs.getInt("priority"),
+				rs.getInt("attempts"), instant(rs, "enqueued_at"), instant(rs, "failed_at"), rs.getString("payload"),
+				rs.getString("error"));
+	}
+
+	private static Instant instant(ResultSet rs, String column) throws SQLException {
+		return rs.getObject(column, OffsetDateTime.class).toInstant();
+	}
+
+}

@@ -1,0 +1,33 @@
+package dev.taskqueue.jdbc;
+
+import java.time.Instant;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A waiting or running task as an operator sees it.
+ *
+ * @param id the task's id
+ * @param queue its queue
+ * @param payload its payload, as stored JSON text
+ * @param priority its priority
+ * @param runAt when it is due
+ * @param enqueuedAt when it was enqueued
+ * @param attempt how many times it was claimed
+ * @param claimedBy the session running it, {@code null} while it waits
+ * @param claimedAt when it was claimed, {@code null} while it waits
+ * @param lastError the error of its last failed attempt, {@code null} if none failed
+ * @param uniqueKey its unique key, {@code null} if it has none
+ */
+public record TaskView(UUID id, String queue, String payload, int priority, Instant runAt, Instant enqueuedAt,
+		int attempt, @Nullable UUID claimedBy, @Nullable Instant claimedAt, @Nullable String lastError,
+		@Nullable String uniqueKey) {
+
+	/** Microseconds since the epoch of {@code instant}, as keyset cursors hold them. */
+	public static long micros(Instant instant) {
+		Long micros = Micros.sinceEpoch(instant);
+		return (micros != null) ? micros : 0L;
+	}
+
+}
