@@ -50,7 +50,7 @@ class SchemaMigrationIntegrationTests {
 			assertHandled(context);
 		}
 		try (ConfigurableApplicationContext restarted = TestApplications.start(url, List.of(Handlers.class))) {
-			assertThat(history(url, "taskqueue_schema_history")).hasSize(5);
+			assertThat(history(url, "taskqueue_schema_history")).hasSize(9);
 		}
 	}
 
@@ -101,7 +101,7 @@ class SchemaMigrationIntegrationTests {
 		try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config)) {
 			new TaskQueueSchemaMigrator(pool, TaskTables.inSchema(null)).afterPropertiesSet();
 		}
-		assertThat(history(url, "taskqueue_schema_history")).hasSize(4);
+		assertThat(history(url, "taskqueue_schema_history")).hasSize(8);
 	}
 
 	@Test
