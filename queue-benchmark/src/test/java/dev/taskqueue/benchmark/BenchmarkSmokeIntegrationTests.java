@@ -51,7 +51,7 @@ class BenchmarkSmokeIntegrationTests {
 		ByteArrayOutputStream output = new ByteArrayOutputStream();
 		int exitCode = BenchmarkMain.run(new PrintStream(output, true, StandardCharsets.UTF_8), "--workloads=W9");
 		assertThat(exitCode).isEqualTo(2);
-		assertThat(output.toString(StandardCharsets.UTF_8)).contains("--workloads takes W1 to W5, but got 'W9'",
+		assertThat(output.toString(StandardCharsets.UTF_8)).contains("--workloads takes W1 to W6, but got 'W9'",
 				"Usage:");
 	}
 
