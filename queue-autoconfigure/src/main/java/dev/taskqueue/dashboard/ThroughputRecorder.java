@@ -29,6 +29,8 @@ class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 	/** How long the minutes are kept: the charts show the last hour. */
 	static final Duration KEEP = Duration.ofHours(3);
 
+	private static final Duration LAST_FLUSH = Duration.ofSeconds(2);
+
 	private static final Log logger = LogFactory.getLog(ThroughputRecorder.class);
 
 	private final Map<String, Counts> counts = new ConcurrentHashMap<>();
@@ -102,8 +104,18 @@ class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 	@Override
 	public void stop() {
 		this.thread.stop();
-		// Only what is left to write: at shutdown the database may be going away too, so no pruning.
-		flush(false);
+		// Only what is left to write, and for a moment only: at shutdown the database may be going away too, and a
+		// pool would wait its whole connection timeout for it. Charts are not worth holding up a shutdown.
+		Thread last = new Thread(() -> flush(false), "tq-throughput-last");
+		last.setDaemon(true);
+		last.start();
+		try {
+			last.join(LAST_FLUSH.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		last.interrupt();
 	}
 
 	@Override
