@@ -31,15 +31,16 @@ final class OrderedCompletions {
 			SELECT id FROM completed
 			""";
 
-	// TaskRepository.MOVE_TO_DEAD.
+	// TaskRepository.MOVE_TO_DEAD, batch_id included: a dead task of a batch counts as dead in it.
 	private static final String MOVE_TO_DEAD = """
 			WITH completed AS (DELETE FROM %1$s
 			    WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt RETURNING *),
 			%3$s
-			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, headers)
-			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), :error, headers FROM completed
+			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, headers, batch_id)
+			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), :error, headers, batch_id FROM completed
 			ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, attempts = excluded.attempts,
-			       failed_at = excluded.failed_at, error = excluded.error, headers = excluded.headers
+			       failed_at = excluded.failed_at, error = excluded.error, headers = excluded.headers,
+			       batch_id = excluded.batch_id
 			""";
 
 	private final HotStatements statements;

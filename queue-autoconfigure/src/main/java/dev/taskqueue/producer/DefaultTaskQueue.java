@@ -86,10 +86,10 @@ public class DefaultTaskQueue implements TaskQueue {
 		List<NewTask> newTasks = new ArrayList<>(requests.size());
 		for (int i = 0; i < requests.size(); i++) {
 			newTasks.add(newTask(requests.get(i), "tasks[" + i + "]"));
-			TopicsAndBatches.requireNoUniqueKey(requests.get(i), "tasks[" + i + "]");
+			TopicsAndBatches.requireNoKey(requests.get(i), "tasks[" + i + "]");
 		}
 		NewTask thenTask = newTask(then, "then");
-		TopicsAndBatches.requireNoUniqueKey(then, "then");
+		TopicsAndBatches.requireNoKey(then, "then");
 		BatchResult result = observed(thenTask.queue(), newTasks.size(), (headers) -> topicsAndBatches()
 			.enqueueBatch(newTasks.stream().map((task) -> task.withHeaders(headers)).toList(),
 					thenTask.withHeaders(headers)));

@@ -57,10 +57,17 @@ public class TopicsAndBatches {
 		return new BatchResult(batchId, tasks.stream().map(NewTask::id).toList(), then.id());
 	}
 
-	/** A task of a batch is counted by its own row, which a unique key could make another task's. */
-	static void requireNoUniqueKey(TaskRequest request, String argument) {
+	/**
+	 * A task of a batch is counted by its own row, which a unique key could make another task's; and a batch is
+	 * inserted by one statement of its own, which does not place tasks behind their ordering key.
+	 */
+	static void requireNoKey(TaskRequest request, String argument) {
 		if (request.uniqueKey() != null) {
 			throw new IllegalArgumentException(argument + " has unique key '" + request.uniqueKey()
+					+ "'; the tasks of a batch and its then task cannot have one");
+		}
+		if (request.orderingKey() != null) {
+			throw new IllegalArgumentException(argument + " has ordering key '" + request.orderingKey()
 					+ "'; the tasks of a batch and its then task cannot have one");
 		}
 	}

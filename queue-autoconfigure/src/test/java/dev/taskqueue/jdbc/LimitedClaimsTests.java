@@ -81,6 +81,15 @@ class LimitedClaimsTests {
 	}
 
 	@Test
+	void tasksHeldBehindTheirOrderingKeyHoldNoSlot() {
+		insertReady("q", 1);
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, ordering_key, ordering_seq, claimed_by) "
+				+ "SELECT gen_random_uuid(), 'q', '{}', 'k', g, uuid '00000000-0000-0000-0000-000000000000' "
+				+ "FROM generate_series(1, 3) g");
+		assertThat(claims.claim("q", this.session, 5, new QueueLimits(1, 0, null)).claimed()).hasSize(1);
+	}
+
+	@Test
 	void aRetryWaitingHoldsNoSlot() {
 		insertReady("q", 3);
 		QueueLimits limits = new QueueLimits(1, 0, null);

@@ -128,6 +128,10 @@ class BatchEdgeCasesIntegrationTests {
 						TaskRequest.of("after", 1)))
 				.withMessage("tasks[1] has unique key 'k'; the tasks of a batch and its then task cannot have one");
 			assertThatIllegalArgumentException()
+				.isThrownBy(() -> taskQueue.enqueueBatch(List.of(TaskRequest.of("q", 1)),
+						TaskRequest.of("after", 1).withOrderingKey("o")))
+				.withMessage("then has ordering key 'o'; the tasks of a batch and its then task cannot have one");
+			assertThatIllegalArgumentException()
 				.isThrownBy(() -> taskQueue.enqueueBatch(List.of(TaskRequest.of("q", 1)), null))
 				.withMessage("then must not be null");
 			assertThatIllegalArgumentException().isThrownBy(() -> taskQueue.enqueueBatch(null, TaskRequest.of("q", 1)))
