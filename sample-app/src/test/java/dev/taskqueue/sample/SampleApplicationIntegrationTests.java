@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import dev.taskqueue.BatchResult;
+import dev.taskqueue.PublishResult;
 import dev.taskqueue.sample.DemoTaskController.Enqueued;
 import dev.taskqueue.sample.SignupController.Signup;
 import dev.taskqueue.sample.StatsController.Stats;
@@ -43,6 +44,9 @@ class SampleApplicationIntegrationTests {
 	@Autowired
 	private JdbcClient jdbc;
 
+	@Autowired
+	private LedgerHandler ledger;
+
 	private RestTestClient http;
 
 	@BeforeEach
@@ -67,6 +71,23 @@ class SampleApplicationIntegrationTests {
 			.jsonPath("$.dead").isEqualTo(0)
 			.jsonPath("$.thenTaskId").isEqualTo(batch.thenTaskId().toString());
 		this.http.get().uri("/batches/" + UUID.randomUUID()).exchange().expectStatus().isNotFound();
+	}
+
+	@Test
+	void entriesOfAnAccountAreBookedInOrderAndATopicReachesItsSubscriber() {
+		post("/accounts/ada/entries?count=8", Map.of()).expectStatus().isAccepted();
+		post("/accounts/bob/entries?count=8", Map.of()).expectStatus().isAccepted();
+		await().atMost(TIMEOUT)
+			.until(() -> this.ledger.booked("ada").size() == 8 && this.ledger.booked("bob").size() == 8);
+		assertThat(this.ledger.booked("ada")).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
+		assertThat(this.ledger.booked("bob")).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
+		PublishResult published = post("/topics/demo-finished", Map.of()).expectStatus()
+			.isAccepted()
+			.expectBody(PublishResult.class)
+			.returnResult()
+			.getResponseBody();
+		assertThat(published.count()).isOne();
+		await().atMost(TIMEOUT).until(() -> tasksOn(DemoReportHandler.QUEUE, "taskqueue_task") == 0);
 	}
 
 	@Test
