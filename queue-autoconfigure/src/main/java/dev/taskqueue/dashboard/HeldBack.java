@@ -1,5 +1,6 @@
 package dev.taskqueue.dashboard;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -55,13 +56,22 @@ final class HeldBack {
 			parts.add("global concurrency " + limits.globalConcurrency());
 		}
 		if (limits.rateLimit() != null && limits.ratePeriod() != null) {
-			parts.add("rate " + limits.rateLimit() + " per " + Formats.age(limits.ratePeriod()) + " ("
+			parts.add("rate " + limits.rateLimit() + " per " + period(limits.ratePeriod()) + " ("
 					+ limits.startsInWindow() + " started in this window)");
 		}
 		String held = (limits.heldBack() > 0)
 				? String.format(" · held back now: %,d, waiting for %s", limits.heldBack(), reason(limits.waitingFor()))
 				: "";
 		return element("p", attrs("class", "limits"), "Limits: " + String.join(", ", parts) + held);
+	}
+
+	/** A rate period as configured: {@code 1h}, {@code 1m}, {@code 10s}, else as ages are written. */
+	private static String period(Duration period) {
+		long seconds = period.toSeconds();
+		if (period.toMillis() % 1000 != 0 || seconds == 0) {
+			return Formats.age(period);
+		}
+		return (seconds % 3600 == 0) ? seconds / 3600 + "h" : (seconds % 60 == 0) ? seconds / 60 + "m" : seconds + "s";
 	}
 
 	private static String reason(@Nullable String waitingFor) {

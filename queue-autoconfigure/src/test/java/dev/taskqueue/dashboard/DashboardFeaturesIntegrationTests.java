@@ -111,7 +111,7 @@ class DashboardFeaturesIntegrationTests {
 				"dash-ok</a></td><td>active</td><td class=\"num\">2</td><td class=\"num\">0</td>"
 						+ "<td class=\"num\">0</td><td class=\"num\">2 <span class=\"reason\"[^>]*>\\(rate 2\\)</span>");
 		assertThat(http.get("/taskqueue/queues/dash-ok").body())
-			.contains("Limits: rate 1 per 1h 0m (1 started in this window) · held back now: 2, waiting for rate");
+			.contains("Limits: rate 1 per 1h (1 started in this window) · held back now: 2, waiting for rate");
 	}
 
 	@Test
