@@ -69,10 +69,10 @@ public class DashboardQueries {
 	private static final long FIRST_MICROS = -62_135_596_800_000_000L;
 
 	// Running tasks are as many as the instances' concurrency and prefetch allow: a sort of them is cheap. Tasks
-	// held behind their ordering key carry a claimed_by (HELD) too, but no instance runs them.
+	// held behind their ordering key carry a claimed_by too, HELD, the nil UUID, which sorts before every session
+	// id: "claimed_by > HELD" is one range of taskqueue_task_claimed_idx that skips them (however many there are).
 	private static final String RUNNING = """
-			%1$s WHERE queue = :queue AND claimed_by IS NOT NULL AND claimed_by <> %3$s
-			  AND (claimed_at, id) > (%2$s, :id)
+			%1$s WHERE queue = :queue AND claimed_by > %3$s AND (claimed_at, id) > (%2$s, :id)
 			ORDER BY claimed_at, id LIMIT :limit
 			""";
 
