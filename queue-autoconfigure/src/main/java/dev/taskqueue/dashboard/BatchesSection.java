@@ -45,13 +45,19 @@ final class BatchesSection implements OverviewSection {
 				Column.text("state", (b) -> b.finished() ? "finished " + Formats.time(b.finishedAt()) : "open"),
 				Column.text("created", (b) -> Formats.time(b.createdAt())),
 				Column.number("total", (b) -> String.format("%,d", b.total())),
-				Column.number("completed", (b) -> String.format("%,d", b.completed())),
-				Column.number("dead", (b) -> String.format("%,d", b.dead())),
+				// Past the count limit an open batch's counts stop, so its completed count is not known.
+				Column.number("completed", (b) -> capped(b) ? "?" : String.format("%,d", b.completed())),
+				Column.number("dead", (b) -> b.finished() ? String.format("%,d", b.dead())
+						: Formats.count(b.dead(), this.countLimit)),
 				Column.number("remaining", (b) -> Formats.count(b.remaining(), this.countLimit)),
 				Column.text("progress", BatchesSection::bar),
 				Column.text("then task", (b) -> b.finished()
 						? element("a", attrs("href", context.url("/tasks/" + b.thenTaskId()), "class", "id"), "then task")
 						: ""));
+	}
+
+	private boolean capped(BatchProgress batch) {
+		return !batch.finished() && (batch.remaining() >= this.countLimit || batch.dead() >= this.countLimit);
 	}
 
 	/** A bar of completed and dead tasks out of the total, in SVG as the sparklines are (no script). */
