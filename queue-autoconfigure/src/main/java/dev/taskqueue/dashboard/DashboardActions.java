@@ -125,13 +125,13 @@ final class DashboardActions {
 		return Formats.count(stats.dead(), this.countLimit);
 	}
 
-	private ServerResponse confirm(ServerRequest request, String question, String action, String label,
-			String back) {
+	ServerResponse confirm(ServerRequest request, String question, String action, String label, String back,
+			String... hidden) {
 		return DashboardPages.html(HttpStatus.OK,
-				MessagePage.confirm(this.pages.context(request), question, action, label, back));
+				MessagePage.confirm(this.pages.context(request), question, action, label, back, hidden));
 	}
 
-	private ServerResponse done(ServerRequest request, String path, String message) {
+	ServerResponse done(ServerRequest request, String path, String message) {
 		String location = this.pages.context(request).url(path);
 		FlashMap flash = RequestContextUtils.getOutputFlashMap(request.servletRequest());
 		flash.put(DashboardPages.FLASH, message);
@@ -141,7 +141,7 @@ final class DashboardActions {
 		});
 	}
 
-	private static boolean confirmed(ServerRequest request) {
+	static boolean confirmed(ServerRequest request) {
 		return "yes".equals(DashboardPages.param(request, "confirm"));
 	}
 

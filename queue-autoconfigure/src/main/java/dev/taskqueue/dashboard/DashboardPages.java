@@ -1,5 +1,7 @@
 package dev.taskqueue.dashboard;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -71,16 +73,23 @@ final class DashboardPages {
 			case READY -> this.queries.ready(queue, after, PAGE_SIZE + 1);
 			case SCHEDULED -> this.queries.scheduled(queue, after, PAGE_SIZE + 1);
 			case RUNNING -> this.queries.running(queue, after, PAGE_SIZE + 1);
+			// The held view's cursor is the last task's ordering key (in "key") and sequence number (in "after").
+			case HELD -> this.queries.held(queue, (after != null) ? request.param("key").orElse("") : null,
+					(after != null) ? after.micros() : 0, PAGE_SIZE + 1);
 		};
 		// One more row than shown tells whether there is a next page, without counting.
 		String next = null;
 		if (found.size() > PAGE_SIZE) {
 			found = found.subList(0, PAGE_SIZE);
 			TaskView last = found.get(PAGE_SIZE - 1);
-			next = (view == QueuePage.View.RUNNING)
-					? new Keyset(0, TaskView.micros((last.claimedAt() != null) ? last.claimedAt() : last.runAt()),
-							last.id()).toString()
-					: new Keyset(last.priority(), TaskView.micros(last.runAt()), last.id()).toString();
+			next = switch (view) {
+				case RUNNING -> new Keyset(0,
+						TaskView.micros((last.claimedAt() != null) ? last.claimedAt() : last.runAt()), last.id())
+					.toString();
+				case HELD -> new Keyset(0, (last.orderingSeq() != null) ? last.orderingSeq() : 0, last.id()) + "&key="
+						+ URLEncoder.encode(String.valueOf(last.orderingKey()), StandardCharsets.UTF_8);
+				default -> new Keyset(last.priority(), TaskView.micros(last.runAt()), last.id()).toString();
+			};
 		}
 		return html(HttpStatus.OK,
 				this.queuePage.render(context(request), queue, stats(queue), view, found, next));

@@ -54,6 +54,7 @@ final class OverviewPage {
 				Column.number("ready", (q) -> count(q.ready())),
 				Column.number("scheduled", (q) -> count(q.scheduled())),
 				Column.number("running", (q) -> count(q.running())),
+				Column.number("held back", (q) -> HeldBack.cell(context, q, this.countLimit)),
 				Column.number("dead", (q) -> (q.dead() > 0)
 						? element("a", attrs("href", context.url("/dead?queue=" + q.queue())), count(q.dead()))
 						: "0"),

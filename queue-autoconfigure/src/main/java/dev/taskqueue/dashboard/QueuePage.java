@@ -23,7 +23,8 @@ final class QueuePage {
 
 		READY("ready", "Ready, in the order they will run"), SCHEDULED("scheduled",
 				"Scheduled: delayed, or waiting to retry, in claim order"), RUNNING("running",
-						"Running, longest first");
+						"Running, longest first"), HELD("held",
+								"Held behind an earlier task of their ordering key, by key, in the order they will run");
 
 		final String name;
 
@@ -43,7 +44,8 @@ final class QueuePage {
 			if (name == null || name.isEmpty()) {
 				return READY;
 			}
-			throw new IllegalArgumentException("view must be ready, scheduled or running but was '" + name + "'");
+			throw new IllegalArgumentException(
+					"view must be ready, scheduled, running or held but was '" + name + "'");
 		}
 
 	}
@@ -64,12 +66,14 @@ final class QueuePage {
 				" · dead: ", element("a", attrs("href", context.url("/dead?queue=" + queue)), count(stats.dead())),
 				" ", stats.paused() ? Forms.button(context, "/queues/" + queue + "/resume", "Resume", "", "from", "queue")
 						: Forms.button(context, "/queues/" + queue + "/pause", "Pause", "", "from", "queue")));
+		body.add(HeldBack.limits(stats.limits()));
 		List<Html> tabs = new ArrayList<>();
 		for (View each : View.values()) {
 			long count = switch (each) {
 				case READY -> stats.ready();
 				case SCHEDULED -> stats.scheduled();
 				case RUNNING -> stats.running();
+				case HELD -> stats.waitingForKey();
 			};
 			tabs.add(element("a",
 					attrs("href", context.url("/queues/" + queue + "?view=" + each.name), "class",
@@ -97,6 +101,7 @@ final class QueuePage {
 				(t) -> Formats.time((view == View.RUNNING) ? t.claimedAt() : t.runAt())));
 		columns.add(Column.number("attempt", TaskView::attempt));
 		columns.add(Column.text("unique key", (t) -> (t.uniqueKey() != null) ? t.uniqueKey() : ""));
+		columns.add(Column.text("ordering key", (t) -> (t.orderingKey() != null) ? t.orderingKey() : ""));
 		columns.add(Column.text("payload",
 				(t) -> element("code", attrs("class", "payload"), Formats.shorten(t.payload(), 120))));
 		columns.add(Column.text("last error",

@@ -18,13 +18,17 @@ final class TaskPage {
 	}
 
 	static String waiting(PageContext context, TaskView task) {
-		boolean running = task.claimedBy() != null;
+		boolean running = task.running();
 		List<Object> fields = new ArrayList<>(List.of("queue",
 				element("a", attrs("href", context.url("/queues/" + task.queue())), task.queue()), "state",
-				running ? "running" : "waiting", "priority", task.priority(), "due", Formats.time(task.runAt()),
+				running ? "running" : task.held() ? "held behind an earlier task of its ordering key" : "waiting",
+				"priority", task.priority(), "due", Formats.time(task.runAt()),
 				"enqueued", Formats.time(task.enqueuedAt()), "attempt", task.attempt()));
 		if (running) {
 			fields.addAll(List.of("claimed by", String.valueOf(task.claimedBy()), "claimed", Formats.time(task.claimedAt())));
+		}
+		if (task.orderingKey() != null) {
+			fields.addAll(List.of("ordering key", task.orderingKey()));
 		}
 		if (task.uniqueKey() != null) {
 			fields.addAll(List.of("unique key", task.uniqueKey()));

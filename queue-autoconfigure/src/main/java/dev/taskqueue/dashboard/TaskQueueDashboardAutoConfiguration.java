@@ -13,6 +13,8 @@ import dev.taskqueue.autoconfigure.TaskQueueProperties;
 import dev.taskqueue.jdbc.DashboardQueries;
 import dev.taskqueue.jdbc.QueueMinuteRepository;
 import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.schedule.RecurringTaskAutoConfiguration;
+import dev.taskqueue.schedule.ScheduleControl;
 
 import org.jspecify.annotations.Nullable;
 
@@ -26,6 +28,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.core.annotation.Order;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -40,7 +43,7 @@ import org.springframework.web.servlet.function.ServerResponse;
  * functional routes: no component scanning, no template engine, nothing but the pages and one style sheet.
  * Applications with Spring Security protect it like any other path.
  */
-@AutoConfiguration(after = TaskQueueAutoConfiguration.class)
+@AutoConfiguration(after = { TaskQueueAutoConfiguration.class, RecurringTaskAutoConfiguration.class })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(RouterFunction.class)
 @ConditionalOnBean({ TaskQueueOperations.class, TaskTables.class })
@@ -56,16 +59,35 @@ public class TaskQueueDashboardAutoConfiguration {
 		DashboardProperties dashboard = properties.getDashboard();
 		DashboardSettings settings = new DashboardSettings(dashboard.getPath(), dashboard.isReadOnly(),
 				dashboard.getRefreshInterval(), properties.getMetrics().getCountLimit());
-		DashboardQueries queries = new DashboardQueries(dataSource, tables,
-				new TransactionTemplate(new DataSourceTransactionManager(dataSource)));
+		DashboardQueries queries = queries(dataSource, tables);
 		DashboardPages pages = new DashboardPages(operations, queries, new QueueMinuteRepository(dataSource, tables),
 				settings, sections.orderedStream().toList());
 		DashboardActions actions = new DashboardActions(operations, queries, pages, settings.countLimit());
-		return routes(settings, pages, actions, style());
+		return routes(settings, pages, actions, new ScheduleActions(operations, actions), style());
+	}
+
+	@Bean
+	@Order(1)
+	@ConditionalOnBean(ScheduleControl.class)
+	SchedulesSection taskQueueDashboardSchedules(TaskQueueOperations operations, DataSource dataSource,
+			TaskTables tables) {
+		return new SchedulesSection(operations, queries(dataSource, tables));
+	}
+
+	@Bean
+	@Order(2)
+	BatchesSection taskQueueDashboardBatches(DataSource dataSource, TaskTables tables,
+			TaskQueueProperties properties) {
+		return new BatchesSection(queries(dataSource, tables), properties.getMetrics().getCountLimit());
+	}
+
+	private static DashboardQueries queries(DataSource dataSource, TaskTables tables) {
+		return new DashboardQueries(dataSource, tables,
+				new TransactionTemplate(new DataSourceTransactionManager(dataSource)));
 	}
 
 	static RouterFunction<ServerResponse> routes(DashboardSettings settings, DashboardPages pages,
-			DashboardActions actions, String style) {
+			DashboardActions actions, ScheduleActions schedules, String style) {
 		String base = settings.path();
 		RouterFunctions.Builder routes = RouterFunctions.route()
 			.GET(base, pages::overview)
@@ -80,7 +102,11 @@ public class TaskQueueDashboardAutoConfiguration {
 		// Every action is a POST; when read-only each is refused with a page that says which property allows it.
 		String[] queueActions = { "pause", "resume", "retry-dead", "delete-dead" };
 		String[] taskActions = { "cancel", "retry", "delete" };
+		String[] scheduleActions = { "pause", "resume", "trigger" };
 		if (settings.readOnly()) {
+			for (String action : scheduleActions) {
+				routes.POST(base + "/schedules/" + action, actions::refuse);
+			}
 			for (String action : queueActions) {
 				routes.POST(base + "/queues/{queue}/" + action, actions::refuse);
 			}
@@ -95,7 +121,10 @@ public class TaskQueueDashboardAutoConfiguration {
 				.POST(base + "/queues/{queue}/delete-dead", actions::deleteAll)
 				.POST(base + "/tasks/{id}/cancel", actions::cancel)
 				.POST(base + "/tasks/{id}/retry", actions::retry)
-				.POST(base + "/tasks/{id}/delete", actions::delete);
+				.POST(base + "/tasks/{id}/delete", actions::delete)
+				.POST(base + "/schedules/pause", schedules::pause)
+				.POST(base + "/schedules/resume", schedules::resume)
+				.POST(base + "/schedules/trigger", schedules::trigger);
 		}
 		return routes.onError(IllegalArgumentException.class,
 				(ex, request) -> DashboardPages.html(HttpStatus.BAD_REQUEST,

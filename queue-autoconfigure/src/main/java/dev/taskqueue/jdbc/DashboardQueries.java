@@ -12,6 +12,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.taskqueue.DeadTask;
+import dev.taskqueue.TaskQueueOperations.BatchProgress;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -26,7 +27,7 @@ public class DashboardQueries {
 
 	private static final String COLUMNS = """
 			SELECT id, queue, payload::text AS payload, priority, run_at, enqueued_at, attempt, claimed_by,
-			       claimed_at, last_error, unique_key FROM %1$s
+			       claimed_at, last_error, unique_key, ordering_key, ordering_seq FROM %1$s
 			""";
 
 	private static final String AT = "(timestamptz 'epoch' + %s * interval '1 microsecond')";
@@ -67,10 +68,30 @@ public class DashboardQueries {
 	// 0001-01-01: before any task, within PostgreSQL's range.
 	private static final long FIRST_MICROS = -62_135_596_800_000_000L;
 
-	// Running tasks are as many as the instances' concurrency and prefetch allow: a sort of them is cheap.
+	// Running tasks are as many as the instances' concurrency and prefetch allow: a sort of them is cheap. Tasks
+	// held behind their ordering key carry a claimed_by too, HELD, the nil UUID, which sorts before every session
+	// id: "claimed_by > HELD" is one range of taskqueue_task_claimed_idx that skips them (however many there are).
 	private static final String RUNNING = """
-			%1$s WHERE queue = :queue AND claimed_by IS NOT NULL AND (claimed_at, id) > (%2$s, :id)
+			%1$s WHERE queue = :queue AND claimed_by > %3$s AND (claimed_at, id) > (%2$s, :id)
 			ORDER BY claimed_at, id LIMIT :limit
+			""";
+
+	// Held tasks in key order, then in the order they will run, on taskqueue_task_ordering_held_idx.
+	private static final String HELD = """
+			%1$s WHERE queue = :queue AND claimed_by = %2$s AND (ordering_key, ordering_seq) > (:key, :seq)
+			ORDER BY ordering_key, ordering_seq LIMIT :limit
+			""";
+
+	// The newest open batches (on taskqueue_batch_open_idx) and the last finished ones (on ..._finished_idx). An open
+	// batch's waiting and dead tasks are counted on the batch_id indexes, up to :cap each, never more.
+	private static final String BATCHES = """
+			(SELECT b.id, b.total, b.created_at, b.finished_at, b.then_task_id,
+			        (SELECT count(*) FROM (SELECT 1 FROM %2$s t WHERE t.batch_id = b.id LIMIT :cap) r) AS remaining,
+			        (SELECT count(*) FROM (SELECT 1 FROM %3$s d WHERE d.batch_id = b.id LIMIT :cap) r) AS dead
+			 FROM %1$s b WHERE b.finished_at IS NULL ORDER BY b.created_at DESC LIMIT :open)
+			UNION ALL
+			(SELECT b.id, b.total, b.created_at, b.finished_at, b.then_task_id, 0, b.dead
+			 FROM %1$s b WHERE b.finished_at IS NOT NULL ORDER BY b.finished_at DESC LIMIT :finished)
 			""";
 
 	private static final String DEAD_COLUMNS = """
@@ -90,6 +111,10 @@ public class DashboardQueries {
 
 	private final String running;
 
+	private final String held;
+
+	private final String batches;
+
 	private final String findOne;
 
 	private final String deadSelect;
@@ -104,7 +129,9 @@ public class DashboardQueries {
 		String at = AT.formatted(":micros");
 		this.ready = WAITING.formatted(tables.task(), select, "run_at <= now()", at, NO_ID);
 		this.scheduled = WAITING.formatted(tables.task(), select, "run_at > now()", at, NO_ID);
-		this.running = RUNNING.formatted(select, at);
+		this.running = RUNNING.formatted(select, at, OrderedKeys.HELD);
+		this.held = HELD.formatted(select, OrderedKeys.HELD);
+		this.batches = BATCHES.formatted(tables.batch(), tables.task(), tables.deadTask());
 		this.findOne = select + " WHERE id = :id";
 		this.deadSelect = DEAD_COLUMNS.formatted(tables.deadTask()).strip();
 	}
@@ -148,6 +175,43 @@ public class DashboardQueries {
 			.param("id", (after != null) ? after.id() : new UUID(0, 0))
 			.param("limit", limit)
 			.query(DashboardQueries::task)
+			.list();
+	}
+
+	/**
+	 * Tasks of {@code queue} held behind an earlier task of their ordering key, by key and then in the order
+	 * they will run.
+	 * @param afterKey the ordering key of the last task of the page before, or {@code null} for the first page
+	 * @param afterSeq that task's ordering sequence number
+	 */
+	public List<TaskView> held(String queue, @Nullable String afterKey, long afterSeq, int limit) {
+		return this.jdbc.sql(this.held)
+			.param("queue", queue)
+			.param("key", (afterKey != null) ? afterKey : "")
+			.param("seq", (afterKey != null) ? afterSeq : Long.MIN_VALUE)
+			.param("limit", limit)
+			.query(DashboardQueries::task)
+			.list();
+	}
+
+	/**
+	 * The newest open batches, then the most recently finished ones, with their progress. The waiting and dead
+	 * tasks of an open batch are counted up to {@code cap} each.
+	 */
+	public List<BatchProgress> batches(int open, int finished, int cap) {
+		return this.jdbc.sql(this.batches)
+			.param("open", open)
+			.param("finished", finished)
+			.param("cap", cap)
+			.query((rs, row) -> {
+				OffsetDateTime finishedAt = rs.getObject("finished_at", OffsetDateTime.class);
+				int total = rs.getInt("total");
+				long remaining = rs.getLong("remaining");
+				long dead = rs.getLong("dead");
+				return new BatchProgress(rs.getObject("id", UUID.class), total, Math.max(0, total - remaining - dead),
+						dead, remaining, instant(rs, "created_at"), (finishedAt != null) ? finishedAt.toInstant() : null,
+						rs.getObject("then_task_id", UUID.class));
+			})
 			.list();
 	}
 
@@ -196,7 +260,8 @@ public class DashboardQueries {
 		return new TaskView(rs.getObject("id", UUID.class), rs.getString("queue"), rs.getString("payload"),
 				rs.getInt("priority"), instant(rs, "run_at"), instant(rs, "enqueued_at"), rs.getInt("attempt"),
 				rs.getObject("claimed_by", UUID.class), (claimedAt != null) ? claimedAt.toInstant() : null,
-				rs.getString("last_error"), rs.getString("unique_key"));
+				rs.getString("last_error"), rs.getString("unique_key"), rs.getString("ordering_key"),
+				rs.getObject("ordering_seq", Long.class));
 	}
 
 	private static DeadTask deadTask(ResultSet rs, int row) throws SQLException {

@@ -19,10 +19,25 @@ import org.jspecify.annotations.Nullable;
  * @param claimedAt when it was claimed, {@code null} while it waits
  * @param lastError the error of its last failed attempt, {@code null} if none failed
  * @param uniqueKey its unique key, {@code null} if it has none
+ * @param orderingKey its ordering key, {@code null} if it has none
+ * @param orderingSeq its place among the tasks of its ordering key, {@code null} without a key
  */
 public record TaskView(UUID id, String queue, String payload, int priority, Instant runAt, Instant enqueuedAt,
 		int attempt, @Nullable UUID claimedBy, @Nullable Instant claimedAt, @Nullable String lastError,
-		@Nullable String uniqueKey) {
+		@Nullable String uniqueKey, @Nullable String orderingKey, @Nullable Long orderingSeq) {
+
+	/** The {@code claimed_by} of a task held behind an earlier task of its ordering key (see OrderedKeys). */
+	public static final UUID HELD = new UUID(0, 0);
+
+	/** Whether it waits behind an earlier task of its ordering key. */
+	public boolean held() {
+		return HELD.equals(this.claimedBy);
+	}
+
+	/** Whether an instance runs it now. */
+	public boolean running() {
+		return this.claimedBy != null && !held();
+	}
 
 	/** Microseconds since the epoch of {@code instant}, as keyset cursors hold them. */
 	public static long micros(Instant instant) {

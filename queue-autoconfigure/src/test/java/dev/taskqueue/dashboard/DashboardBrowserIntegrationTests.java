@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -17,6 +18,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
@@ -44,7 +47,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "taskqueue.dashboard.read-only=false", "taskqueue.dashboard.refresh-interval=10m",
 				"taskqueue.worker.poll-interval=50ms", "taskqueue.worker.heartbeat-interval=200ms",
-				"spring.application.name=orders-service" })
+				"spring.application.name=orders-service", "taskqueue.queues.reports.rate-limit.limit=100",
+				"taskqueue.queues.reports.rate-limit.period=1m", "taskqueue.schedules.nightly-cleanup.cron=0 0 2 * * *",
+				"taskqueue.schedules.nightly-cleanup.queue=dash-ok" })
 class DashboardBrowserIntegrationTests {
 
 	private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -85,7 +90,7 @@ class DashboardBrowserIntegrationTests {
 						+ " (apt-get install chromium chromium-driver; .ci/run installs them)");
 		ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile())
 			.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-					"--window-size=1400,900");
+					"--window-size=1400,1300");
 		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
 			.usingAnyFreePort()
 			.build();
@@ -109,7 +114,10 @@ class DashboardBrowserIntegrationTests {
 		assertThat(this.browser.getTitle()).isEqualTo("Overview · TaskQueue");
 		assertThat(cell("reports", 2)).isEqualTo("250");
 		assertThat(this.browser.findElements(By.cssSelector("svg.spark.ok rect"))).isNotEmpty();
-		assertThat(this.browser.findElement(By.tagName("body")).getText()).contains("orders-service");
+		assertThat(this.browser.findElement(By.tagName("body")).getText()).contains("orders-service")
+			.contains("nightly-cleanup");
+		assertThat(cell("invoices", 5)).isEqualTo("2 (key 2)");
+		assertThat(cell("reports", 5)).isEqualTo("150 (rate 150)");
 		screenshot("1-overview");
 
 		// 2. Pause a queue: the page says so, and the database has it paused.
@@ -132,7 +140,8 @@ class DashboardBrowserIntegrationTests {
 		// 4. Retry it: confirm, then the dead-letter list says what happened and the task runs.
 		this.handlers.refusing.set(false);
 		this.browser.findElement(By.xpath("//button[text()='Retry']")).click();
-		assertThat(this.browser.getTitle()).isEqualTo("Confirm · TaskQueue");
+		// A form's submission may still be on its way when click() returns.
+		new WebDriverWait(this.browser, WAIT).until(ExpectedConditions.titleIs("Confirm · TaskQueue"));
 		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE id = ?", Integer.class,
 				dead)).isEqualTo(1);
 		screenshot("4-confirm");
@@ -155,6 +164,15 @@ class DashboardBrowserIntegrationTests {
 		List<UUID> completed = this.taskQueue.enqueueAll(List.of(TaskRequest.of("dash-ok", "1"),
 				TaskRequest.of("dash-ok", "2"), TaskRequest.of("dash-ok", "3")));
 		UUID dead = this.taskQueue.enqueue("dash-dead", "<script>alert(1)</script>");
+		// Two invoices of one customer wait behind the first, and a batch is under way.
+		for (int i = 1; i <= 3; i++) {
+			this.taskQueue.enqueue(TaskRequest.of("invoices", "{\"invoice\":" + i + "}").withOrderingKey("customer-42"));
+		}
+		List<TaskRequest> batch = new ArrayList<>();
+		for (int i = 0; i < 6; i++) {
+			batch.add(TaskRequest.of((i < 4) ? "dash-ok" : "emails", "ok " + i));
+		}
+		this.taskQueue.enqueueBatch(batch, TaskRequest.of("emails", "batch done"));
 		Await.until("tasks handled", WAIT, () -> this.handlers.handled.containsAll(completed) && this.jdbc
 			.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE id = ?", Integer.class, dead) == 1);
 		this.recorder.flush();

@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * property that allows them, and changes nothing. It also serves under a path of the application's choosing.
  */
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = "taskqueue.dashboard.path=/admin/queues")
+		properties = { "taskqueue.dashboard.path=/admin/queues", "taskqueue.schedules.dash-ro-yearly.cron=0 0 3 1 1 *",
+				"taskqueue.schedules.dash-ro-yearly.queue=dash-ok" })
 class DashboardReadOnlyIntegrationTests {
 
 	@DynamicPropertySource
@@ -57,7 +58,14 @@ class DashboardReadOnlyIntegrationTests {
 			assertThat(page.statusCode()).as(path).isEqualTo(200);
 			assertThat(page.body()).as(path).contains("read-only").doesNotContain("method=\"post\"");
 		}
+		assertThat(http.get("/admin/queues").body()).contains("dash-ro-yearly");
 		assertThat(http.get("/taskqueue").statusCode()).isEqualTo(404);
+		for (String action : List.of("pause", "resume", "trigger")) {
+			HttpResponse<String> refused = http.post("/admin/queues/schedules/" + action, "name=dash-ro-yearly&confirm=yes");
+			assertThat(refused.statusCode()).as(action).isEqualTo(403);
+		}
+		assertThat(this.jdbc.queryForObject("SELECT paused OR ticks > 0 FROM taskqueue_schedule WHERE name = ?",
+				Boolean.class, "dash-ro-yearly")).isFalse();
 		for (String path : List.of("/admin/queues/queues/dash-ro/pause", "/admin/queues/tasks/" + waiting + "/cancel",
 				"/admin/queues/tasks/" + dead + "/retry", "/admin/queues/tasks/" + dead + "/delete",
 				"/admin/queues/queues/dash-dead/retry-dead", "/admin/queues/queues/dash-dead/delete-dead")) {

@@ -85,9 +85,9 @@ class DashboardWebIntegrationTests {
 			.containsPattern("Completed: 3 in the last 60 minutes")
 			.contains("<svg class=\"spark ok\"")
 			.contains("<rect ");
-		// dash-overview: 0 ready, 1 scheduled, 0 running, 0 dead
+		// dash-overview: 0 ready, 1 scheduled, 0 running, 0 held back, 0 dead
 		assertThat(html).containsPattern("dash-overview</a></td><td>active</td><td class=\"num\">0</td>"
-				+ "<td class=\"num\">1</td><td class=\"num\">0</td><td class=\"num\">0</td>");
+				+ "<td class=\"num\">1</td><td class=\"num\">0</td><td class=\"num\">0</td><td class=\"num\">0</td>");
 		String session = this.jdbc.queryForObject("SELECT id::text FROM taskqueue_session", String.class);
 		assertThat(html).contains(session).containsPattern("[0-9]+(ms|s) ago");
 		assertThat(this.http.get("/taskqueue/dashboard.css").body()).contains("svg.spark");
