@@ -146,6 +146,17 @@ final class HandlerExecutor {
 		}
 	}
 
+	/**
+	 * {@code task}'s outcome is settled. A task with an ordering key made the next task of its key ready as it ended
+	 * (no NOTIFY tells of that one), so its queue may have more to claim.
+	 */
+	void settle(QueueState queue, ClaimedTask task) {
+		if (task.orderingKey() != null) {
+			queue.mayHaveMore = true;
+		}
+		settle(queue);
+	}
+
 	/** The task's outcome is settled: it gives its queue a unit of capacity back. */
 	void settle(QueueState queue) {
 		int inFlight = queue.inFlight.decrementAndGet();

@@ -90,7 +90,7 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 		finally {
 			if (end(task)) { // else the timeout settled it
 				this.queue.handled(System.nanoTime() - start);
-				this.executor.settle(this.queue);
+				this.executor.settle(this.queue, task);
 			}
 		}
 	}
@@ -176,7 +176,7 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 
 	@Override
 	public void settled(ClaimedTask task) {
-		this.executor.settle(this.queue);
+		this.executor.settle(this.queue, task);
 	}
 
 	@Override
