@@ -21,28 +21,6 @@ final class OrderedCompletions {
 			SELECT count(*) FROM completed
 			""";
 
-	// TaskRepository.COMPLETE_ALL(_WITH_HISTORY). Parameters: 1 ids, 2 attempts, 3 session.
-	private static final String COMPLETE_ALL = """
-			WITH completed AS (
-			    DELETE FROM %1$s t USING unnest(?, ?) AS done(id, attempt)
-			    WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by IS NOT DISTINCT FROM ?
-			    RETURNING t.*),
-			%2$s
-			SELECT id FROM completed
-			""";
-
-	// TaskRepository.MOVE_TO_DEAD, batch_id included: a dead task of a batch counts as dead in it.
-	private static final String MOVE_TO_DEAD = """
-			WITH completed AS (DELETE FROM %1$s
-			    WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt RETURNING *),
-			%3$s
-			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, headers, batch_id)
-			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), :error, headers, batch_id FROM completed
-			ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, attempts = excluded.attempts,
-			       failed_at = excluded.failed_at, error = excluded.error, headers = excluded.headers,
-			       batch_id = excluded.batch_id
-			""";
-
 	private final HotStatements statements;
 
 	private final JdbcClient jdbc;
@@ -60,8 +38,9 @@ final class OrderedCompletions {
 		String also = history ? promote + ",\n" + TaskRepository.KEPT.formatted(tables.task(), tables.history())
 				.stripTrailing() : promote;
 		this.complete = COMPLETE.formatted(tables.task(), also);
-		this.completeAll = COMPLETE_ALL.formatted(tables.task(), also);
-		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(), promote);
+		this.completeAll = TaskRepository.COMPLETE_ALL_AND.formatted(tables.task(), also);
+		this.moveToDead = TaskRepository.MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(),
+				",\n" + OrderedKeys.promote(tables, "dead").stripTrailing());
 	}
 
 	boolean complete(ClaimedTask task) {

@@ -138,7 +138,7 @@ final class TaskClaims {
 		this.claim = CLAIM.formatted(tables.task(), tables.session());
 		this.claimAfter = CLAIM_AFTER.formatted(tables.task(), tables.session());
 		String completed = COMPLETED.formatted(tables.task(), (history || ordered) ? "*" : "id");
-		if (history) { // keeps the completed tasks as COMPLETE_ALL_WITH_HISTORY does
+		if (history) { // keeps the completed tasks as COMPLETE_ALL_AND with KEPT does
 			completed = completed.stripTrailing() + ",\n" + TaskRepository.KEPT.formatted(tables.task(), tables.history());
 		}
 		if (ordered) {

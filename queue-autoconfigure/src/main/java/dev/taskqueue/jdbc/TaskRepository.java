@@ -61,13 +61,14 @@ public class TaskRepository {
 			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
 			""";
 
-	// COMPLETE_ALL that also keeps the tasks in the history (taskqueue.history.enabled).
-	private static final String COMPLETE_ALL_WITH_HISTORY = """
+	// COMPLETE_ALL as a "completed" CTE, followed by more CTEs on it (%2$s): KEPT with history, OrderedKeys' PROMOTE
+	// for tasks with an ordering key (OrderedCompletions), or both.
+	static final String COMPLETE_ALL_AND = """
 			WITH completed AS (
 			    DELETE FROM %1$s t USING unnest(?, ?) AS done(id, attempt)
 			    WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by IS NOT DISTINCT FROM ?
 			    RETURNING t.*),
-			""" + KEPT + """
+			%2$s
 			SELECT id FROM completed
 			""";
 
@@ -77,9 +78,11 @@ public class TaskRepository {
 			WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt
 			""";
 
-	private static final String MOVE_TO_DEAD = """
+	// The dead letter keeps batch_id: a dead task of a batch counts as dead in it. %3$s is more CTEs on "dead", empty
+	// but for OrderedCompletions, which promotes the next task of the key there.
+	static final String MOVE_TO_DEAD = """
 			WITH dead AS (DELETE FROM %1$s
-			    WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt RETURNING *)
+			    WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt RETURNING *)%3$s
 			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, headers, batch_id)
 			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), :error, headers, batch_id FROM dead
 			ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, attempts = excluded.attempts,
@@ -137,10 +140,11 @@ public class TaskRepository {
 		this.ordered = new OrderedCompletions(this.statements, this.jdbc, tables, history);
 		this.complete = history ? COMPLETE_WITH_HISTORY.formatted(tables.task(), tables.history())
 				: COMPLETE.formatted(tables.task());
-		this.completeAll = history ? COMPLETE_ALL_WITH_HISTORY.formatted(tables.task(), tables.history())
+		this.completeAll = history
+				? COMPLETE_ALL_AND.formatted(tables.task(), KEPT.formatted(tables.task(), tables.history()).stripTrailing())
 				: COMPLETE_ALL.formatted(tables.task());
 		this.retryLater = RETRY_LATER.formatted(tables.task());
-		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask());
+		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(), "");
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
 		this.limitedClaims = new LimitedClaims(dataSource, tables, this);
 	}
