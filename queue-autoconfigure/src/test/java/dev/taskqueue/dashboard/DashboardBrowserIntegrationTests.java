@@ -122,7 +122,7 @@ class DashboardBrowserIntegrationTests {
 
 		// 2. Pause a queue: the page says so, and the database has it paused.
 		row("reports").findElement(By.xpath(".//button[text()='Pause']")).click();
-		assertThat(this.browser.findElement(By.cssSelector(".flash")).getText()).startsWith("Paused queue reports");
+		assertThat(flash()).startsWith("Paused queue reports");
 		assertThat(cell("reports", 1)).isEqualTo("paused");
 		assertThat(this.jdbc.queryForObject("SELECT paused FROM taskqueue_queue WHERE name = 'reports'", Boolean.class))
 			.isTrue();
@@ -146,12 +146,22 @@ class DashboardBrowserIntegrationTests {
 				dead)).isEqualTo(1);
 		screenshot("4-confirm");
 		this.browser.findElement(By.id("confirm")).click();
-		assertThat(this.browser.findElement(By.cssSelector(".flash")).getText())
+		assertThat(flash())
 			.isEqualTo("Retried task " + dead + ": it is back in queue dash-dead.");
 		Await.until("the retried task runs", WAIT, () -> this.handlers.handled.contains(dead));
 		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE id = ?", Integer.class,
 				dead)).isZero();
 		screenshot("5-retried");
+	}
+
+	/**
+	 * The message of the page an action redirected to: a form's submission may still be on its way when click()
+	 * returns, so it waits for the message to be there.
+	 */
+	private String flash() {
+		return new WebDriverWait(this.browser, WAIT)
+			.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(".flash")))
+			.getText();
 	}
 
 	/** Queues with waiting, scheduled, dead and completed tasks, and an hour of per-minute counts. */
