@@ -5,11 +5,19 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * What a claim that also completed tasks did, see {@link TaskRepository#completeAndClaim}.
+ * What a claim that also completed tasks did, see {@link TaskRepository#completeAndClaim}, or what completions did
+ * ({@link TaskRepository#completeAll(UUID, List, String)}).
  *
  * @param claimed the tasks it claimed
  * @param completed the ids of the completed tasks it deleted; a completed task missing here had lost its claim
+ * @param handedOff the next tasks of the completed tasks' ordering keys, claimed for the session they were handed
+ * off to: it must run them, like claimed tasks (they are not counted in {@code claimed}, nor do they move where the
+ * queue's next claim starts)
  */
-public record ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed) {
+public record ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<ClaimedTask> handedOff) {
+
+	public ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed) {
+		this(claimed, completed, List.of());
+	}
 
 }

@@ -72,6 +72,16 @@ final class HotStatements {
 		run(sql, parameters, PreparedStatement::execute);
 	}
 
+	/** Runs SQL of one or more statements in one round trip, and reads the rows of the first. */
+	<T> T queryFirst(String sql, Parameters parameters, Rows<T> rows) {
+		return run(sql, parameters, (statement) -> {
+			statement.execute();
+			try (ResultSet result = statement.getResultSet()) {
+				return rows.read(result);
+			}
+		});
+	}
+
 	/** Runs a statement that returns rows. */
 	<T> T query(String sql, Parameters parameters, Rows<T> rows) {
 		return run(sql, parameters, (statement) -> {

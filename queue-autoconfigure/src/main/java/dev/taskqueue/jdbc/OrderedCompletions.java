@@ -1,8 +1,9 @@
 package dev.taskqueue.jdbc;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -35,10 +36,11 @@ final class OrderedCompletions {
 		this.statements = statements;
 		this.jdbc = jdbc;
 		String promote = OrderedKeys.promote(tables, "completed").stripTrailing();
-		String also = history ? promote + ",\n" + TaskRepository.KEPT.formatted(tables.task(), tables.history())
-				.stripTrailing() : promote;
-		this.complete = COMPLETE.formatted(tables.task(), also);
-		this.completeAll = TaskRepository.COMPLETE_ALL_AND.formatted(tables.task(), also);
+		String kept = history ? ",\n" + TaskRepository.KEPT.formatted(tables.task(), tables.history()).stripTrailing()
+				: "";
+		this.complete = COMPLETE.formatted(tables.task(), promote + kept);
+		this.completeAll = TaskRepository.COMPLETE_ALL_AND.formatted(tables.task(),
+				OrderedKeys.handOff(tables, "completed").stripTrailing() + kept, TaskClaims.COMPLETED_AND_HANDED_OFF);
 		this.moveToDead = TaskRepository.MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(),
 				",\n" + OrderedKeys.promote(tables, "dead").stripTrailing());
 	}
@@ -52,7 +54,8 @@ final class OrderedCompletions {
 		}, (rows) -> rows.next() && rows.getInt(1) == 1);
 	}
 
-	List<UUID> completeAll(UUID session, List<ClaimedTask> tasks) {
+	/** {@link TaskRepository#completeAll(UUID, List, String)} for tasks some of which have an ordering key. */
+	ClaimResult completeAll(UUID session, List<ClaimedTask> tasks, @Nullable String handOffQueue) {
 		UUID[] ids = new UUID[tasks.size()];
 		Integer[] attempts = new Integer[tasks.size()];
 		for (int i = 0; i < ids.length; i++) {
@@ -64,13 +67,8 @@ final class OrderedCompletions {
 			statement.setArray(1, connection.createArrayOf("uuid", ids));
 			statement.setArray(2, connection.createArrayOf("int4", attempts));
 			statement.setObject(3, fence);
-		}, (rows) -> {
-			List<UUID> deleted = new ArrayList<>();
-			while (rows.next()) {
-				deleted.add(rows.getObject(1, UUID.class));
-			}
-			return deleted;
-		});
+			OrderedKeys.bindHandOff(statement, 4, handOffQueue, (handOffQueue != null) ? fence : null);
+		}, TaskClaims::claimResult);
 	}
 
 	boolean moveToDead(ClaimedTask task, String error) {

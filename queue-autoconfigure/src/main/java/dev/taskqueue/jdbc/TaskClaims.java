@@ -110,13 +110,24 @@ final class TaskClaims {
 			    RETURNING t.%2$s)
 			""";
 
-	// The end of the fold: the claimed tasks, then the ids of the completed ones (done = true).
+	// The end of the fold: the claimed tasks, then the ids of the completed ones (done = true), then, with ordered
+	// keys, the next tasks of their keys handed off to the claiming session (handed = true).
 	private static final String CLAIMED_AND_COMPLETED = """
 			SELECT id, queue, payload, priority, attempt, enqueued_at, run_at, claimed_at, claimed_by, last_error, headers,
-			       ordering_key, false AS done
+			       ordering_key, false AS done, false AS handed
 			FROM claimed
 			UNION ALL
-			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true FROM completed
+			""";
+
+	// The ids of the completed tasks and the tasks OrderedKeys.HAND_OFF handed off, as claimResult reads them.
+	static final String COMPLETED_AND_HANDED_OFF = """
+			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false FROM completed
+			UNION ALL
+			SELECT *, false, true FROM promoted WHERE claimed_by IS NOT NULL
+			""";
+
+	private static final String COMPLETED_IDS = """
+			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false FROM completed
 			""";
 
 	private final HotStatements statements;
@@ -129,8 +140,15 @@ final class TaskClaims {
 
 	private final String completeAndClaimAfter;
 
-	/** @param ordered whether the folded completions make the next task of a completed task's key its head */
+	/** Whether the fold hands the next task of a completed task's key off to the claiming session. */
+	private final boolean ordered;
+
+	/**
+	 * @param ordered whether the folded completions make the next task of a completed task's key its head, handed
+	 * off to the claiming session
+	 */
 	TaskClaims(HotStatements statements, TaskTables tables, boolean history, boolean ordered) {
+		this.ordered = ordered;
 		this.statements = statements;
 		String ready = READY.formatted(tables.task(), tables.session());
 		String readyAfter = READY_AFTER.formatted(tables.task(), tables.session());
@@ -142,15 +160,16 @@ final class TaskClaims {
 			completed = completed.stripTrailing() + ",\n" + TaskRepository.KEPT.formatted(tables.task(), tables.history());
 		}
 		if (ordered) {
-			completed = completed.stripTrailing() + ",\n" + OrderedKeys.promote(tables, "completed");
+			completed = completed.stripTrailing() + ",\n" + OrderedKeys.handOff(tables, "completed");
 		}
-		this.completeAndClaim = folded(completed, ready, take);
-		this.completeAndClaimAfter = folded(completed, readyAfter, take);
+		String end = CLAIMED_AND_COMPLETED + (ordered ? COMPLETED_AND_HANDED_OFF : COMPLETED_IDS);
+		this.completeAndClaim = folded(completed, ready, take, end);
+		this.completeAndClaimAfter = folded(completed, readyAfter, take, end);
 	}
 
-	private static String folded(String completed, String ready, String take) {
+	private static String folded(String completed, String ready, String take, String end) {
 		return "WITH " + completed.stripTrailing() + ",\n" + ready.stripTrailing() + ",\nclaimed AS (\n"
-				+ take.stripTrailing() + ")\n" + CLAIMED_AND_COMPLETED;
+				+ take.stripTrailing() + ")\n" + end;
 	}
 
 	List<ClaimedTask> claim(String queue, UUID session, int limit) {
@@ -172,8 +191,8 @@ final class TaskClaims {
 		}
 		Completions completions = new Completions(done);
 		return this.statements.query(this.completeAndClaim, (statement, connection) -> {
-			completions.bind(statement, connection);
-			bindClaim(statement, 4, queue, session, limit);
+			bindCompletions(statement, connection, completions, queue, session);
+			bindClaim(statement, firstOfClaim(), queue, session, limit);
 		}, TaskClaims::claimResult);
 	}
 
@@ -185,9 +204,22 @@ final class TaskClaims {
 		Completions completions = new Completions(done);
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.completeAndClaimAfter, (statement, connection) -> {
-			completions.bind(statement, connection);
-			bindClaimAfter(statement, 4, queue, session, limit, priority, afterMicros, afterId);
+			bindCompletions(statement, connection, completions, queue, session);
+			bindClaimAfter(statement, firstOfClaim(), queue, session, limit, priority, afterMicros, afterId);
 		}, TaskClaims::claimResult);
+	}
+
+	/** Binds COMPLETED and, with ordered keys, the hand-off to the claiming session of tasks of {@code queue}. */
+	private void bindCompletions(PreparedStatement statement, Connection connection, Completions completions,
+			String queue, UUID session) throws SQLException {
+		completions.bind(statement, connection);
+		if (this.ordered) {
+			OrderedKeys.bindHandOff(statement, 4, queue, session);
+		}
+	}
+
+	private int firstOfClaim() {
+		return this.ordered ? 6 : 4;
 	}
 
 	/** Binds READY and TAKE_READY from position {@code first}. */
@@ -231,24 +263,32 @@ final class TaskClaims {
 		return tasks;
 	}
 
-	private static ClaimResult claimResult(ResultSet rows) throws SQLException {
+	/** Reads the rows of CLAIMED_AND_COMPLETED or COMPLETED_AND_HANDED_OFF. */
+	static ClaimResult claimResult(ResultSet rows) throws SQLException {
 		List<ClaimedTask> claimed = new ArrayList<>();
 		Set<UUID> completed = new HashSet<>();
+		List<ClaimedTask> handedOff = new ArrayList<>();
 		while (rows.next()) {
 			if (rows.getBoolean(13)) {
 				completed.add(rows.getObject(1, UUID.class));
 			}
 			else {
-				claimed.add(claimedTask(rows));
+				(rows.getBoolean(14) ? handedOff : claimed).add(claimedTask(rows));
 			}
 		}
-		return new ClaimResult(claimed, completed);
+		return new ClaimResult(claimed, completed, handedOff);
 	}
 
 	private static ClaimedTask claimedTask(ResultSet rows) throws SQLException {
-		return new ClaimedTask(rows.getObject(1, UUID.class), rows.getString(2), rows.getString(3), rows.getInt(4),
-				rows.getInt(5), instant(rows, 6), instant(rows, 7), instant(rows, 8), rows.getObject(9, UUID.class),
-				rows.getString(10), rows.getString(11), rows.getString(12));
+		return claimedTask(rows, 0);
+	}
+
+	/** Reads the claimed columns of TAKE_READY that follow the first {@code skip} columns. */
+	static ClaimedTask claimedTask(ResultSet rows, int skip) throws SQLException {
+		return new ClaimedTask(rows.getObject(skip + 1, UUID.class), rows.getString(skip + 2),
+				rows.getString(skip + 3), rows.getInt(skip + 4), rows.getInt(skip + 5), instant(rows, skip + 6),
+				instant(rows, skip + 7), instant(rows, skip + 8), rows.getObject(skip + 9, UUID.class),
+				rows.getString(skip + 10), rows.getString(skip + 11), rows.getString(skip + 12));
 	}
 
 	// OffsetDateTime rather than getTimestamp: no Calendar per value on the claim's hot path.

@@ -3,13 +3,16 @@ package dev.taskqueue.jdbc;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 
 import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -61,16 +64,18 @@ public class TaskRepository {
 			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
 			""";
 
-	// COMPLETE_ALL as a "completed" CTE, followed by more CTEs on it (%2$s): KEPT with history, OrderedKeys' PROMOTE
-	// for tasks with an ordering key (OrderedCompletions), or both.
+	// COMPLETE_ALL as a "completed" CTE, followed by more CTEs on it (%2$s): KEPT with history, OrderedKeys'
+	// HAND_OFF for tasks with an ordering key (OrderedCompletions), or both; then the SELECT %3$s, by default
+	// COMPLETED_IDS.
 	static final String COMPLETE_ALL_AND = """
 			WITH completed AS (
 			    DELETE FROM %1$s t USING unnest(?, ?) AS done(id, attempt)
 			    WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by IS NOT DISTINCT FROM ?
 			    RETURNING t.*),
 			%2$s
-			SELECT id FROM completed
-			""";
+			%3$s""";
+
+	static final String COMPLETED_IDS = "SELECT id FROM completed\n";
 
 	private static final String RETRY_LATER = """
 			UPDATE %1$s SET claimed_by = NULL, claimed_at = NULL, last_error = :error,
@@ -141,7 +146,8 @@ public class TaskRepository {
 		this.complete = history ? COMPLETE_WITH_HISTORY.formatted(tables.task(), tables.history())
 				: COMPLETE.formatted(tables.task());
 		this.completeAll = history
-				? COMPLETE_ALL_AND.formatted(tables.task(), KEPT.formatted(tables.task(), tables.history()).stripTrailing())
+				? COMPLETE_ALL_AND.formatted(tables.task(), KEPT.formatted(tables.task(), tables.history()).stripTrailing(),
+						COMPLETED_IDS)
 				: COMPLETE_ALL.formatted(tables.task());
 		this.retryLater = RETRY_LATER.formatted(tables.task());
 		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(), "");
@@ -211,8 +217,19 @@ public class TaskRepository {
 	 * @return the ids of the tasks deleted; those missing had lost their claim
 	 */
 	public List<UUID> completeAll(UUID session, List<ClaimedTask> tasks) {
+		return List.copyOf(completeAll(session, tasks, null).completed());
+	}
+
+	/**
+	 * Deletes the completed {@code tasks}, all claimed by {@code session}, with one statement, and hands the next
+	 * task of each completed task's ordering key off to {@code session} when it is due and of {@code handOffQueue}
+	 * (the caller must then run it), see {@link ClaimResult#handedOff()}.
+	 * @param handOffQueue the queue whose tasks {@code session} may take now, or {@code null} for none
+	 * @return the ids of the tasks deleted (those missing had lost their claim), and the tasks handed off
+	 */
+	public ClaimResult completeAll(UUID session, List<ClaimedTask> tasks, @Nullable String handOffQueue) {
 		if (anyOrdered(tasks)) {
-			return this.ordered.completeAll(session, tasks);
+			return this.ordered.completeAll(session, tasks, handOffQueue);
 		}
 		UUID[] ids = new UUID[tasks.size()];
 		Integer[] attempts = new Integer[tasks.size()];
@@ -226,11 +243,11 @@ public class TaskRepository {
 			statement.setArray(2, connection.createArrayOf("int4", attempts));
 			statement.setObject(3, fence);
 		}, (rows) -> {
-			List<UUID> deleted = new ArrayList<>();
+			Set<UUID> deleted = new HashSet<>();
 			while (rows.next()) {
 				deleted.add(rows.getObject(1, UUID.class));
 			}
-			return deleted;
+			return new ClaimResult(List.of(), deleted);
 		});
 	}
 

@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskQueueListener;
+import dev.taskqueue.jdbc.ClaimResult;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
@@ -57,6 +58,9 @@ final class BatchedCompletions {
 
 	private boolean stopping;
 
+	/** Where the flusher's completions hand the next tasks of their keys off to; set once the worker runs. */
+	private volatile HandOffs handOffs = HandOffs.NONE;
+
 	BatchedCompletions(TaskRepository tasks, TransactionOperations transactions, TaskQueueListener listener,
 			int maxBatch, Duration maxDelay) {
 		this.tasks = tasks;
@@ -65,6 +69,10 @@ final class BatchedCompletions {
 		this.maxBatch = maxBatch;
 		this.maxPending = maxBatch * 4;
 		this.maxDelay = maxDelay;
+	}
+
+	void handOffTo(HandOffs handOffs) {
+		this.handOffs = handOffs;
 	}
 
 	/** Adds a completion; blocks while too many are waiting. */
@@ -215,12 +223,17 @@ final class BatchedCompletions {
 
 	private boolean flush(List<Done> batch) {
 		Set<UUID> deleted = new HashSet<>();
+		List<ClaimedTask> handedOff = new ArrayList<>();
+		HandOffs handOffs = this.handOffs;
 		try {
 			Map<UUID, List<ClaimedTask>> bySession = batch.stream()
 				.map(Done::task)
 				.collect(Collectors.groupingBy(ClaimedTask::claimedBy, Collectors.toList()));
-			this.transactions.executeWithoutResult((status) -> bySession
-				.forEach((session, tasks) -> deleted.addAll(this.tasks.completeAll(session, tasks))));
+			this.transactions.executeWithoutResult((status) -> bySession.forEach((session, tasks) -> {
+				ClaimResult result = this.tasks.completeAll(session, tasks, handOffs.queueOf(tasks));
+				deleted.addAll(result.completed());
+				handedOff.addAll(result.handedOff());
+			}));
 		}
 		catch (RuntimeException | Error ex) {
 			// An Error too: the flusher must go on, or these tasks would stay claimed while this session lives.
@@ -228,6 +241,7 @@ final class BatchedCompletions {
 			putBack(batch);
 			return false;
 		}
+		handOffs.handedOff(handedOff);
 		written(batch, deleted);
 		return true;
 	}

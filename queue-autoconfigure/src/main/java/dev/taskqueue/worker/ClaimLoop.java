@@ -148,12 +148,16 @@ final class ClaimLoop implements Runnable {
 		BatchedCompletions batched = queue.handler.batchedCompletion() ? this.batched : null;
 		List<BatchedCompletions.Done> done = (batched != null) ? batched.take(this.completionBatchSize) : List.of();
 		List<ClaimedTask> doneTasks = done.stream().map(BatchedCompletions.Done::task).toList();
+		// The next task of a completed task's key may be handed off to this claim: room is kept for it.
+		int limit = Math.max(0, free - (int) doneTasks.stream()
+			.filter((task) -> task.orderingKey() != null && task.queue().equals(queue.name()))
+			.count());
 		ClaimResult result;
 		try {
 			result = this.ownTransactions.execute((status) -> (from != null)
-					? this.tasks.completeAndClaimAfter(doneTasks, queue.name(), sessionId, free, from.priority(),
+					? this.tasks.completeAndClaimAfter(doneTasks, queue.name(), sessionId, limit, from.priority(),
 							from.runAt(), from.id())
-					: this.tasks.completeAndClaim(doneTasks, queue.name(), sessionId, free));
+					: this.tasks.completeAndClaim(doneTasks, queue.name(), sessionId, limit));
 		}
 		catch (RuntimeException | Error ex) {
 			if (batched != null) {
@@ -164,8 +168,11 @@ final class ClaimLoop implements Runnable {
 		if (batched != null) {
 			batched.written(done, result.completed());
 		}
+		if (!result.handedOff().isEmpty()) {
+			this.handlers.submit(queue, result.handedOff()); // before handOver, which gives back what a pause stops
+		}
 		List<ClaimedTask> claimed = result.claimed();
-		handOver(queue, claimed, from == null, started, claimed.size() == free);
+		handOver(queue, claimed, from == null, started, claimed.size() == limit);
 	}
 
 	/** Hands the tasks of a claim to the handler threads, in claim order. */

@@ -28,6 +28,9 @@ final class CommitGroup {
 	/** The database backend serving the group's transaction. */
 	volatile int backendPid;
 
+	/** The tasks the group's completion handed off to its session, set once it ran: they run after the commit. */
+	List<ClaimedTask> handedOff = List.of();
+
 	/** A task taken by the group's thread that has no entry yet. */
 	@Nullable ClaimedTask current;
 

@@ -1,5 +1,8 @@
 package dev.taskqueue.worker;
 
+import java.util.List;
+import java.util.function.Consumer;
+
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.CompletionCommit;
 
@@ -18,17 +21,29 @@ final class CompleteAtCommit implements TransactionSynchronization {
 
 	private final ClaimedTask task;
 
-	private CompleteAtCommit(CompletionCommit completion, ClaimedTask task) {
+	private final HandOffs handOffs;
+
+	private final Consumer<ClaimedTask> handedOff;
+
+	private CompleteAtCommit(CompletionCommit completion, ClaimedTask task, HandOffs handOffs,
+			Consumer<ClaimedTask> handedOff) {
 		this.completion = completion;
 		this.task = task;
+		this.handOffs = handOffs;
+		this.handedOff = handedOff;
 	}
 
 	/**
 	 * Registers the completion of {@code task} with the current transaction. Call it once the handler has returned,
-	 * so that it is registered after the handler's own callbacks, and sorts after them.
+	 * so that it is registered after the handler's own callbacks, and sorts after them. The next task of its
+	 * ordering key, when {@code handOffs} takes it as the completion is written (see
+	 * {@link CompletionCommit#completeAndCommit(ClaimedTask, String, Consumer)}), goes to {@code handedOff}, to run
+	 * only if the transaction ends committed.
 	 */
-	static void register(CompletionCommit completion, ClaimedTask task) {
-		TransactionSynchronizationManager.registerSynchronization(new CompleteAtCommit(completion, task));
+	static void register(CompletionCommit completion, ClaimedTask task, HandOffs handOffs,
+			Consumer<ClaimedTask> handedOff) {
+		TransactionSynchronizationManager
+			.registerSynchronization(new CompleteAtCommit(completion, task, handOffs, handedOff));
 	}
 
 	@Override
@@ -38,7 +53,8 @@ final class CompleteAtCommit implements TransactionSynchronization {
 
 	@Override
 	public void beforeCommit(boolean readOnly) {
-		if (!this.completion.completeAndCommit(this.task)) {
+		String handOffQueue = this.handOffs.queueOf(List.of(this.task)); // asked now: a pause may have come since
+		if (!this.completion.completeAndCommit(this.task, handOffQueue, this.handedOff)) {
 			throw new ClaimLostAtCommit();
 		}
 	}

@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 import dev.taskqueue.TaskContext;
+import dev.taskqueue.jdbc.ClaimResult;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.PostgresConnections;
 import dev.taskqueue.jdbc.TaskRepository;
@@ -93,7 +94,7 @@ final class GroupCommit {
 				for (ClaimedTask task = first; task != null; task = steps.nextInGroup(group.size(), started)) {
 					runInSavepoint(queue, task, status, steps, group);
 				}
-				completeAll(group);
+				completeAll(group, steps.mayHandOff() ? queue.name() : null);
 			});
 		}
 		catch (RuntimeException | Error ex) {
@@ -125,6 +126,9 @@ final class GroupCommit {
 			// Its tasks are still claimed: each runs again alone, so that a task that fails the commit fails alone.
 			logger.warn("A group of " + group.size() + " tasks on queue '" + queue.name() + "' could not commit; "
 					+ "running them one by one: " + ErrorText.summary(commitFailure));
+		}
+		if (commitFailure == null && !group.handedOff.isEmpty()) {
+			steps.handedOff(group.handedOff); // claimed by the commit, for this worker to run
 		}
 		if (group.current != null) { // taken, but the transaction failed before it ran
 			runAlone.add(group.current);
@@ -234,16 +238,21 @@ final class GroupCommit {
 
 	/**
 	 * Deletes the group's completed tasks with one statement per claiming session, fenced like one by one; when a
-	 * claim was lost, the whole group rolls back, since that task's work cannot be told apart any more.
+	 * claim was lost, the whole group rolls back, since that task's work cannot be told apart any more. The next
+	 * tasks of the completed tasks' ordering keys are handed off to the claiming session when {@code handOffQueue}
+	 * is the queue's name (see {@link TaskRepository#completeAll(UUID, List, String)}); the group keeps them.
 	 */
-	private void completeAll(CommitGroup group) {
+	private void completeAll(CommitGroup group, @Nullable String handOffQueue) {
 		Map<UUID, List<ClaimedTask>> bySession = CommitGroup.completedTasks(group.entries()).stream()
 			.collect(Collectors.groupingBy(ClaimedTask::claimedBy));
 		Set<UUID> lost = new HashSet<>();
+		List<ClaimedTask> handedOff = new ArrayList<>();
 		bySession.forEach((session, completed) -> {
-			Set<UUID> deleted = new HashSet<>(this.tasks.completeAll(session, completed));
-			completed.stream().map(ClaimedTask::id).filter((id) -> !deleted.contains(id)).forEach(lost::add);
+			ClaimResult result = this.tasks.completeAll(session, completed, handOffQueue);
+			completed.stream().map(ClaimedTask::id).filter((id) -> !result.completed().contains(id)).forEach(lost::add);
+			handedOff.addAll(result.handedOff());
 		});
+		group.handedOff = handedOff;
 		if (!lost.isEmpty()) {
 			throw new ClaimsLostException(lost);
 		}

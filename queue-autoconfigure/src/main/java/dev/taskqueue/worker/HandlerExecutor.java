@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 import dev.taskqueue.jdbc.ClaimedTask;
 import org.jspecify.annotations.Nullable;
@@ -27,7 +29,7 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  * given up, and a new thread takes over the queue's waiting tasks; a handler that ignores the interrupt keeps its
  * thread, its pooled connection and so its place under {@code maxHandlers} until it returns.
  */
-final class HandlerExecutor {
+final class HandlerExecutor implements HandOffs {
 
 	private final TaskDispatcher dispatcher;
 
@@ -52,8 +54,16 @@ final class HandlerExecutor {
 
 	private final AtomicInteger nextQueue = new AtomicInteger();
 
+	private final Predicate<QueueState> mayHandOff;
+
+	/**
+	 * @param mayHandOff whether a queue's completions may hand the next task of a key to this worker: only while
+	 * it claims for that queue (running, not paused) and the queue has no cluster-wide limit, which a hand-off
+	 * would bypass
+	 */
 	HandlerExecutor(TaskDispatcher dispatcher, BatchedCompletions batched, WakeUp wakeUp, List<QueueState> queues,
-			int maxHandlers, boolean virtualThreads) {
+			int maxHandlers, boolean virtualThreads, Predicate<QueueState> mayHandOff) {
+		this.mayHandOff = mayHandOff;
 		this.dispatcher = dispatcher;
 		this.batched = batched;
 		this.wakeUp = wakeUp;
@@ -73,6 +83,40 @@ final class HandlerExecutor {
 			queue.waiting.add(task);
 		}
 		startRunners(queue);
+	}
+
+	/** Whether {@code queue}'s completions may hand off the next task of a key to this worker now. */
+	boolean mayHandOff(QueueState queue) {
+		return this.mayHandOff.test(queue);
+	}
+
+	@Override
+	public @Nullable String queueOf(List<ClaimedTask> completed) {
+		String name = completed.isEmpty() ? null : completed.get(0).queue();
+		for (ClaimedTask task : completed) {
+			if (!task.queue().equals(name)) {
+				return null;
+			}
+		}
+		QueueState queue = queue(name);
+		return (queue != null && mayHandOff(queue)) ? name : null;
+	}
+
+	@Override
+	public void handedOff(List<ClaimedTask> tasks) {
+		for (ClaimedTask task : tasks) {
+			submit(Objects.requireNonNull(queue(task.queue()), "a task is handed off only for a queue of this worker"),
+					List.of(task));
+		}
+	}
+
+	private @Nullable QueueState queue(@Nullable String name) {
+		for (QueueState queue : this.queues) {
+			if (queue.name().equals(name)) {
+				return queue;
+			}
+		}
+		return null;
 	}
 
 	/** How many more handler threads may start now, over all queues. */

@@ -1,5 +1,6 @@
 package dev.taskqueue.worker;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -85,7 +86,7 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 			begin(task, null);
 			this.executor.dispatcher().run(task, this.queue.handler, this.queue.settings,
 					this.queue.handler.batchedCompletion() ? this.executor.batched() : null,
-					() -> takeOutcome(task));
+					() -> takeOutcome(task), this.executor);
 		}
 		finally {
 			if (end(task)) { // else the timeout settled it
@@ -182,6 +183,16 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 	@Override
 	public void handled(long nanos) {
 		this.queue.handled(nanos);
+	}
+
+	@Override
+	public boolean mayHandOff() {
+		return this.executor.mayHandOff(this.queue);
+	}
+
+	@Override
+	public void handedOff(List<ClaimedTask> tasks) {
+		this.executor.submit(this.queue, tasks);
 	}
 
 	private void timeOut(ClaimedTask task) {

@@ -1,6 +1,7 @@
 package dev.taskqueue.worker;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -93,6 +94,15 @@ public class TaskDispatcher {
 	 */
 	void run(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, @Nullable BatchedCompletions batched,
 			BooleanSupplier takeOutcome) {
+		run(task, handler, settings, batched, takeOutcome, HandOffs.NONE);
+	}
+
+	/**
+	 * {@link #run} whose completion may hand the next task of {@code task}'s ordering key off to {@code handOffs}
+	 * (see {@link CompletionCommit}), asked as the completion is written.
+	 */
+	void run(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, @Nullable BatchedCompletions batched,
+			BooleanSupplier takeOutcome, HandOffs handOffs) {
 		TaskContext context = TaskInvoker.context(task);
 		try {
 			Object payload = this.invoker.prepare(task, handler, settings, context,
@@ -104,7 +114,7 @@ public class TaskDispatcher {
 				runBatched(task, handler, settings, batched, context, payload, takeOutcome);
 			}
 			else {
-				runInTransaction(task, handler, settings, context, payload, takeOutcome);
+				runInTransaction(task, handler, settings, context, payload, takeOutcome, handOffs);
 			}
 		}
 		catch (Throwable ex) {
@@ -122,10 +132,11 @@ public class TaskDispatcher {
 	}
 
 	private void runInTransaction(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings,
-			TaskContext context, Object payload, BooleanSupplier takeOutcome) {
+			TaskContext context, Object payload, BooleanSupplier takeOutcome, HandOffs handOffs) {
 		long start = System.nanoTime();
 		Boolean completed;
 		CommitWatch commit = new CommitWatch();
+		List<ClaimedTask> next = new ArrayList<>(1); // handed off by the completion, run once it has committed
 		try {
 			completed = this.handlerTransactions.execute((status) -> {
 				commit.watch();
@@ -136,7 +147,7 @@ public class TaskDispatcher {
 				}
 				CompletionCommit completion = completionAtCommit(status);
 				if (completion != null) {
-					CompleteAtCommit.register(completion, task);
+					CompleteAtCommit.register(completion, task, handOffs, next::add);
 					return true;
 				}
 				if (this.tasks.complete(task)) {
@@ -155,6 +166,7 @@ public class TaskDispatcher {
 				logger.warn(OutcomeRecorder.describe(task) + " completed, but an after-commit callback of its "
 						+ "transaction threw: " + ErrorText.summary(ex), ex);
 				this.outcomes.completed(context, duration);
+				handOffs.handedOff(next);
 			}
 			else if (takeOutcome.getAsBoolean()) {
 				this.outcomes.failed(task, context, settings, TaskInvoker.unwrap(ex), duration);
@@ -166,6 +178,7 @@ public class TaskDispatcher {
 		}
 		if (Boolean.TRUE.equals(completed)) {
 			this.outcomes.completed(context, Duration.ofNanos(System.nanoTime() - start));
+			handOffs.handedOff(next);
 		}
 		else {
 			this.outcomes.claimLost(task, context);
@@ -258,6 +271,12 @@ public class TaskDispatcher {
 
 		/** A handler ran for {@code nanos}. */
 		void handled(long nanos);
+
+		/** Whether a completion may hand the next task of the completed task's ordering key to this worker. */
+		boolean mayHandOff();
+
+		/** A completion handed off {@code tasks}, claimed for this worker: they must run like claimed tasks. */
+		void handedOff(List<ClaimedTask> tasks);
 
 	}
 

@@ -135,7 +135,11 @@ public class TaskWorker implements SmartLifecycle {
 			this.completionFlusher.start();
 		}
 		this.handlers = new HandlerExecutor(this.dispatcher, this.batched, this.wakeUp, states,
-				this.settings.maxHandlers(), this.settings.virtualThreads());
+				this.settings.maxHandlers(), this.settings.virtualThreads(), (queue) -> this.running
+						&& !queue.settings.limits().any() && !this.session.isPaused(queue.name()));
+		if (this.batched != null) {
+			this.batched.handOffTo(this.handlers);
+		}
 		this.heartbeatThread = Executors.newScheduledThreadPool(1, Threads.named("tq-heartbeat-", true));
 		long beat = this.settings.heartbeatInterval().toMillis();
 		this.heartbeatThread.scheduleWithFixedDelay(this::beat, beat, beat, TimeUnit.MILLISECONDS);

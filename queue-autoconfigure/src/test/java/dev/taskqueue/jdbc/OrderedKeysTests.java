@@ -101,8 +101,13 @@ class OrderedKeysTests {
 		List<Consumer<ClaimedTask>> ends = List.of(
 				(task) -> assertThat(tasks.complete(task)).isTrue(),
 				(task) -> assertThat(tasks.completeAll(this.session, List.of(task))).containsExactly(task.id()),
-				(task) -> assertThat(tasks.completeAndClaim(List.of(task), "q", this.session, 0).completed())
-					.containsExactly(task.id()),
+				(task) -> {
+					// The fold hands the next task off to the claiming session; given back, it is claimed below.
+					ClaimResult result = tasks.completeAndClaim(List.of(task), "q", this.session, 0);
+					assertThat(result.completed()).containsExactly(task.id());
+					assertThat(ids(result.handedOff())).containsExactly(ids.get(3));
+					assertThat(tasks.releaseUnstarted(ids(result.handedOff()), this.session)).isOne();
+				},
 				(task) -> assertThat(committed(task)).isTrue(),
 				(task) -> assertThat(tasks.moveToDead(task, "dead")).isTrue(),
 				(task) -> {
@@ -119,6 +124,66 @@ class OrderedKeysTests {
 		}
 		assertThat(claimOne("q").id()).isEqualTo(ids.get(7));
 		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task", Integer.class)).isOne();
+	}
+
+	@Test
+	void aCompletionHandsTheNextDueTaskOfTheKeyOffToItsSessionWhenAsked() {
+		UUID k1 = offer("q", "k1", 0);
+		UUID k1Next = offer("q", "k1", 0);
+		UUID k2 = offer("q", "k2", 0);
+		UUID k2Later = enqueue.offer(new NewTask(UUID.randomUUID(), "q", "{}", 0, Duration.ofHours(1), null, "{}",
+				null, false, "k2")).id();
+		UUID k3 = offer("q", "k3", 0);
+		UUID k3Next = offer("q", "k3", 0);
+		List<ClaimedTask> heads = tasks.claim("q", this.session, 10);
+		assertThat(ids(heads)).containsExactlyInAnyOrder(k1, k2, k3);
+		ClaimResult handing = tasks.completeAll(this.session, heads.stream()
+			.filter((task) -> !task.id().equals(k3)).toList(), "q");
+		assertThat(handing.completed()).containsExactlyInAnyOrder(k1, k2);
+		// k1's next is due: claimed for the session, its attempt counted; k2's is due in an hour: only promoted.
+		assertThat(handing.handedOff()).singleElement().satisfies((task) -> {
+			assertThat(task.id()).isEqualTo(k1Next);
+			assertThat(task.claimedBy()).isEqualTo(this.session);
+			assertThat(task.attempt()).isOne();
+			assertThat(task.orderingKey()).isEqualTo("k1");
+		});
+		assertThat(jdbc.queryForObject("SELECT claimed_by IS NULL FROM taskqueue_task WHERE id = ?", Boolean.class,
+				k2Later)).isTrue();
+		// Without a hand-off queue (or with another queue's name), the next task is promoted for any claim.
+		ClaimedTask k3Head = heads.stream().filter((task) -> task.id().equals(k3)).findFirst().orElseThrow();
+		ClaimResult promoting = tasks.completeAll(this.session, List.of(k3Head), "other");
+		assertThat(promoting.completed()).containsExactly(k3);
+		assertThat(promoting.handedOff()).isEmpty();
+		assertThat(ids(tasks.claim("q", this.session, 10))).containsExactly(k3Next);
+		assertThat(tasks.complete(handing.handedOff().get(0))).isTrue();
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class)).isEqualTo(2);
+	}
+
+	@Test
+	void aCompletionAtCommitHandsTheNextTaskOffOnlyWhenItCommits() {
+		UUID first = offer("q", "k", 0);
+		UUID second = offer("q", "k", 0);
+		UUID third = offer("q", "k", 0);
+		List<ClaimedTask> handedOff = new ArrayList<>();
+		ClaimedTask head = claimOne("q");
+		assertThat(head.id()).isEqualTo(first);
+		assertThat(transaction.<Boolean>execute((status) -> completionCommit.completeAndCommit(head, "q", handedOff::add)))
+			.isTrue();
+		assertThat(ids(handedOff)).containsExactly(second);
+		assertThat(handedOff.get(0).claimedBy()).isEqualTo(this.session);
+		// A lost claim hands nothing off: the fence fails the statement, the transaction rolls back.
+		ClaimedTask lost = new ClaimedTask(second, "q", "{}", 0, 7, head.enqueuedAt(), head.runAt(), head.claimedAt(),
+				this.session, null, "{}", "k");
+		assertThat(transaction.<Boolean>execute((status) -> {
+			boolean completed = completionCommit.completeAndCommit(lost, "q", handedOff::add);
+			status.setRollbackOnly();
+			return completed;
+		})).isFalse();
+		assertThat(handedOff).hasSize(1);
+		assertThat(heldCount("q")).isOne();
+		assertThat(transaction.<Boolean>execute((status) -> completionCommit.completeAndCommit(handedOff.get(0), "q",
+				handedOff::add))).isTrue();
+		assertThat(ids(handedOff)).containsExactly(second, third);
 	}
 
 	@Test
