@@ -17,14 +17,14 @@ class CockroachDbIntegrationTests extends DistributedSqlScenarios {
 	static CockroachContainer cockroach = new CockroachContainer("cockroachdb/cockroach:v25.2.4");
 
 	@Override
-	protected String jdbcUrl(String database) {
-		return "jdbc:postgresql://" + cockroach.getHost() + ":" + cockroach.getMappedPort(SQL_PORT) + "/" + database
-				+ "?sslmode=disable";
+	protected String createDatabase() {
+		String database = createDatabase(url(cockroach.getDatabaseName()), username(), password());
+		return url(database);
 	}
 
-	@Override
-	protected String adminDatabase() {
-		return cockroach.getDatabaseName();
+	private static String url(String database) {
+		return "jdbc:postgresql://" + cockroach.getHost() + ":" + cockroach.getMappedPort(SQL_PORT) + "/" + database
+				+ "?sslmode=disable";
 	}
 
 	@Override

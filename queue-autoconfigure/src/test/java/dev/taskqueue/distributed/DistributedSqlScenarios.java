@@ -18,6 +18,7 @@ import dev.taskqueue.distributed.ScenarioHandlers.Handlers;
 import dev.taskqueue.distributed.ScenarioHandlers.SessionExpiry;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.ConfigurableApplicationContext;
@@ -36,15 +37,13 @@ abstract class DistributedSqlScenarios {
 
 	private static final int TASKS = 2_000;
 
-	/** The JDBC URL of {@code database} on the container, for the PostgreSQL driver. */
-	protected abstract String jdbcUrl(String database);
+	/** Creates an empty database for one test and returns its JDBC URL, for the PostgreSQL driver. */
+	protected abstract String createDatabase();
 
-	/** The database that exists when the container has started, where the tests create theirs. */
-	protected abstract String adminDatabase();
+	/** The user to connect as, or {@code null} when the URL names it. */
+	protected abstract @Nullable String username();
 
-	protected abstract String username();
-
-	protected abstract String password();
+	protected abstract @Nullable String password();
 
 	@Test
 	void enqueuedTasksAreEachHandledOnceAndDeleted() {
@@ -96,11 +95,11 @@ abstract class DistributedSqlScenarios {
 
 	@Test
 	void threeInstancesHandleEveryTaskExactlyOnce() {
-		String database = createDatabase();
+		String url = createDatabase();
 		List<ConfigurableApplicationContext> instances = new ArrayList<>();
 		try {
 			for (int i = 0; i < 3; i++) {
-				instances.add(start(database, BusinessHandler.class, "taskqueue.worker.concurrency=6",
+				instances.add(start(url, BusinessHandler.class, "taskqueue.worker.concurrency=6",
 						"spring.datasource.hikari.maximum-pool-size=10"));
 			}
 			JdbcTemplate jdbc = instances.get(0).getBean(JdbcTemplate.class);
@@ -128,18 +127,19 @@ abstract class DistributedSqlScenarios {
 
 	@Test
 	void expiredSessionsTaskIsTakenOverAndItsHandlerRollsBack() throws Exception {
-		String database = createDatabase();
+		String url = createDatabase();
 		SessionExpiry.reset();
-		// The first instance's heartbeats are far apart, so only this test decides when its session expires.
-		try (ConfigurableApplicationContext slow = start(database, SessionExpiry.SlowHandler.class,
-				"taskqueue.worker.heartbeat-interval=20s", "taskqueue.worker.session-timeout=60s")) {
+		// The first instance beats once in 10 minutes, so it neither refreshes its session nor opens a new one while
+		// the test runs: only the test decides when that session goes stale, and the second instance expires it.
+		try (ConfigurableApplicationContext slow = start(url, SessionExpiry.SlowHandler.class,
+				"taskqueue.worker.heartbeat-interval=10m", "taskqueue.worker.session-timeout=30m")) {
 			JdbcTemplate jdbc = slow.getBean(JdbcTemplate.class);
 			jdbc.execute("CREATE TABLE business (task_id uuid NOT NULL, attempt int NOT NULL)");
 			UUID id = slow.getBean(TaskQueue.class).enqueue("expiry", "payload");
 			assertThat(SessionExpiry.slowStarted.await(60, TimeUnit.SECONDS)).isTrue();
 			// As if the first instance had paused for an hour: its session is stale on the database clock.
 			jdbc.update("UPDATE taskqueue_session SET heartbeat_at = now() - interval '1 hour'");
-			try (ConfigurableApplicationContext fast = start(database, SessionExpiry.FastHandler.class,
+			try (ConfigurableApplicationContext fast = start(url, SessionExpiry.FastHandler.class,
 					"taskqueue.worker.heartbeat-interval=200ms", "taskqueue.worker.session-timeout=60s")) {
 				Await.until("the second instance expires the first and completes the task", WAIT,
 						() -> count(jdbc, "SELECT count(*) FROM taskqueue_task") == 0);
@@ -159,16 +159,22 @@ abstract class DistributedSqlScenarios {
 		}
 	}
 
-	private ConfigurableApplicationContext start(String database, Class<?> handlers, String... properties) {
-		List<String> all = new ArrayList<>(List.of("spring.datasource.username=" + username(),
-				"spring.datasource.password=" + password()));
+	private ConfigurableApplicationContext start(String url, Class<?> handlers, String... properties) {
+		List<String> all = new ArrayList<>();
+		if (username() != null) {
+			all.add("spring.datasource.username=" + username());
+			all.add("spring.datasource.password=" + ((password() != null) ? password() : ""));
+		}
 		all.addAll(List.of(properties));
-		return TestApplications.start(jdbcUrl(database), List.of(handlers), all.toArray(String[]::new));
+		return TestApplications.start(url, List.of(handlers), all.toArray(String[]::new));
 	}
 
-	private String createDatabase() {
+	/**
+	 * Creates a database named at random on the server of {@code adminUrl} and returns its name.
+	 */
+	protected static String createDatabase(String adminUrl, @Nullable String username, @Nullable String password) {
 		String name = "taskqueue_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-		try (Connection connection = DriverManager.getConnection(jdbcUrl(adminDatabase()), username(), password());
+		try (Connection connection = DriverManager.getConnection(adminUrl, username, password);
 				Statement statement = connection.createStatement()) {
 			statement.execute("CREATE DATABASE " + name);
 		}

@@ -18,13 +18,13 @@ class YugabyteDbIntegrationTests extends DistributedSqlScenarios {
 	static YugabyteDBYSQLContainer yugabyte = new YugabyteDBYSQLContainer("yugabytedb/yugabyte:2025.2.1.0-b141");
 
 	@Override
-	protected String jdbcUrl(String database) {
-		return "jdbc:postgresql://" + yugabyte.getHost() + ":" + yugabyte.getMappedPort(YSQL_PORT) + "/" + database;
+	protected String createDatabase() {
+		String database = createDatabase(url(yugabyte.getDatabaseName()), username(), password());
+		return url(database);
 	}
 
-	@Override
-	protected String adminDatabase() {
-		return yugabyte.getDatabaseName();
+	private static String url(String database) {
+		return "jdbc:postgresql://" + yugabyte.getHost() + ":" + yugabyte.getMappedPort(YSQL_PORT) + "/" + database;
 	}
 
 	@Override
