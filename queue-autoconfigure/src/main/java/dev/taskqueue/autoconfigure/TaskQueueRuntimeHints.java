@@ -21,7 +21,9 @@ class TaskQueueRuntimeHints implements RuntimeHintsRegistrar {
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		// Flyway lists and reads the migrations from the class path at startup.
-		hints.resources().registerPattern(TaskQueueSchemaMigrator.LOCATION.substring("classpath:".length()) + "/*");
+		for (MigrationLocations database : MigrationLocations.values()) {
+			hints.resources().registerPattern(database.location().substring("classpath:".length()) + "/*");
+		}
 		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
 				ClassUtils.resolveClassName(SCHEMA_COUNTS, classLoader));
 		// UnknownPropertyCheck walks the properties' getters to tell which names exist.

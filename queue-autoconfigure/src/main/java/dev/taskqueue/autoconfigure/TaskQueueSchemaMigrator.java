@@ -1,5 +1,10 @@
 package dev.taskqueue.autoconfigure;
 
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
 import javax.sql.DataSource;
 
 import dev.taskqueue.jdbc.MigrationLock;
@@ -12,7 +17,8 @@ import org.springframework.beans.factory.InitializingBean;
 /**
  * Applies TaskQueue's own Flyway migrations ({@code classpath:db/taskqueue}, history table
  * {@code taskqueue_schema_history}) when the application starts. It is deliberately not a {@code Flyway} bean,
- * which would make Spring Boot skip the application's own migrations.
+ * which would make Spring Boot skip the application's own migrations. On CockroachDB and YugabyteDB it applies their
+ * copies of the migrations instead ({@link MigrationLocations}).
  */
 public class TaskQueueSchemaMigrator implements InitializingBean {
 
@@ -21,6 +27,11 @@ public class TaskQueueSchemaMigrator implements InitializingBean {
 
 	/** TaskQueue's Flyway history table, apart from the application's. */
 	public static final String HISTORY_TABLE = "taskqueue_schema_history";
+
+	// YugabyteDB before 2025.1 fails every advisory lock call unless this is on; then they do nothing. Flyway's
+	// PostgreSQL support, which Flyway 12 applies to YugabyteDB, takes one around the migration; the migration lock
+	// held around Flyway already keeps instances from migrating at the same time.
+	private static final String YB_SILENCE_ADVISORY_LOCK_ERRORS = "yb_silence_advisory_locks_not_supported_error";
 
 	private final DataSource dataSource;
 
@@ -37,9 +48,27 @@ public class TaskQueueSchemaMigrator implements InitializingBean {
 	}
 
 	private void migrate(DataSource connection) {
+		try (Connection locked = connection.getConnection()) {
+			MigrationLocations database = MigrationLocations.of(locked);
+			boolean silenced = database == MigrationLocations.YUGABYTEDB && silenceAdvisoryLockErrors(locked);
+			try {
+				migrate(connection, database.location());
+			}
+			finally {
+				if (silenced) {
+					execute(locked, "RESET " + YB_SILENCE_ADVISORY_LOCK_ERRORS);
+				}
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not prepare TaskQueue's migration: " + ex.getMessage(), ex);
+		}
+	}
+
+	private void migrate(DataSource connection, String location) {
 		FluentConfiguration configuration = Flyway.configure(getClass().getClassLoader())
 			.dataSource(connection)
-			.locations(LOCATION)
+			.locations(location)
 			.table(HISTORY_TABLE)
 			// The schema usually holds the application's tables already: start our history below V1.
 			.baselineOnMigrate(true)
@@ -48,6 +77,25 @@ public class TaskQueueSchemaMigrator implements InitializingBean {
 			configuration.schemas(this.tables.schema()).createSchemas(true);
 		}
 		configuration.load().migrate();
+	}
+
+	/** Turns YugabyteDB's advisory lock errors off on {@code connection} if it has the setting; says whether. */
+	private static boolean silenceAdvisoryLockErrors(Connection connection) throws SQLException {
+		try (Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery("SELECT count(*) FROM pg_settings WHERE name = '"
+						+ YB_SILENCE_ADVISORY_LOCK_ERRORS + "'")) {
+			if (!result.next() || result.getInt(1) == 0) {
+				return false;
+			}
+		}
+		execute(connection, "SET " + YB_SILENCE_ADVISORY_LOCK_ERRORS + " = on");
+		return true;
+	}
+
+	private static void execute(Connection connection, String sql) throws SQLException {
+		try (Statement statement = connection.createStatement()) {
+			statement.execute(sql);
+		}
 	}
 
 }

@@ -1,0 +1,115 @@
+package dev.taskqueue.autoconfigure;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.core.io.Resource;
+import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The migrations of CockroachDB and YugabyteDB are copies of PostgreSQL's (docs/distributed-sql.md): the same files,
+ * the same objects created, and no difference but the sharding of keys. A migration added to {@code db/taskqueue}
+ * without its copies fails here.
+ */
+class MigrationLocationsTests {
+
+	// The objects a migration creates or adds, by name: what must be the same on every database.
+	private static final Pattern OBJECT = Pattern.compile(
+			"(CREATE TABLE|CREATE UNIQUE INDEX|CREATE INDEX|CREATE SEQUENCE|ADD COLUMN|ALTER TABLE|DROP \\w+) (\\w+)");
+
+	@Test
+	void databaseIsToldFromItsVersion() {
+		assertThat(MigrationLocations.forVersion("PostgreSQL 18.1 on x86_64-pc-linux-gnu, compiled by gcc"))
+			.isEqualTo(MigrationLocations.POSTGRESQL);
+		assertThat(MigrationLocations.forVersion("CockroachDB CCL v25.2.4 (x86_64-pc-linux-gnu, built 2025/07/29)"))
+			.isEqualTo(MigrationLocations.COCKROACHDB);
+		assertThat(MigrationLocations.forVersion("PostgreSQL 11.2-YB-2.20.7.0-b0 on x86_64-pc-linux-gnu"))
+			.isEqualTo(MigrationLocations.YUGABYTEDB);
+		assertThat(MigrationLocations.forVersion("PostgreSQL 15.2-YB-2025.2.1.0-b0 on x86_64-pc-linux-gnu"))
+			.isEqualTo(MigrationLocations.YUGABYTEDB);
+	}
+
+	@ParameterizedTest
+	@EnumSource(names = { "COCKROACHDB", "YUGABYTEDB" })
+	void everyMigrationHasACopyThatCreatesTheSameObjects(MigrationLocations database) {
+		Map<String, String> postgresql = scripts(MigrationLocations.POSTGRESQL);
+		Map<String, String> copies = scripts(database);
+		assertThat(copies.keySet()).as("the migrations in " + database.location()).isEqualTo(postgresql.keySet());
+		postgresql.forEach((name, script) -> assertThat(objects(copies.get(name))).as(database + " " + name)
+			.isEqualTo(objects(script)));
+	}
+
+	@Test
+	void yugabyteCopiesDifferOnlyInAscendingKeysAndFillfactor() {
+		Map<String, String> postgresql = scripts(MigrationLocations.POSTGRESQL);
+		scripts(MigrationLocations.YUGABYTEDB).forEach((name, script) -> {
+			assertThat(statements(script)).as(name).doesNotContain("fillfactor");
+			assertThat(statements(script).replace(" ASC", "")).as(name)
+				.isEqualTo(statements(postgresql.get(name)).replace(" WITH (fillfactor = 80)", ""));
+		});
+	}
+
+	@Test
+	void cockroachCopiesDifferOnlyInTheHashShardedKeysOfVersions1And2() {
+		Map<String, String> postgresql = scripts(MigrationLocations.POSTGRESQL);
+		Map<String, String> cockroach = scripts(MigrationLocations.COCKROACHDB);
+		cockroach.forEach((name, script) -> {
+			if (!name.startsWith("V1__") && !name.startsWith("V2__")) {
+				assertThat(statements(script)).as(name).isEqualTo(statements(postgresql.get(name)));
+			}
+		});
+		assertThat(statements(cockroach.get("V1__create_taskqueue_tables.sql")))
+			.contains("CONSTRAINT taskqueue_task_pkey PRIMARY KEY (id) USING HASH WITH (bucket_count = 16)")
+			.contains("CONSTRAINT taskqueue_dead_task_pkey PRIMARY KEY (id) USING HASH WITH (bucket_count = 16)")
+			.contains("CREATE INDEX taskqueue_task_ready_idx ON taskqueue_task (queue, priority DESC, run_at, id) "
+					+ "USING HASH WITH (bucket_count = 16) WHERE claimed_by IS NULL;")
+			.contains("CREATE TABLE taskqueue_session (id uuid PRIMARY KEY,")
+			.doesNotContain("fillfactor");
+		assertThat(statements(cockroach.get("V2__operations_and_observability.sql")))
+			.contains("CONSTRAINT taskqueue_history_pkey PRIMARY KEY (id) USING HASH WITH (bucket_count = 16)");
+	}
+
+	/** The scripts of {@code database}'s location by file name. */
+	private static Map<String, String> scripts(MigrationLocations database) {
+		Map<String, String> scripts = new TreeMap<>();
+		try {
+			for (Resource resource : new PathMatchingResourcePatternResolver()
+				.getResources(database.location() + "/*.sql")) {
+				scripts.put(resource.getFilename(), resource.getContentAsString(StandardCharsets.UTF_8));
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		assertThat(scripts).as(database.location()).isNotEmpty();
+		return scripts;
+	}
+
+	/** The statements of {@code script}, without comments, with all white space as single spaces. */
+	private static String statements(String script) {
+		return script.replaceAll("--[^\\n]*", "").replaceAll("\\s+", " ").replace("( ", "(").trim();
+	}
+
+	private static List<String> objects(String script) {
+		List<String> objects = new ArrayList<>();
+		Matcher matcher = OBJECT.matcher(statements(script));
+		while (matcher.find()) {
+			objects.add(matcher.group(1) + " " + matcher.group(2));
+		}
+		return objects;
+	}
+
+}
