@@ -100,15 +100,16 @@ final class TaskClaims {
 	// are disjoint: the DELETE takes a task only while its claimed_by is the session of its claim, never null, and
 	// "ready" only tasks whose claimed_by IS NULL. A row changed since by another transaction is checked again in its
 	// new version, which can drop it from either set, not add it. So a completed task whose claim was lost and
-	// released is not deleted (nor reported completed) and may be claimed again here, as it should be.
+	// released is not deleted (nor reported completed) and may be claimed again here, as it should be. The rows are
+	// found by primary key as in TaskRepository.COMPLETE_ALL.
 	// Parameters: 1 ids, 2 attempts, 3 sessions.
 	private static final String COMPLETED = """
+			done AS MATERIALIZED (SELECT * FROM unnest(?, ?, ?) AS d(id, attempt, claimed_by)),
 			completed AS (
-			    DELETE FROM %1$s t USING unnest(?, ?, ?) AS done(id, attempt, claimed_by)
-			    WHERE t.id = done.id AND t.attempt = done.attempt
-			      AND t.claimed_by IS NOT DISTINCT FROM done.claimed_by
+			    DELETE FROM %1$s t USING done
+			    WHERE DONE_BY_ID AND t.claimed_by IS NOT DISTINCT FROM done.claimed_by
 			    RETURNING t.%2$s)
-			""";
+			""".replace("DONE_BY_ID", TaskRepository.DONE_BY_ID);
 
 	// The end of the fold: the claimed tasks, then the ids of the completed ones (done = true), then, with ordered
 	// keys, the next tasks of their keys handed off to the claiming session (handed = true).

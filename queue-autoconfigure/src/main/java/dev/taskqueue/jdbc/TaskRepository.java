@@ -48,12 +48,21 @@ public class TaskRepository {
 			ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at
 			""";
 
-	// Many completions in one statement, each fenced by its own claim.
+	// The completions of a "done" CTE (id, attempt), as COMPLETE_ALL explains.
+	static final String DONE_BY_ID = "t.id = ANY(ARRAY(SELECT id FROM done)) AND t.id = done.id "
+			+ "AND t.attempt = done.attempt";
+
+	// Many completions in one statement, each fenced by its own claim. The rows are found by primary key through
+	// = ANY of an array (DONE_BY_ID), not by a join with the unnested arrays alone: for a join the planner costs a
+	// hundred index probes above one scan of a table of some thousands of rows, and hashes all of it (6 ms instead of
+	// 0.7 for 200 completions on a table of 20,000 tasks, more when it is bloated).
 	private static final String COMPLETE_ALL = """
-			DELETE FROM %1$s t USING unnest(?, ?) AS done(id, attempt)
-			WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by IS NOT DISTINCT FROM ?
+			WITH done AS MATERIALIZED (SELECT * FROM unnest(?, ?) AS d(id, attempt))
+			DELETE FROM %1$s t USING done
+			WHERE DONE_BY_ID AND t.claimed_by IS NOT DISTINCT FROM ?
 			RETURNING t.id
-			""";
+			""".replace("DONE_BY_ID", DONE_BY_ID);
+
 
 	// Keeps the tasks of a "completed" CTE in the history (%2$s), here and in TaskClaims' fold of completions into a
 	// claim.
@@ -68,12 +77,13 @@ public class TaskRepository {
 	// HAND_OFF for tasks with an ordering key (OrderedCompletions), or both; then the SELECT %3$s, by default
 	// COMPLETED_IDS.
 	static final String COMPLETE_ALL_AND = """
-			WITH completed AS (
-			    DELETE FROM %1$s t USING unnest(?, ?) AS done(id, attempt)
-			    WHERE t.id = done.id AND t.attempt = done.attempt AND t.claimed_by IS NOT DISTINCT FROM ?
+			WITH done AS MATERIALIZED (SELECT * FROM unnest(?, ?) AS d(id, attempt)),
+			completed AS (
+			    DELETE FROM %1$s t USING done
+			    WHERE DONE_BY_ID AND t.claimed_by IS NOT DISTINCT FROM ?
 			    RETURNING t.*),
 			%2$s
-			%3$s""";
+			%3$s""".replace("DONE_BY_ID", DONE_BY_ID);
 
 	static final String COMPLETED_IDS = "SELECT id FROM completed\n";
 
