@@ -15,7 +15,6 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.jdbc.ClaimedTask;
-import dev.taskqueue.jdbc.PostgresConnections;
 import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.worker.TaskDispatcher.Steps;
 import org.apache.commons.logging.Log;
@@ -35,7 +34,8 @@ import org.springframework.util.Assert;
  * Group commit: several tasks of a queue in one transaction of the application's transaction manager, each handler
  * in a savepoint of its own, their completions deleted with one fenced statement before the commit. A failing task
  * rolls back to its savepoint and is recorded as failed after the group commits; a group that cannot commit runs
- * its tasks again one by one; a group whose task overruns its timeout is given up by ending its database backend.
+ * its tasks again one by one; a group whose task overruns its timeout is given up by ending its database session
+ * ({@link GroupGiveUp}).
  */
 final class GroupCommit {
 
@@ -89,7 +89,7 @@ final class GroupCommit {
 		try {
 			this.handlerTransactions.executeWithoutResult((status) -> {
 				commit.watch();
-				group.backendPid = backendPid();
+				group.session = session();
 				for (ClaimedTask task = first; task != null; task = steps.nextInGroup(group.size(), started)) {
 					runInSavepoint(queue, task, status, steps, group);
 				}
@@ -211,15 +211,15 @@ final class GroupCommit {
 		}
 	}
 
-	/** The backend of the group's own connection, the one its transaction manager bound. */
-	private int backendPid() {
+	/** The session of the group's own connection, the one its transaction manager bound. */
+	private Object session() {
 		ConnectionHolder holder = (ConnectionHolder) Objects
 			.requireNonNull(TransactionSynchronizationManager.getResource(groupDataSource()));
 		try {
-			return PostgresConnections.backendPid(holder.getConnection());
+			return this.tasks.sessionEnder().identify(holder.getConnection());
 		}
 		catch (SQLException ex) {
-			throw new CannotCreateTransactionException("Could not read the backend of a group's connection", ex);
+			throw new CannotCreateTransactionException("Could not identify the session of a group's connection", ex);
 		}
 	}
 

@@ -12,6 +12,7 @@ import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.CompletionCommit;
+import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -43,6 +44,8 @@ public class TaskDispatcher {
 
 	private final GroupCommit groups;
 
+	private final SerializationRetry retry;
+
 	/** Completes a task with its transaction's commit in one round trip, when the transactions allow it. */
 	private final @Nullable CompletionCommit completionCommit;
 
@@ -57,7 +60,8 @@ public class TaskDispatcher {
 	public TaskDispatcher(TaskRepository tasks, PayloadReader payloads, TransactionOperations handlerTransactions,
 			TransactionOperations ownTransactions, TaskQueueListener listener,
 			List<TaskHandlerInterceptor> interceptors) {
-		this(tasks, payloads, handlerTransactions, ownTransactions, listener, interceptors, null);
+		this(tasks, payloads, handlerTransactions, ownTransactions, listener, interceptors, null,
+				SerializationRetry.none());
 	}
 
 	/**
@@ -69,10 +73,13 @@ public class TaskDispatcher {
 	 * @param interceptors wrap each handler invocation, first one outermost
 	 * @param completionCommit completes a task with the commit of its handler's transaction, or {@code null}; only
 	 * for a {@code DataSourceTransactionManager} over TaskQueue's data source
+	 * @param retry runs a handler's transaction that failed with a serialization failure again, handler included
 	 */
 	public TaskDispatcher(TaskRepository tasks, PayloadReader payloads, TransactionOperations handlerTransactions,
 			TransactionOperations ownTransactions, TaskQueueListener listener,
-			List<TaskHandlerInterceptor> interceptors, @Nullable CompletionCommit completionCommit) {
+			List<TaskHandlerInterceptor> interceptors, @Nullable CompletionCommit completionCommit,
+			SerializationRetry retry) {
+		this.retry = retry;
 		this.tasks = tasks;
 		this.completionCommit = completionCommit;
 		this.handlerTransactions = handlerTransactions;
@@ -124,42 +131,21 @@ public class TaskDispatcher {
 	private void runInTransaction(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings,
 			TaskContext context, Object payload, BooleanSupplier takeOutcome) {
 		long start = System.nanoTime();
-		Boolean completed;
-		CommitWatch commit = new CommitWatch();
-		try {
-			completed = this.handlerTransactions.execute((status) -> {
-				commit.watch();
-				this.invoker.invoke(handler, payload, context, task);
-				if (!takeOutcome.getAsBoolean()) {
-					status.setRollbackOnly(); // it ran past its timeout, which has recorded it as failed
-					return null;
-				}
-				CompletionCommit completion = completionAtCommit(status);
-				if (completion != null) {
-					CompleteAtCommit.register(completion, task);
-					return true;
-				}
-				if (this.tasks.complete(task)) {
-					return true;
-				}
-				status.setRollbackOnly();
-				return false;
-			});
-		}
-		catch (Throwable ex) {
-			Duration duration = Duration.ofNanos(System.nanoTime() - start);
-			if (ex instanceof CompleteAtCommit.ClaimLostAtCommit) {
-				this.outcomes.claimLost(task, context);
+		Boolean completed = null;
+		for (int attempt = 1;; attempt++) {
+			CommitWatch commit = new CommitWatch();
+			try {
+				completed = runOnce(task, handler, context, payload, takeOutcome, commit);
+				break;
 			}
-			else if (commit.committed()) {
-				logger.warn(OutcomeRecorder.describe(task) + " completed, but an after-commit callback of its "
-						+ "transaction threw: " + ErrorText.summary(ex), ex);
-				this.outcomes.completed(context, duration);
+			catch (Throwable ex) {
+				// A serialization failure rolled the whole transaction back: the handler runs again, in a new one.
+				if (!commit.committed() && this.retry.retryAfter("handler", ex, attempt)) {
+					continue;
+				}
+				failedInTransaction(task, settings, context, takeOutcome, start, commit, ex);
+				return;
 			}
-			else if (takeOutcome.getAsBoolean()) {
-				this.outcomes.failed(task, context, settings, TaskInvoker.unwrap(ex), duration);
-			}
-			return;
 		}
 		if (completed == null) {
 			return;
@@ -169,6 +155,44 @@ public class TaskDispatcher {
 		}
 		else {
 			this.outcomes.claimLost(task, context);
+		}
+	}
+
+	private @Nullable Boolean runOnce(ClaimedTask task, TaskHandlerMethod handler, TaskContext context,
+			Object payload, BooleanSupplier takeOutcome, CommitWatch commit) {
+		return this.handlerTransactions.execute((status) -> {
+			commit.watch();
+			this.invoker.invoke(handler, payload, context, task);
+			if (!takeOutcome.getAsBoolean()) {
+				status.setRollbackOnly(); // it ran past its timeout, which has recorded it as failed
+				return null;
+			}
+			CompletionCommit completion = completionAtCommit(status);
+			if (completion != null) {
+				CompleteAtCommit.register(completion, task);
+				return true;
+			}
+			if (this.tasks.complete(task)) {
+				return true;
+			}
+			status.setRollbackOnly();
+			return false;
+		});
+	}
+
+	private void failedInTransaction(ClaimedTask task, QueueSettings settings, TaskContext context,
+			BooleanSupplier takeOutcome, long start, CommitWatch commit, Throwable ex) {
+		Duration duration = Duration.ofNanos(System.nanoTime() - start);
+		if (ex instanceof CompleteAtCommit.ClaimLostAtCommit) {
+			this.outcomes.claimLost(task, context);
+		}
+		else if (commit.committed()) {
+			logger.warn(OutcomeRecorder.describe(task) + " completed, but an after-commit callback of its "
+					+ "transaction threw: " + ErrorText.summary(ex), ex);
+			this.outcomes.completed(context, duration);
+		}
+		else if (takeOutcome.getAsBoolean()) {
+			this.outcomes.failed(task, context, settings, TaskInvoker.unwrap(ex), duration);
 		}
 	}
 
