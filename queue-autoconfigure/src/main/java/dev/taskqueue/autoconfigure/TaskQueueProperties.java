@@ -340,7 +340,9 @@ public class TaskQueueProperties implements Validator {
 
 		/**
 		 * Whether enqueues send a PostgreSQL NOTIFY and workers LISTEN for it, to start new tasks without waiting
-		 * for the next poll; turn off behind PgBouncer in transaction pooling mode.
+		 * for the next poll; turn off behind PgBouncer in transaction pooling mode. Left unset on CockroachDB or
+		 * YugabyteDB, workers poll; set it on YugabyteDB only when the cluster has LISTEN/NOTIFY (on CockroachDB,
+		 * which has none, setting it stops the application).
 		 */
 		private boolean enabled = true;
 
