@@ -103,9 +103,11 @@ public final class TaskQueueDescriptors {
 	public record DatabaseInfo(String name, boolean listenNotify, boolean advisoryLocks) {
 
 		static @Nullable DatabaseInfo of(@Nullable DatabaseDialect dialect) {
-			return (dialect != null)
-					? new DatabaseInfo(dialect.database().propertyValue(), dialect.listenNotify(), dialect.advisoryLocks())
-					: null;
+			if (dialect == null) {
+				return null;
+			}
+			return new DatabaseInfo(dialect.database().propertyValue(), dialect.listenNotify(),
+					dialect.advisoryLocks());
 		}
 
 	}

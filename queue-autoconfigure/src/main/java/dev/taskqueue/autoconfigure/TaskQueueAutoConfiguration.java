@@ -124,7 +124,8 @@ public class TaskQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnBooleanProperty(name = "taskqueue.schema.migrate", matchIfMissing = true)
 	@ConditionalOnMissingBean
-	TaskQueueSchemaMigrator taskQueueSchemaMigrator(DataSource dataSource, TaskTables tables, DatabaseDialect dialect) {
+	TaskQueueSchemaMigrator taskQueueSchemaMigrator(DataSource dataSource, TaskTables tables,
+			DatabaseDialect dialect) {
 		return new TaskQueueSchemaMigrator(dataSource, tables, dialect.advisoryLocks());
 	}
 

@@ -85,7 +85,8 @@ class SerializableExactlyOnceIntegrationTests {
 			instances.forEach((instance) -> instance.getBean(MeterRegistry.class)
 				.find("taskqueue.serialization.retries")
 				.counters()
-				.forEach((counter) -> retries.merge(counter.getId().getTag("operation"), counter.count(), Double::sum)));
+				.forEach((counter) -> retries.merge(counter.getId().getTag("operation"), counter.count(),
+						Double::sum)));
 			logger.info("Serialization retries in " + mode + " mode, by operation: " + retries);
 			assertThat(retries.values().stream().mapToDouble(Double::doubleValue).sum())
 				.as("serialization failures were retried").isPositive();
