@@ -15,6 +15,7 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.worker.TaskDispatcher.Steps;
 import org.apache.commons.logging.Log;
@@ -123,8 +124,15 @@ final class GroupCommit {
 		}
 		else if (commitFailure != null && group.size() > 1) {
 			// Its tasks are still claimed: each runs again alone, so that a task that fails the commit fails alone.
-			logger.warn("A group of " + group.size() + " tasks on queue '" + queue.name() + "' could not commit; "
-					+ "running them one by one: " + ErrorText.summary(commitFailure));
+			// A serialization failure is routine on serializable databases: not worth a warning.
+			String message = "A group of " + group.size() + " tasks on queue '" + queue.name() + "' could not "
+					+ "commit; running them one by one: " + ErrorText.summary(commitFailure);
+			if (SerializationRetry.isSerializationFailure(commitFailure)) {
+				logger.info(message);
+			}
+			else {
+				logger.warn(message);
+			}
 		}
 		if (group.current != null) { // taken, but the transaction failed before it ran
 			runAlone.add(group.current);
