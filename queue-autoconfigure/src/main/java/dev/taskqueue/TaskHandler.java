@@ -59,7 +59,9 @@ public @interface TaskHandler {
 		/**
 		 * The handler runs in a transaction that also deletes the task, so its database work commits exactly once.
 		 * With {@code taskqueue.queues.<name>.group-commit-size} above 1, several tasks share one transaction, each
-		 * handler in a savepoint of its own, and commit together.
+		 * handler in a savepoint of its own, and commit together. When the database rolls that transaction back as
+		 * a serialization failure (SQLSTATE 40001, routine on CockroachDB) or a deadlock, the whole transaction runs
+		 * again and so does the handler, without counting an attempt ({@code taskqueue.serialization-retry.*}).
 		 */
 		TRANSACTIONAL,
 

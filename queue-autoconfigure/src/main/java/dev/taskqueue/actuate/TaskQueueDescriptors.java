@@ -9,6 +9,7 @@ import dev.taskqueue.DeadTask;
 import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.TaskQueueOperations.WorkerSessionInfo;
+import dev.taskqueue.jdbc.DatabaseDialect;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -86,9 +87,29 @@ public final class TaskQueueDescriptors {
 	 *
 	 * @param queues every queue that has tasks, dead tasks, a pause, or a handler here
 	 * @param sessions the live instances
+	 * @param database the database TaskQueue runs on, as resolved at startup ({@code null} if unknown)
 	 */
-	public record TaskQueueDescriptor(List<QueueStats> queues, List<WorkerSessionInfo> sessions)
-			implements OperationResponseBody {
+	public record TaskQueueDescriptor(List<QueueStats> queues, List<WorkerSessionInfo> sessions,
+			@Nullable DatabaseInfo database) implements OperationResponseBody {
+	}
+
+	/**
+	 * The database TaskQueue runs on ({@code taskqueue.database}, detected or set) and what it uses of it.
+	 *
+	 * @param name postgresql, cockroachdb or yugabytedb
+	 * @param listenNotify whether enqueues NOTIFY and workers LISTEN (else they poll)
+	 * @param advisoryLocks whether the migration lock is an advisory lock (else a row lock)
+	 */
+	public record DatabaseInfo(String name, boolean listenNotify, boolean advisoryLocks) {
+
+		static @Nullable DatabaseInfo of(@Nullable DatabaseDialect dialect) {
+			if (dialect == null) {
+				return null;
+			}
+			return new DatabaseInfo(dialect.database().propertyValue(), dialect.listenNotify(),
+					dialect.advisoryLocks());
+		}
+
 	}
 
 	/**

@@ -10,6 +10,7 @@ import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskList;
 import dev.taskqueue.actuate.TaskQueueDescriptors.QueueActionResult;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskActionResult;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskQueueDescriptor;
+import dev.taskqueue.jdbc.DatabaseDialect;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -60,13 +61,22 @@ public class TaskQueueEndpoint {
 
 	private final TaskQueueOperations operations;
 
+	private final @Nullable DatabaseDialect database;
+
 	public TaskQueueEndpoint(TaskQueueOperations operations) {
+		this(operations, null);
+	}
+
+	/** An endpoint that also shows the database TaskQueue runs on. */
+	public TaskQueueEndpoint(TaskQueueOperations operations, @Nullable DatabaseDialect database) {
 		this.operations = operations;
+		this.database = database;
 	}
 
 	@ReadOperation
 	public TaskQueueDescriptor taskQueue() {
-		return new TaskQueueDescriptor(this.operations.queueStats(), this.operations.sessions());
+		return new TaskQueueDescriptor(this.operations.queueStats(), this.operations.sessions(),
+				TaskQueueDescriptors.DatabaseInfo.of(this.database));
 	}
 
 	@ReadOperation

@@ -2,7 +2,9 @@ package dev.taskqueue.actuate;
 
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
+import dev.taskqueue.jdbc.DatabaseDialect;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -31,8 +33,9 @@ public class TaskQueueEndpointAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		TaskQueueEndpoint taskQueueEndpoint(TaskQueueOperations operations) {
-			return new TaskQueueEndpoint(operations);
+		TaskQueueEndpoint taskQueueEndpoint(TaskQueueOperations operations,
+				ObjectProvider<DatabaseDialect> database) {
+			return new TaskQueueEndpoint(operations, database.getIfAvailable());
 		}
 
 	}

@@ -4,7 +4,8 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Locale;
+
+import dev.taskqueue.jdbc.Database;
 
 /**
  * Where the migrations of each database are. PostgreSQL's, in {@code db/taskqueue}, are the schema's source of
@@ -34,18 +35,13 @@ enum MigrationLocations {
 		return this.location;
 	}
 
-	/**
-	 * The database that answered {@code version()} with {@code version}: CockroachDB says "CockroachDB CCL v25.2.4
-	 * (...)", YugabyteDB "PostgreSQL 15.2-YB-2025.2.1.0-b0 on ...".
-	 */
+	/** The migrations of the database that answered {@code version()} with {@code version} ({@link Database}). */
 	static MigrationLocations forVersion(String version) {
-		if (version.contains("CockroachDB")) {
-			return COCKROACHDB;
-		}
-		if (version.toUpperCase(Locale.ROOT).contains("-YB-")) {
-			return YUGABYTEDB;
-		}
-		return POSTGRESQL;
+		return switch (Database.fromVersion(version)) {
+			case COCKROACHDB -> COCKROACHDB;
+			case YUGABYTEDB -> YUGABYTEDB;
+			default -> POSTGRESQL;
+		};
 	}
 
 	/** The database {@code connection} is connected to, from its {@code version()}. */

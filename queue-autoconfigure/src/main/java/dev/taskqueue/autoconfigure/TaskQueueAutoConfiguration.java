@@ -1,8 +1,6 @@
 package dev.taskqueue.autoconfigure;
 
 import java.lang.management.ManagementFactory;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
@@ -17,11 +15,13 @@ import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.jdbc.BatchRepository;
 import dev.taskqueue.jdbc.CompletionCommit;
+import dev.taskqueue.jdbc.DatabaseDialect;
 import dev.taskqueue.jdbc.DeadTaskRepository;
 import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.QueueRepository;
 import dev.taskqueue.jdbc.QueueStatsRepository;
 import dev.taskqueue.jdbc.RetentionRepository;
+import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.SessionRepository;
 import dev.taskqueue.jdbc.TaskNotifications;
 import dev.taskqueue.jdbc.TaskRepository;
@@ -85,7 +85,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 @ConditionalOnBooleanProperty(name = "taskqueue.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(TaskQueueProperties.class)
 // Makes @DependsOnDatabaseInitialization work even when no other auto-configuration imports it.
-@Import({ DatabaseInitializationDependencyConfigurer.class, TopicsAndBatchesConfiguration.class })
+@Import({ DatabaseInitializationDependencyConfigurer.class, DatabaseConfiguration.class,
+		TopicsAndBatchesConfiguration.class })
 public class TaskQueueAutoConfiguration {
 
 	@Bean
@@ -123,14 +124,16 @@ public class TaskQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnBooleanProperty(name = "taskqueue.schema.migrate", matchIfMissing = true)
 	@ConditionalOnMissingBean
-	TaskQueueSchemaMigrator taskQueueSchemaMigrator(DataSource dataSource, TaskTables tables) {
-		return new TaskQueueSchemaMigrator(dataSource, tables);
+	TaskQueueSchemaMigrator taskQueueSchemaMigrator(DataSource dataSource, TaskTables tables,
+			DatabaseDialect dialect) {
+		return new TaskQueueSchemaMigrator(dataSource, tables, dialect.advisoryLocks());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	TaskRepository taskRepository(DataSource dataSource, TaskTables tables, TaskQueueProperties properties) {
-		return new TaskRepository(dataSource, tables, properties.getHistory().isEnabled());
+	TaskRepository taskRepository(DataSource dataSource, TaskTables tables, TaskQueueProperties properties,
+			DatabaseDialect dialect, SerializationRetry retry) {
+		return new TaskRepository(dataSource, tables, properties.getHistory().isEnabled(), dialect, retry);
 	}
 
 	@Bean
@@ -213,10 +216,11 @@ public class TaskQueueAutoConfiguration {
 	@ConditionalOnBooleanProperty(name = "taskqueue.notify.enabled", matchIfMissing = true)
 	static class NotifyConfiguration {
 
+		// null (no bean: every user asks getIfAvailable) on a database without LISTEN/NOTIFY; see DatabaseResolution
 		@Bean
 		@ConditionalOnMissingBean
-		TaskNotifications taskNotifications(TaskTables tables) {
-			return new TaskNotifications(tables);
+		@Nullable TaskNotifications taskNotifications(TaskTables tables, DatabaseDialect dialect) {
+			return dialect.listenNotify() ? new TaskNotifications(tables) : null;
 		}
 
 	}
@@ -234,7 +238,8 @@ public class TaskQueueAutoConfiguration {
 				SessionRepository sessions, QueueRepository queues, DataSource dataSource,
 				ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
 				ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors,
-				ObjectProvider<TaskNotifications> notifications, TaskTables tables, Environment environment) {
+				ObjectProvider<TaskNotifications> notifications, TaskTables tables, Environment environment,
+				SerializationRetry retry) {
 			Integer poolSize = ConnectionBudget.poolSize(dataSource);
 			TaskNotifications listening = notifications.getIfAvailable();
 			if (listening != null && poolSize != null && !ConnectionBudget.hasRoomForListen(poolSize)) {
@@ -242,7 +247,7 @@ public class TaskQueueAutoConfiguration {
 						+ "besides a handler, claiming and heartbeats: this worker polls only");
 				listening = null;
 			}
-			TransactionOperations ownTransactions = ownTransactions(dataSource);
+			TransactionOperations own = ConnectionBudget.ownTransactions(dataSource);
 			PlatformTransactionManager handlerTransactionManager = transactionManager
 				.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
 			TransactionTemplate handlerTransactions = new TransactionTemplate(handlerTransactionManager);
@@ -252,14 +257,15 @@ public class TaskQueueAutoConfiguration {
 					(poolSize != null) ? ConnectionBudget.maxHandlers(poolSize, listening != null) : Integer.MAX_VALUE,
 					Threading.VIRTUAL.isActive(environment), worker.getCompletionBatchSize(),
 					worker.getCompletionFlushInterval(), worker.getMaxPrefetch());
-			WorkerSession session = new WorkerSession(sessions, queues, ownTransactions, sessionName(environment),
-					worker.getSessionTimeout());
+			WorkerSession session = new WorkerSession(sessions, queues, retry.transactions("session", own),
+					sessionName(environment), worker.getSessionTimeout());
 			TaskQueueListeners listener = new TaskQueueListeners(listeners.orderedStream().toList());
 			TaskDispatcher dispatcher = new TaskDispatcher(tasks,
 					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)), handlerTransactions,
-					ownTransactions, listener, interceptors.orderedStream().toList(),
-					completionCommit(handlerTransactionManager, dataSource, tables, properties));
-			return new TaskWorker(registry, tasks, session, dispatcher, ownTransactions, listener, settings,
+					retry.transactions("outcome", own), listener, interceptors.orderedStream().toList(),
+					completionCommit(handlerTransactionManager, dataSource, tables, properties), retry);
+			return new TaskWorker(registry, tasks, session, dispatcher, retry.transactions("claim", own), listener,
+					settings,
 					(handler) -> QueueSettingsResolver.resolve(properties, handler, handlerTransactionManager),
 					dataSource, listening);
 		}
@@ -272,22 +278,6 @@ public class TaskQueueAutoConfiguration {
 				DataSource dataSource, TaskTables tables, TaskQueueProperties properties) {
 			return (manager instanceof DataSourceTransactionManager jdbc && jdbc.getDataSource() == dataSource)
 					? new CompletionCommit(dataSource, tables, properties.getHistory().isEnabled()) : null;
-		}
-
-		/**
-		 * Transactions for the worker's bookkeeping, every piece of which is a single statement: none at all when the
-		 * pool hands out auto-commit connections (a COMMIT round trip less per claim), real ones when it does not.
-		 */
-		private static TransactionOperations ownTransactions(DataSource dataSource) {
-			try (Connection connection = dataSource.getConnection()) {
-				if (connection.getAutoCommit()) {
-					return TransactionOperations.withoutTransaction();
-				}
-			}
-			catch (SQLException ex) {
-				// cannot tell: transactions are right either way
-			}
-			return new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		}
 
 		private static String sessionName(Environment environment) {

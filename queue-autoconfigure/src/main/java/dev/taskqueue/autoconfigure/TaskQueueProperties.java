@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import dev.taskqueue.jdbc.Database;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -23,6 +24,19 @@ public class TaskQueueProperties implements Validator {
 	 * Whether TaskQueue is configured at all.
 	 */
 	private boolean enabled = true;
+
+	/**
+	 * The database TaskQueue runs on: auto (detected from the connection), postgresql, cockroachdb or yugabytedb.
+	 * What the database cannot do is refused at startup, not ignored; a setting that contradicts the detected
+	 * database stops the application.
+	 */
+	private Database database = Database.AUTO;
+
+	/**
+	 * How TaskQueue's own transactions run again after a serialization failure or deadlock.
+	 */
+	@NestedConfigurationProperty
+	private final SerializationRetryProperties serializationRetry = new SerializationRetryProperties();
 
 	private final Schema schema = new Schema();
 
@@ -59,6 +73,18 @@ public class TaskQueueProperties implements Validator {
 
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
+	}
+
+	public Database getDatabase() {
+		return this.database;
+	}
+
+	public void setDatabase(Database database) {
+		this.database = database;
+	}
+
+	public SerializationRetryProperties getSerializationRetry() {
+		return this.serializationRetry;
 	}
 
 	public Schema getSchema() {
@@ -314,7 +340,9 @@ public class TaskQueueProperties implements Validator {
 
 		/**
 		 * Whether enqueues send a PostgreSQL NOTIFY and workers LISTEN for it, to start new tasks without waiting
-		 * for the next poll; turn off behind PgBouncer in transaction pooling mode.
+		 * for the next poll; turn off behind PgBouncer in transaction pooling mode. Left unset on CockroachDB or
+		 * YugabyteDB, workers poll; set it on YugabyteDB only when the cluster has LISTEN/NOTIFY (on CockroachDB,
+		 * which has none, setting it stops the application).
 		 */
 		private boolean enabled = true;
 

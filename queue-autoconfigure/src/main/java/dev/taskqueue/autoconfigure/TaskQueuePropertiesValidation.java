@@ -45,6 +45,13 @@ final class TaskQueuePropertiesValidation {
 		positive("retention.history", retention.getHistory());
 		positive("retention.prune-interval", retention.getPruneInterval());
 		dashboard(this.properties.getDashboard());
+		SerializationRetryProperties serializationRetry = this.properties.getSerializationRetry();
+		atLeast("serialization-retry.max-attempts", serializationRetry.getMaxAttempts(), 1);
+		notNegative("serialization-retry.initial-delay", serializationRetry.getInitialDelay());
+		positive("serialization-retry.max-delay", serializationRetry.getMaxDelay());
+		if (this.properties.getDatabase() == null) {
+			reject("database", null, "must be auto, postgresql, cockroachdb or yugabytedb");
+		}
 		this.properties.getQueues().forEach(this::queue);
 	}
 

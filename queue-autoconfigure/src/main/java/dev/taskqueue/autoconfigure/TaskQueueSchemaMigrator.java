@@ -37,14 +37,26 @@ public class TaskQueueSchemaMigrator implements InitializingBean {
 
 	private final TaskTables tables;
 
+	private final boolean advisoryLocks;
+
 	public TaskQueueSchemaMigrator(DataSource dataSource, TaskTables tables) {
+		this(dataSource, tables, true);
+	}
+
+	/**
+	 * @param dataSource the application's data source
+	 * @param tables the table names
+	 * @param advisoryLocks whether the database has advisory locks for {@link MigrationLock}, else a row lock
+	 */
+	public TaskQueueSchemaMigrator(DataSource dataSource, TaskTables tables, boolean advisoryLocks) {
 		this.dataSource = dataSource;
 		this.tables = tables;
+		this.advisoryLocks = advisoryLocks;
 	}
 
 	@Override
 	public void afterPropertiesSet() {
-		MigrationLock.holding(this.dataSource, this.tables, this::migrate);
+		MigrationLock.holding(this.dataSource, this.tables, this.advisoryLocks, this::migrate);
 	}
 
 	private void migrate(DataSource connection) {

@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.jdbc.BatchRepository;
+import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskNotifications;
 import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.jdbc.TopicRepository;
@@ -55,8 +56,9 @@ class TopicsAndBatchesConfiguration {
 	@ConditionalOnBooleanProperty(name = "taskqueue.worker.enabled", matchIfMissing = true)
 	@DependsOnDatabaseInitialization
 	BatchSweeper taskQueueBatchSweeper(BatchRepository batches, DataSource dataSource,
-			TaskQueueProperties properties) {
-		return new BatchSweeper(batches, transactions(dataSource), properties.getWorker().getPollInterval(),
+			TaskQueueProperties properties, SerializationRetry retry) {
+		return new BatchSweeper(batches, retry.transactions("batch-sweep", transactions(dataSource)),
+				properties.getWorker().getPollInterval(),
 				properties.getWorker().getHeartbeatInterval(), properties.getRetention().getDeadLetters());
 	}
 

@@ -41,6 +41,10 @@ public class LimitedClaims {
 			SELECT name FROM %1$s WHERE name = :queue FOR UPDATE
 			""";
 
+	// Under SERIALIZABLE (CockroachDB's default, and PostgreSQL's when configured so) the counts are right too: a
+	// transaction whose snapshot missed the claims of the one that held the lock before it reads what that one
+	// wrote, and the database fails it (SQLSTATE 40001) rather than let both commit; the claim is then run again.
+	// Only REPEATABLE READ, a snapshot without that check, is switched to READ COMMITTED.
 	// A statement of its own, after LOCK, and not a CTE of it: under READ COMMITTED each statement takes a new
 	// snapshot, and this one starts after the lock was granted, so it sees every claim committed by the transaction
 	// that held the lock before. A statement that waited for the lock would see the locked row's newest version
@@ -49,7 +53,7 @@ public class LimitedClaims {
 	// "> HELD" leaves out the tasks held behind their ordering key, whose claimed_by is the nil UUID (sorts first).
 	// :period is null without a rate limit, which makes the window columns null.
 	private static final String STATE = """
-			SELECT current_setting('transaction_isolation') = 'read committed' AS read_committed,
+			SELECT current_setting('transaction_isolation') IN ('read committed', 'serializable') AS read_committed,
 			       CASE WHEN :countRunning
 			            THEN (SELECT count(*) FROM %2$s t WHERE t.claimed_by > HELD AND t.queue = q.name)
 			            ELSE 0 END AS running,
@@ -82,6 +86,8 @@ public class LimitedClaims {
 
 	private final TransactionTemplate readCommitted;
 
+	private final SerializationRetry retry;
+
 	/** Whether the database's default isolation is another than READ COMMITTED, found by the first claim. */
 	private volatile boolean otherDefaultIsolation;
 
@@ -94,6 +100,12 @@ public class LimitedClaims {
 	private final String countStarts;
 
 	public LimitedClaims(DataSource dataSource, TaskTables tables, TaskRepository tasks) {
+		this(dataSource, tables, tasks, SerializationRetry.none());
+	}
+
+	/** Claims whose transactions run again after a serialization failure, as {@code retry} allows. */
+	public LimitedClaims(DataSource dataSource, TaskTables tables, TaskRepository tasks, SerializationRetry retry) {
+		this.retry = retry;
 		this.jdbc = JdbcClient.create(dataSource);
 		this.tasks = tasks;
 		DataSourceTransactionManager manager = new DataSourceTransactionManager(dataSource);
@@ -116,6 +128,19 @@ public class LimitedClaims {
 	 * in claim order like {@link TaskRepository#claim}.
 	 */
 	public LimitedClaim claim(String queue, UUID session, int wanted, QueueLimits limits) {
+		for (int attempt = 1;; attempt++) {
+			try {
+				return claimOnce(queue, session, wanted, limits); // a transaction of its own (REQUIRES_NEW)
+			}
+			catch (RuntimeException ex) {
+				if (!this.retry.retryAfter("limited-claim", ex, attempt)) {
+					throw ex;
+				}
+			}
+		}
+	}
+
+	private LimitedClaim claimOnce(String queue, UUID session, int wanted, QueueLimits limits) {
 		LimitedClaim claim;
 		try {
 			claim = (this.otherDefaultIsolation ? this.readCommitted : this.transactions)

@@ -127,26 +127,29 @@ public class TaskRepository {
 
 	private final LimitedClaims limitedClaims;
 
-	private final String complete;
+	private final SessionEnder sessionEnder;
 
-	private final String completeAll;
-
-	private final String retryLater;
-
-	private final String moveToDead;
-
-	private final String releaseUnstarted;
+	private final String complete, completeAll, retryLater, moveToDead, releaseUnstarted;
 
 	public TaskRepository(DataSource dataSource, TaskTables tables) {
 		this(dataSource, tables, false);
+	}
+
+	/** A repository for PostgreSQL, see the next constructor. */
+	public TaskRepository(DataSource dataSource, TaskTables tables, boolean history) {
+		this(dataSource, tables, history, DatabaseDialect.of(Database.POSTGRESQL, true), SerializationRetry.none());
 	}
 
 	/**
 	 * @param dataSource the application's data source
 	 * @param tables the table names
 	 * @param history whether completions also record the task in the history table
+	 * @param dialect what the database can do
+	 * @param retry how the claims of limited queues, transactions of their own, retry serialization failures
 	 */
-	public TaskRepository(DataSource dataSource, TaskTables tables, boolean history) {
+	public TaskRepository(DataSource dataSource, TaskTables tables, boolean history, DatabaseDialect dialect,
+			SerializationRetry retry) {
+		this.sessionEnder = new SessionEnder(dataSource, dialect.sessionEnd());
 		JdbcTemplate jdbcTemplate = new JdbcTemplate(dataSource);
 		this.jdbc = JdbcClient.create(jdbcTemplate);
 		this.statements = new HotStatements(dataSource, jdbcTemplate.getExceptionTranslator());
@@ -162,7 +165,7 @@ public class TaskRepository {
 		this.retryLater = RETRY_LATER.formatted(tables.task());
 		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(), "");
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
-		this.limitedClaims = new LimitedClaims(dataSource, tables, this);
+		this.limitedClaims = new LimitedClaims(dataSource, tables, this, retry);
 	}
 
 	/** The claims of queues with cluster-wide limits, which take the queue's lock before {@link #claim}. */
@@ -287,13 +290,9 @@ public class TaskRepository {
 			.update();
 	}
 
-	/**
-	 * Ends the database backend {@code pid} and so rolls back its transaction and frees its locks.
-	 * @return whether the backend was there to be signalled
-	 */
-	public boolean terminateBackend(int pid) {
-		return Boolean.TRUE
-			.equals(this.jdbc.sql("SELECT pg_terminate_backend(:pid)").param("pid", pid).query(Boolean.class).single());
+	/** Ends the session serving a transaction from another thread (group commit's give-up), as the database can. */
+	public SessionEnder sessionEnder() {
+		return this.sessionEnder;
 	}
 
 	private JdbcClient.StatementSpec fenced(String sql, ClaimedTask task) {

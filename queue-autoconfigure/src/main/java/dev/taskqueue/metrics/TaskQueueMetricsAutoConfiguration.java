@@ -4,6 +4,7 @@ import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueProperties;
+import dev.taskqueue.jdbc.SerializationRetry;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -27,6 +28,13 @@ public class TaskQueueMetricsAutoConfiguration {
 	@Bean
 	TaskQueueListener taskQueueMetricsListener(MeterRegistry meterRegistry) {
 		return new TaskQueueMetricsListener(meterRegistry);
+	}
+
+	@Bean
+	@ConditionalOnBean(SerializationRetry.class)
+	SerializationRetryCounter taskQueueSerializationRetryCounter(SerializationRetry retry,
+			MeterRegistry meterRegistry) {
+		return new SerializationRetryCounter(retry, meterRegistry);
 	}
 
 	@Bean

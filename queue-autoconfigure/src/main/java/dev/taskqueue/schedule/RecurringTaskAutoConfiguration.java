@@ -10,6 +10,7 @@ import dev.taskqueue.autoconfigure.TaskQueueProperties;
 import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.ScheduleRepository;
+import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.support.TaskQueueListeners;
 import org.springframework.beans.factory.ObjectProvider;
@@ -51,8 +52,9 @@ public class RecurringTaskAutoConfiguration {
 
 	@Bean
 	TickRunner taskQueueTickRunner(ScheduleRepository schedules, EnqueueRepository tasks, DataSource dataSource,
-			TaskQueueProperties properties, ObjectProvider<TaskQueueListener> listeners) {
-		return new TickRunner(schedules, tasks, new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
+			TaskQueueProperties properties, ObjectProvider<TaskQueueListener> listeners, SerializationRetry retry) {
+		return new TickRunner(schedules, tasks, retry.transactions("schedule-tick",
+				new TransactionTemplate(new DataSourceTransactionManager(dataSource))),
 				new TaskQueueListeners(listeners.orderedStream().toList()),
 				properties.getWorker().getSessionTimeout());
 	}

@@ -229,11 +229,15 @@ final class BatchedCompletions {
 			Map<UUID, List<ClaimedTask>> bySession = batch.stream()
 				.map(Done::task)
 				.collect(Collectors.groupingBy(ClaimedTask::claimedBy, Collectors.toList()));
-			this.transactions.executeWithoutResult((status) -> bySession.forEach((session, tasks) -> {
-				ClaimResult result = this.tasks.completeAll(session, tasks, handOffs.queueOf(tasks));
-				deleted.addAll(result.completed());
-				handedOff.addAll(result.handedOff());
-			}));
+			this.transactions.executeWithoutResult((status) -> {
+				deleted.clear(); // a serialization failure runs this again: what a rolled back try did is undone
+				handedOff.clear();
+				bySession.forEach((session, tasks) -> {
+					ClaimResult result = this.tasks.completeAll(session, tasks, handOffs.queueOf(tasks));
+					deleted.addAll(result.completed());
+					handedOff.addAll(result.handedOff());
+				});
+			});
 		}
 		catch (RuntimeException | Error ex) {
 			// An Error too: the flusher must go on, or these tasks would stay claimed while this session lives.

@@ -25,8 +25,8 @@ final class CommitGroup {
 	/** Whether giving up ended the transaction and released the completed tasks. */
 	volatile boolean released;
 
-	/** The database backend serving the group's transaction. */
-	volatile int backendPid;
+	/** The database session serving the group's transaction, as {@code SessionEnder#identify} names it. */
+	volatile @Nullable Object session;
 
 	/** The tasks the group's completion handed off to its session, set once it ran: they run after the commit. */
 	List<ClaimedTask> handedOff = List.of();

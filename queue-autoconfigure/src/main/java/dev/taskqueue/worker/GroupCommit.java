@@ -16,7 +16,7 @@ import javax.sql.DataSource;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.jdbc.ClaimResult;
 import dev.taskqueue.jdbc.ClaimedTask;
-import dev.taskqueue.jdbc.PostgresConnections;
+import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.worker.TaskDispatcher.Steps;
 import org.apache.commons.logging.Log;
@@ -36,7 +36,8 @@ import org.springframework.util.Assert;
  * Group commit: several tasks of a queue in one transaction of the application's transaction manager, each handler
  * in a savepoint of its own, their completions deleted with one fenced statement before the commit. A failing task
  * rolls back to its savepoint and is recorded as failed after the group commits; a group that cannot commit runs
- * its tasks again one by one; a group whose task overruns its timeout is given up by ending its database backend.
+ * its tasks again one by one; a group whose task overruns its timeout is given up by ending its database session
+ * ({@link GroupGiveUp}).
  */
 final class GroupCommit {
 
@@ -90,7 +91,7 @@ final class GroupCommit {
 		try {
 			this.handlerTransactions.executeWithoutResult((status) -> {
 				commit.watch();
-				group.backendPid = backendPid();
+				group.session = session();
 				for (ClaimedTask task = first; task != null; task = steps.nextInGroup(group.size(), started)) {
 					runInSavepoint(queue, task, status, steps, group);
 				}
@@ -124,8 +125,15 @@ final class GroupCommit {
 		}
 		else if (commitFailure != null && group.size() > 1) {
 			// Its tasks are still claimed: each runs again alone, so that a task that fails the commit fails alone.
-			logger.warn("A group of " + group.size() + " tasks on queue '" + queue.name() + "' could not commit; "
-					+ "running them one by one: " + ErrorText.summary(commitFailure));
+			// A serialization failure is routine on serializable databases: not worth a warning.
+			String message = "A group of " + group.size() + " tasks on queue '" + queue.name() + "' could not "
+					+ "commit; running them one by one: " + ErrorText.summary(commitFailure);
+			if (SerializationRetry.isSerializationFailure(commitFailure)) {
+				logger.info(message);
+			}
+			else {
+				logger.warn(message);
+			}
 		}
 		if (commitFailure == null && !group.handedOff.isEmpty()) {
 			steps.handedOff(group.handedOff); // claimed by the commit, for this worker to run
@@ -215,15 +223,15 @@ final class GroupCommit {
 		}
 	}
 
-	/** The backend of the group's own connection, the one its transaction manager bound. */
-	private int backendPid() {
+	/** The session of the group's own connection, the one its transaction manager bound. */
+	private Object session() {
 		ConnectionHolder holder = (ConnectionHolder) Objects
 			.requireNonNull(TransactionSynchronizationManager.getResource(groupDataSource()));
 		try {
-			return PostgresConnections.backendPid(holder.getConnection());
+			return this.tasks.sessionEnder().identify(holder.getConnection());
 		}
 		catch (SQLException ex) {
-			throw new CannotCreateTransactionException("Could not read the backend of a group's connection", ex);
+			throw new CannotCreateTransactionException("Could not identify the session of a group's connection", ex);
 		}
 	}
 

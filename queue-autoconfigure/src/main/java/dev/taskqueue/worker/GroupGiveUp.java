@@ -1,5 +1,6 @@
 package dev.taskqueue.worker;
 
+import java.sql.SQLException;
 import java.util.List;
 
 import dev.taskqueue.jdbc.ClaimedTask;
@@ -7,13 +8,16 @@ import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.worker.TaskDispatcher.Steps;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionOperations;
 
 /**
- * Gives up a group of {@link GroupCommit} whose task ran past its timeout: ends the database backend serving the
- * group's transaction (the role may always end its own backends), which rolls it back and frees its locks, releases
- * the tasks it had completed, and records the others' outcomes.
+ * Gives up a group of {@link GroupCommit} whose task ran past its timeout: ends the database session serving the
+ * group's transaction ({@code SessionEnder}: {@code pg_terminate_backend} on PostgreSQL and YugabyteDB, a role may
+ * always end its own backends; {@code CANCEL SESSION} on CockroachDB), which rolls it back and frees its locks,
+ * releases the tasks it had completed, and records the others' outcomes. The completed tasks are released only once
+ * the session is gone, so their work, which was in that transaction, can no longer commit: they run again, once.
  */
 final class GroupGiveUp {
 
@@ -44,7 +48,7 @@ final class GroupGiveUp {
 			Steps steps) {
 		List<CommitGroup.Entry> entries = group.entries();
 		try {
-			group.released = endBackend(group.backendPid, timedOut);
+			group.released = endSession(group.session, timedOut);
 			if (group.released) {
 				this.outcomes.release(CommitGroup.completedTasks(entries));
 			}
@@ -62,12 +66,22 @@ final class GroupGiveUp {
 		}
 	}
 
-	private boolean endBackend(int pid, ClaimedTask timedOut) {
+	private boolean endSession(@Nullable Object session, ClaimedTask timedOut) {
+		if (session == null) {
+			return false;
+		}
 		try {
-			return Boolean.TRUE.equals(this.ownTransactions.execute((status) -> this.tasks.terminateBackend(pid)));
+			return Boolean.TRUE.equals(this.ownTransactions.execute((status) -> {
+				try {
+					return this.tasks.sessionEnder().end(session);
+				}
+				catch (SQLException ex) {
+					throw new IllegalStateException(ex.getMessage(), ex);
+				}
+			}));
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not end the database backend " + pid + " running task " + timedOut.id()
+			logger.warn("Could not end the database session " + session + " running task " + timedOut.id()
 					+ " and its group: " + ErrorText.summary(ex));
 			return false;
 		}

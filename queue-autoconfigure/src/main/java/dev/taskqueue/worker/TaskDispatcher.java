@@ -1,7 +1,6 @@
 package dev.taskqueue.worker;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -13,14 +12,13 @@ import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.CompletionCommit;
+import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.TransactionStatus;
-import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionOperations;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -34,18 +32,13 @@ public class TaskDispatcher {
 
 	private static final Log logger = LogFactory.getLog(TaskDispatcher.class);
 
-	private final TaskRepository tasks;
-
-	private final TransactionOperations handlerTransactions;
-
 	private final OutcomeRecorder outcomes;
 
 	private final TaskInvoker invoker;
 
 	private final GroupCommit groups;
 
-	/** Completes a task with its transaction's commit in one round trip, when the transactions allow it. */
-	private final @Nullable CompletionCommit completionCommit;
+	private final TransactionalRun transactional;
 
 	/**
 	 * @param tasks the task repository
@@ -58,7 +51,8 @@ public class TaskDispatcher {
 	public TaskDispatcher(TaskRepository tasks, PayloadReader payloads, TransactionOperations handlerTransactions,
 			TransactionOperations ownTransactions, TaskQueueListener listener,
 			List<TaskHandlerInterceptor> interceptors) {
-		this(tasks, payloads, handlerTransactions, ownTransactions, listener, interceptors, null);
+		this(tasks, payloads, handlerTransactions, ownTransactions, listener, interceptors, null,
+				SerializationRetry.none());
 	}
 
 	/**
@@ -70,15 +64,16 @@ public class TaskDispatcher {
 	 * @param interceptors wrap each handler invocation, first one outermost
 	 * @param completionCommit completes a task with the commit of its handler's transaction, or {@code null}; only
 	 * for a {@code DataSourceTransactionManager} over TaskQueue's data source
+	 * @param retry runs a handler's transaction that failed with a serialization failure again, handler included
 	 */
 	public TaskDispatcher(TaskRepository tasks, PayloadReader payloads, TransactionOperations handlerTransactions,
 			TransactionOperations ownTransactions, TaskQueueListener listener,
-			List<TaskHandlerInterceptor> interceptors, @Nullable CompletionCommit completionCommit) {
-		this.tasks = tasks;
-		this.completionCommit = completionCommit;
-		this.handlerTransactions = handlerTransactions;
+			List<TaskHandlerInterceptor> interceptors, @Nullable CompletionCommit completionCommit,
+			SerializationRetry retry) {
 		this.outcomes = new OutcomeRecorder(tasks, ownTransactions, listener);
 		this.invoker = new TaskInvoker(payloads, this.outcomes.listener(), interceptors);
+		this.transactional = new TransactionalRun(tasks, handlerTransactions, this.outcomes, this.invoker,
+				completionCommit, retry);
 		DataSource groupDataSource = (handlerTransactions instanceof TransactionTemplate template
 				&& template.getTransactionManager() instanceof DataSourceTransactionManager manager)
 						? manager.getDataSource() : null;
@@ -114,7 +109,7 @@ public class TaskDispatcher {
 				runBatched(task, handler, settings, batched, context, payload, takeOutcome);
 			}
 			else {
-				runInTransaction(task, handler, settings, context, payload, takeOutcome, handOffs);
+				this.transactional.run(task, handler, settings, context, payload, takeOutcome, handOffs);
 			}
 		}
 		catch (Throwable ex) {
@@ -129,71 +124,6 @@ public class TaskDispatcher {
 	 */
 	List<ClaimedTask> runGroup(QueueState queue, ClaimedTask first, Steps steps) {
 		return this.groups.run(queue, first, steps);
-	}
-
-	private void runInTransaction(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings,
-			TaskContext context, Object payload, BooleanSupplier takeOutcome, HandOffs handOffs) {
-		long start = System.nanoTime();
-		Boolean completed;
-		CommitWatch commit = new CommitWatch();
-		List<ClaimedTask> next = new ArrayList<>(1); // handed off by the completion, run once it has committed
-		try {
-			completed = this.handlerTransactions.execute((status) -> {
-				commit.watch();
-				this.invoker.invoke(handler, payload, context, task);
-				if (!takeOutcome.getAsBoolean()) {
-					status.setRollbackOnly(); // it ran past its timeout, which has recorded it as failed
-					return null;
-				}
-				CompletionCommit completion = completionAtCommit(status);
-				if (completion != null) {
-					CompleteAtCommit.register(completion, task, handOffs, next::add);
-					return true;
-				}
-				if (this.tasks.complete(task)) {
-					return true;
-				}
-				status.setRollbackOnly();
-				return false;
-			});
-		}
-		catch (Throwable ex) {
-			Duration duration = Duration.ofNanos(System.nanoTime() - start);
-			if (ex instanceof CompleteAtCommit.ClaimLostAtCommit) {
-				this.outcomes.claimLost(task, context);
-			}
-			else if (commit.committed()) {
-				logger.warn(OutcomeRecorder.describe(task) + " completed, but an after-commit callback of its "
-						+ "transaction threw: " + ErrorText.summary(ex), ex);
-				this.outcomes.completed(context, duration);
-				handOffs.handedOff(next);
-			}
-			else if (takeOutcome.getAsBoolean()) {
-				this.outcomes.failed(task, context, settings, TaskInvoker.unwrap(ex), duration);
-			}
-			return;
-		}
-		if (completed == null) {
-			return;
-		}
-		if (Boolean.TRUE.equals(completed)) {
-			this.outcomes.completed(context, Duration.ofNanos(System.nanoTime() - start));
-			handOffs.handedOff(next);
-		}
-		else {
-			this.outcomes.claimLost(task, context);
-		}
-	}
-
-	/**
-	 * What completes the task with the commit, if it can go with it: only in a transaction of its own (not one
-	 * joined, nor a savepoint) whose synchronizations this commit runs, so that its commit is the one the
-	 * completion sends.
-	 */
-	private @Nullable CompletionCommit completionAtCommit(TransactionStatus status) {
-		return (status.isNewTransaction() && !status.hasSavepoint()
-				&& status instanceof DefaultTransactionStatus transaction && transaction.isNewSynchronization())
-						? this.completionCommit : null;
 	}
 
 	private void runBatched(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings,

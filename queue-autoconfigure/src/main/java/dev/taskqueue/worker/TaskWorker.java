@@ -289,8 +289,9 @@ public class TaskWorker implements SmartLifecycle {
 		int wanted = states.stream().mapToInt((state) -> state.settings.concurrency()).sum();
 		if (wanted > this.settings.maxHandlers()) {
 			logger.warn("The queues' concurrency adds up to " + wanted + " but the connection pool leaves room for "
-					+ this.settings.maxHandlers() + " handlers (the worker keeps one connection for its bookkeeping "
-					+ "and one for LISTEN): TaskQueue runs at most " + this.settings.maxHandlers() + " at once. Size "
+					+ this.settings.maxHandlers() + " handlers (the worker keeps one connection for its bookkeeping"
+					+ ((this.notifications != null) ? " and one for LISTEN" : "") + "): TaskQueue runs at most "
+					+ this.settings.maxHandlers() + " at once. Size "
 					+ "the pool at least the sum of the queues' concurrency + 2, plus what the rest of the application "
 					+ "uses");
 		}

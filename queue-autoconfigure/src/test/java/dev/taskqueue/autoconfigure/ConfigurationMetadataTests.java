@@ -119,6 +119,10 @@ class ConfigurationMetadataTests {
 				assertThat(Double.parseDouble(defaultValue(name))).as("default of " + name)
 					.isEqualTo(number.doubleValue());
 			}
+			else if (value instanceof Enum<?> constant) { // the metadata writes a constant as it is written in a file
+				assertThat(defaultValue(name)).as("default of " + name)
+					.isEqualTo(constant.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+			}
 			else {
 				assertThat(defaultValue(name)).as("default of " + name).isEqualTo(String.valueOf(value));
 			}

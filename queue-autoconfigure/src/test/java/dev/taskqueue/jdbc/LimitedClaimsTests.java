@@ -155,6 +155,28 @@ class LimitedClaimsTests {
 		}
 	}
 
+	/**
+	 * Under SERIALIZABLE (CockroachDB's default) the claim stays at that level: the database fails the claim whose
+	 * snapshot missed the holder's claims (SQLSTATE 40001), and the claim runs again and counts them.
+	 */
+	@Test
+	void underSerializableAClaimThatWaitedForTheLockIsRetriedAndCountsWhatTheHolderClaimed() throws Exception {
+		String database = jdbc.queryForObject("SELECT current_database()", String.class);
+		jdbc.execute("ALTER DATABASE " + database + " SET default_transaction_isolation = 'serializable'");
+		try {
+			SerializationRetry retry = new SerializationRetry(10, Duration.ofMillis(1), Duration.ofMillis(10));
+			List<String> retried = new java.util.concurrent.CopyOnWriteArrayList<>();
+			retry.onRetry(retried::add);
+			claimAfterTheLockHolder(new TaskRepository(dataSource, TaskTables.inSchema(null), false,
+					DatabaseDialect.of(Database.COCKROACHDB, false), retry).limitedClaims());
+			assertThat(retried).as("the claim failed with 40001 and ran again").isNotEmpty()
+				.containsOnly("limited-claim");
+		}
+		finally {
+			jdbc.execute("ALTER DATABASE " + database + " RESET default_transaction_isolation");
+		}
+	}
+
 	private void claimAfterTheLockHolder(LimitedClaims claims) throws Exception {
 		insertReady("q", 4);
 		claims.claim("q", this.session, 1, new QueueLimits(2, 0, null)); // the row exists

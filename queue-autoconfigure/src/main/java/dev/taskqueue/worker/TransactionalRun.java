@@ -1,0 +1,141 @@
+package dev.taskqueue.worker;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.handler.TaskHandlerMethod;
+import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.jdbc.CompletionCommit;
+import dev.taskqueue.jdbc.SerializationRetry;
+import dev.taskqueue.jdbc.TaskRepository;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.DefaultTransactionStatus;
+import org.springframework.transaction.support.TransactionOperations;
+
+/**
+ * A task of a {@code TRANSACTIONAL} queue without group commit: its handler and its fenced completion in one
+ * transaction of the application's transaction manager, the completion sent with the commit when it can be
+ * ({@link CompletionCommit}). A serialization failure runs the whole transaction again, handler included; the next
+ * task of an ordering key handed off by the completion runs once the transaction has committed.
+ */
+final class TransactionalRun {
+
+	private static final Log logger = LogFactory.getLog(TransactionalRun.class);
+
+	private final TaskRepository tasks;
+
+	private final TransactionOperations handlerTransactions;
+
+	private final OutcomeRecorder outcomes;
+
+	private final TaskInvoker invoker;
+
+	/** Completes a task with its transaction's commit in one round trip, when the transactions allow it. */
+	private final @Nullable CompletionCommit completionCommit;
+
+	private final SerializationRetry retry;
+
+	TransactionalRun(TaskRepository tasks, TransactionOperations handlerTransactions, OutcomeRecorder outcomes,
+			TaskInvoker invoker, @Nullable CompletionCommit completionCommit, SerializationRetry retry) {
+		this.tasks = tasks;
+		this.handlerTransactions = handlerTransactions;
+		this.outcomes = outcomes;
+		this.invoker = invoker;
+		this.completionCommit = completionCommit;
+		this.retry = retry;
+	}
+
+	void run(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, TaskContext context,
+			Object payload, BooleanSupplier takeOutcome, HandOffs handOffs) {
+		long start = System.nanoTime();
+		Boolean completed = null;
+		List<ClaimedTask> next = new ArrayList<>(1); // handed off by the completion, run once it has committed
+		for (int attempt = 1;; attempt++) {
+			CommitWatch commit = new CommitWatch();
+			next.clear(); // what an attempt that rolled back handed off is not claimed
+			try {
+				completed = runOnce(task, handler, context, payload, takeOutcome, commit, handOffs, next);
+				break;
+			}
+			catch (Throwable ex) {
+				// A serialization failure rolled the whole transaction back: the handler runs again, in a new one.
+				if (!commit.committed() && this.retry.retryAfter("handler", ex, attempt)) {
+					continue;
+				}
+				failed(task, settings, context, takeOutcome, start, commit, ex);
+				if (commit.committed()) {
+					handOffs.handedOff(next);
+				}
+				return;
+			}
+		}
+		if (completed == null) {
+			return;
+		}
+		if (Boolean.TRUE.equals(completed)) {
+			this.outcomes.completed(context, Duration.ofNanos(System.nanoTime() - start));
+			handOffs.handedOff(next);
+		}
+		else {
+			this.outcomes.claimLost(task, context);
+		}
+	}
+
+	private @Nullable Boolean runOnce(ClaimedTask task, TaskHandlerMethod handler, TaskContext context,
+			Object payload, BooleanSupplier takeOutcome, CommitWatch commit, HandOffs handOffs,
+			List<ClaimedTask> next) {
+		return this.handlerTransactions.execute((status) -> {
+			commit.watch();
+			this.invoker.invoke(handler, payload, context, task);
+			if (!takeOutcome.getAsBoolean()) {
+				status.setRollbackOnly(); // it ran past its timeout, which has recorded it as failed
+				return null;
+			}
+			CompletionCommit completion = completionAtCommit(status);
+			if (completion != null) {
+				CompleteAtCommit.register(completion, task, handOffs, next::add);
+				return true;
+			}
+			if (this.tasks.complete(task)) {
+				return true;
+			}
+			status.setRollbackOnly();
+			return false;
+		});
+	}
+
+	private void failed(ClaimedTask task, QueueSettings settings, TaskContext context, BooleanSupplier takeOutcome,
+			long start, CommitWatch commit, Throwable ex) {
+		Duration duration = Duration.ofNanos(System.nanoTime() - start);
+		if (ex instanceof CompleteAtCommit.ClaimLostAtCommit) {
+			this.outcomes.claimLost(task, context);
+		}
+		else if (commit.committed()) {
+			logger.warn(OutcomeRecorder.describe(task) + " completed, but an after-commit callback of its "
+					+ "transaction threw: " + ErrorText.summary(ex), ex);
+			this.outcomes.completed(context, duration);
+		}
+		else if (takeOutcome.getAsBoolean()) {
+			this.outcomes.failed(task, context, settings, TaskInvoker.unwrap(ex), duration);
+		}
+	}
+
+	/**
+	 * What completes the task with the commit, if it can go with it: only in a transaction of its own (not one
+	 * joined, nor a savepoint) whose synchronizations this commit runs, so that its commit is the one the
+	 * completion sends.
+	 */
+	private @Nullable CompletionCommit completionAtCommit(TransactionStatus status) {
+		return (status.isNewTransaction() && !status.hasSavepoint()
+				&& status instanceof DefaultTransactionStatus transaction && transaction.isNewSynchronization())
+						? this.completionCommit : null;
+	}
+
+}
