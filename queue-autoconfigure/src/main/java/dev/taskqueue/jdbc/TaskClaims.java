@@ -29,37 +29,63 @@ final class TaskClaims {
 			UPDATE %1$s t SET claimed_by = ?, claimed_at = now(), attempt = t.attempt + 1
 			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))
 			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
-			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers, t.ordering_key
+			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers, t.ordering_key, t.bucket
 			""";
 
-	// Parameters: 1 queue, 2 session, 3 limit.
+	// The ready tasks of one bucket in claim order (the ready index read from the bucket's head), then, only when
+	// that bucket has fewer than :limit (the outer LIMIT stops the UNION ALL as soon as it has enough), the later
+	// buckets and then the earlier ones, each in (bucket, claim order): the wrap-around of YugabyteDB's random-start
+	// claim, over buckets. So a claim never misses a task whatever bucket count its producer had (or has since), and
+	// with one bucket the first branch is today's claim of V1's index and the others are two empty index probes,
+	// made only when the claim comes back short. Every branch reads the index in its own order: no sort.
+	// Parameters: own 1 queue, 2 bucket, 3 limit; later 4 queue, 5 bucket, 6 limit; earlier 7 queue, 8 bucket,
+	// 9 limit; 10 session, 11 limit.
 	private static final String READY = """
 			ready AS MATERIALIZED (
-			    SELECT id FROM %1$s
-			    WHERE queue = ? AND claimed_by IS NULL AND run_at <= now()
-			      AND EXISTS (SELECT 1 FROM %2$s s WHERE s.id = ?)
-			    ORDER BY priority DESC, run_at, id
-			    LIMIT ?
-			    FOR UPDATE SKIP LOCKED)
+			    SELECT id FROM (
+			        SELECT id FROM (
+			            SELECT id FROM %1$s
+			            WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND run_at <= now()
+			            ORDER BY priority DESC, run_at, id
+			            LIMIT ?
+			            FOR UPDATE SKIP LOCKED) own
+			        UNION ALL
+			        SELECT id FROM (
+			            SELECT id FROM %1$s
+			            WHERE queue = ? AND bucket > ? AND claimed_by IS NULL AND run_at <= now()
+			            ORDER BY bucket, priority DESC, run_at, id
+			            LIMIT ?
+			            FOR UPDATE SKIP LOCKED) later
+			        UNION ALL
+			        SELECT id FROM (
+			            SELECT id FROM %1$s
+			            WHERE queue = ? AND bucket < ? AND claimed_by IS NULL AND run_at <= now()
+			            ORDER BY bucket, priority DESC, run_at, id
+			            LIMIT ?
+			            FOR UPDATE SKIP LOCKED) earlier
+			    ) next
+			    WHERE EXISTS (SELECT 1 FROM %2$s s WHERE s.id = ?)
+			    LIMIT ?)
 			""";
 
 	private static final String CLAIM = "WITH " + READY + TAKE_READY;
 
-	// CLAIM for a queue that knows where its previous claim ended (task :afterId of priority :priority, due at
+	// CLAIM for a bucket that knows where its previous claim ended (task :afterId of priority :priority, due at
 	// :after), so that the scan need not walk the index entries of tasks claimed since: a held-open transaction
 	// elsewhere keeps VACUUM from removing them, and each would cost a heap visit. Same order as CLAIM, in three
 	// ranges: higher priorities due in the last second, the same priority after (:after, :afterId) (or from a second
 	// ago, if earlier), lower priorities. Tasks due before those bounds (released, recovered from an expired session,
 	// or committed by a transaction that ran for more than a second) are left to the next CLAIM, which the worker
-	// runs every second or so.
-	// Parameters: higher 1 queue, 2 priority, 3 limit; same 4 queue, 5 priority, 6 and 7 after (micros), 8 afterId,
-	// 9 limit; lower 10 queue, 11 priority, 12 limit; 13 session, 14 limit.
+	// runs every second or so. It reads its own bucket only; the worker follows a short one with a CLAIM (which
+	// wraps around the other buckets) when the queue has more than one.
+	// Parameters: higher 1 queue, 2 bucket, 3 priority, 4 limit; same 5 queue, 6 bucket, 7 priority, 8 and 9 after
+	// (micros), 10 afterId, 11 limit; lower 12 queue, 13 bucket, 14 priority, 15 limit; 16 session, 17 limit.
 	private static final String READY_AFTER = """
 			ready AS MATERIALIZED (
 			    SELECT id FROM (
 			        SELECT id FROM (
 			            SELECT id FROM %1$s
-			            WHERE queue = ? AND claimed_by IS NULL AND priority > ?
+			            WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND priority > ?
 			              AND run_at >= now() - interval '1 second' AND run_at <= now()
 			            ORDER BY priority DESC, run_at, id
 			            LIMIT ?
@@ -67,7 +93,7 @@ final class TaskClaims {
 			        UNION ALL
 			        SELECT id FROM (
 			            SELECT id FROM %1$s
-			            WHERE queue = ? AND claimed_by IS NULL AND priority = ?
+			            WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND priority = ?
 			              AND (run_at, id) > (
 			                  LEAST(timestamptz 'epoch' + ? * interval '1 microsecond',
 			                        now() - interval '1 second'),
@@ -81,7 +107,7 @@ final class TaskClaims {
 			        UNION ALL
 			        SELECT id FROM (
 			            SELECT id FROM %1$s
-			            WHERE queue = ? AND claimed_by IS NULL AND priority < ? AND run_at <= now()
+			            WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND priority < ? AND run_at <= now()
 			            ORDER BY priority DESC, run_at, id
 			            LIMIT ?
 			            FOR UPDATE SKIP LOCKED) lower
@@ -113,10 +139,10 @@ final class TaskClaims {
 	// The end of the fold: the claimed tasks, then the ids of the completed ones (done = true).
 	private static final String CLAIMED_AND_COMPLETED = """
 			SELECT id, queue, payload, priority, attempt, enqueued_at, run_at, claimed_at, claimed_by, last_error, headers,
-			       ordering_key, false AS done
+			       ordering_key, bucket, false AS done
 			FROM claimed
 			UNION ALL
-			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true FROM completed
+			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true FROM completed
 			""";
 
 	private final HotStatements statements;
@@ -153,136 +179,83 @@ final class TaskClaims {
 				+ take.stripTrailing() + ")\n" + CLAIMED_AND_COMPLETED;
 	}
 
-	List<ClaimedTask> claim(String queue, UUID session, int limit) {
+	List<ClaimedTask> claim(String queue, int bucket, UUID session, int limit) {
 		return this.statements.query(this.claim,
-				(statement, connection) -> bindClaim(statement, 1, queue, session, limit), TaskClaims::claimedTasks);
+				(statement, connection) -> bindClaim(statement, 1, queue, bucket, session, limit),
+				ClaimRows::claimedTasks);
 	}
 
-	List<ClaimedTask> claimAfter(String queue, UUID session, int limit, int priority, Instant after, UUID afterId) {
+	List<ClaimedTask> claimAfter(String queue, int bucket, UUID session, int limit, int priority, Instant after,
+			UUID afterId) {
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.claimAfter,
-				(statement, connection) -> bindClaimAfter(statement, 1, queue, session, limit, priority, afterMicros,
-						afterId),
-				TaskClaims::claimedTasks);
+				(statement, connection) -> bindClaimAfter(statement, 1, queue, bucket, session, limit, priority,
+						afterMicros, afterId),
+				ClaimRows::claimedTasks);
 	}
 
-	ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, UUID session, int limit) {
+	ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, int bucket, UUID session, int limit) {
 		if (done.isEmpty()) {
-			return new ClaimResult(claim(queue, session, limit), Set.of());
+			return new ClaimResult(claim(queue, bucket, session, limit), Set.of());
 		}
-		Completions completions = new Completions(done);
+		ClaimRows.Completions completions = new ClaimRows.Completions(done);
 		return this.statements.query(this.completeAndClaim, (statement, connection) -> {
 			completions.bind(statement, connection);
-			bindClaim(statement, 4, queue, session, limit);
-		}, TaskClaims::claimResult);
+			bindClaim(statement, 4, queue, bucket, session, limit);
+		}, ClaimRows::claimResult);
 	}
 
-	ClaimResult completeAndClaimAfter(List<ClaimedTask> done, String queue, UUID session, int limit, int priority,
-			Instant after, UUID afterId) {
+	ClaimResult completeAndClaimAfter(List<ClaimedTask> done, String queue, int bucket, UUID session, int limit,
+			int priority, Instant after, UUID afterId) {
 		if (done.isEmpty()) {
-			return new ClaimResult(claimAfter(queue, session, limit, priority, after, afterId), Set.of());
+			return new ClaimResult(claimAfter(queue, bucket, session, limit, priority, after, afterId), Set.of());
 		}
-		Completions completions = new Completions(done);
+		ClaimRows.Completions completions = new ClaimRows.Completions(done);
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.completeAndClaimAfter, (statement, connection) -> {
 			completions.bind(statement, connection);
-			bindClaimAfter(statement, 4, queue, session, limit, priority, afterMicros, afterId);
-		}, TaskClaims::claimResult);
+			bindClaimAfter(statement, 4, queue, bucket, session, limit, priority, afterMicros, afterId);
+		}, ClaimRows::claimResult);
 	}
 
-	/** Binds READY and TAKE_READY from position {@code first}. */
-	private static void bindClaim(PreparedStatement statement, int first, String queue, UUID session, int limit)
-			throws SQLException {
-		statement.setString(first, queue);
-		statement.setObject(first + 1, session);
-		statement.setInt(first + 2, limit);
-		statement.setObject(first + 3, session);
+	/** Binds READY and TAKE_READY from position {@code first}: each use of a parameter has its own. */
+	private static void bindClaim(PreparedStatement statement, int first, String queue, int bucket, UUID session,
+			int limit) throws SQLException {
+		for (int branch = 0; branch < 3; branch++) { // own, later, earlier
+			statement.setString(first + 3 * branch, queue);
+			statement.setInt(first + 3 * branch + 1, bucket);
+			statement.setInt(first + 3 * branch + 2, limit);
+		}
+		statement.setObject(first + 9, session);
+		statement.setInt(first + 10, limit);
+		statement.setObject(first + 11, session);
 	}
 
 	/** Binds READY_AFTER and TAKE_READY from position {@code first}: each use of a parameter has its own. */
-	private static void bindClaimAfter(PreparedStatement statement, int first, String queue, UUID session, int limit,
-			int priority, @Nullable Long afterMicros, UUID afterId) throws SQLException {
+	private static void bindClaimAfter(PreparedStatement statement, int first, String queue, int bucket,
+			UUID session, int limit, int priority, @Nullable Long afterMicros, UUID afterId) throws SQLException {
 		// higher
 		statement.setString(first, queue);
-		statement.setInt(first + 1, priority);
-		statement.setInt(first + 2, limit);
+		statement.setInt(first + 1, bucket);
+		statement.setInt(first + 2, priority);
+		statement.setInt(first + 3, limit);
 		// same
-		statement.setString(first + 3, queue);
-		statement.setInt(first + 4, priority);
-		Micros.bind(statement, first + 5, afterMicros);
-		Micros.bind(statement, first + 6, afterMicros);
-		statement.setObject(first + 7, afterId);
-		statement.setInt(first + 8, limit);
+		statement.setString(first + 4, queue);
+		statement.setInt(first + 5, bucket);
+		statement.setInt(first + 6, priority);
+		Micros.bind(statement, first + 7, afterMicros);
+		Micros.bind(statement, first + 8, afterMicros);
+		statement.setObject(first + 9, afterId);
+		statement.setInt(first + 10, limit);
 		// lower
-		statement.setString(first + 9, queue);
-		statement.setInt(first + 10, priority);
-		statement.setInt(first + 11, limit);
+		statement.setString(first + 11, queue);
+		statement.setInt(first + 12, bucket);
+		statement.setInt(first + 13, priority);
+		statement.setInt(first + 14, limit);
 		// the session's check, the overall limit, then TAKE_READY
-		statement.setObject(first + 12, session);
-		statement.setInt(first + 13, limit);
-		statement.setObject(first + 14, session);
-	}
-
-	private static List<ClaimedTask> claimedTasks(ResultSet rows) throws SQLException {
-		List<ClaimedTask> tasks = new ArrayList<>();
-		while (rows.next()) {
-			tasks.add(claimedTask(rows));
-		}
-		return tasks;
-	}
-
-	private static ClaimResult claimResult(ResultSet rows) throws SQLException {
-		List<ClaimedTask> claimed = new ArrayList<>();
-		Set<UUID> completed = new HashSet<>();
-		while (rows.next()) {
-			if (rows.getBoolean(13)) {
-				completed.add(rows.getObject(1, UUID.class));
-			}
-			else {
-				claimed.add(claimedTask(rows));
-			}
-		}
-		return new ClaimResult(claimed, completed);
-	}
-
-	private static ClaimedTask claimedTask(ResultSet rows) throws SQLException {
-		return new ClaimedTask(rows.getObject(1, UUID.class), rows.getString(2), rows.getString(3), rows.getInt(4),
-				rows.getInt(5), instant(rows, 6), instant(rows, 7), instant(rows, 8), rows.getObject(9, UUID.class),
-				rows.getString(10), rows.getString(11), rows.getString(12));
-	}
-
-	// OffsetDateTime rather than getTimestamp: no Calendar per value on the claim's hot path.
-	private static Instant instant(ResultSet rows, int column) throws SQLException {
-		return rows.getObject(column, OffsetDateTime.class).toInstant();
-	}
-
-	/** The arrays COMPLETED unnests, built before the statement takes a connection. */
-	private static final class Completions {
-
-		private final UUID[] ids;
-
-		private final Integer[] attempts;
-
-		private final UUID[] sessions;
-
-		Completions(List<ClaimedTask> done) {
-			this.ids = new UUID[done.size()];
-			this.attempts = new Integer[done.size()];
-			this.sessions = new UUID[done.size()];
-			for (int i = 0; i < this.ids.length; i++) {
-				ClaimedTask task = done.get(i);
-				this.ids[i] = task.id();
-				this.attempts[i] = task.attempt();
-				this.sessions[i] = TaskRepository.session(task.claimedBy());
-			}
-		}
-
-		void bind(PreparedStatement statement, Connection connection) throws SQLException {
-			statement.setArray(1, connection.createArrayOf("uuid", this.ids));
-			statement.setArray(2, connection.createArrayOf("int4", this.attempts));
-			statement.setArray(3, connection.createArrayOf("uuid", this.sessions));
-		}
-
+		statement.setObject(first + 15, session);
+		statement.setInt(first + 16, limit);
+		statement.setObject(first + 17, session);
 	}
 
 }

@@ -135,15 +135,31 @@ final class ClaimLoop implements Runnable {
 		}
 		UUID sessionId = this.session.id();
 		long started = System.nanoTime();
+		// Each claim reads another bucket first (round-robin), so that instances spread over the buckets' heads.
+		int bucket = queue.positions.nextBucket();
 		if (queue.settings.limits().any()) {
 			// Completions of a BATCHED queue with limits are left to the flusher: the claim takes the queue's lock.
 			if (this.limited.mayClaim(queue, started)) {
-				List<ClaimedTask> claimed = this.limited.claim(queue, sessionId, free);
-				handOver(queue, claimed, true, started, claimed.size() == free || this.limited.heldBack(queue));
+				List<ClaimedTask> claimed = this.limited.claim(queue, bucket, sessionId, free);
+				handOver(queue, bucket, claimed, true, started, claimed.size() == free || this.limited.heldBack(queue));
 			}
 			return;
 		}
-		ClaimedTask from = queue.claimFrom(started);
+		ClaimedTask from = queue.positions.claimFrom(bucket, started);
+		List<ClaimedTask> claimed = claim(queue, bucket, from, sessionId, free);
+		handOver(queue, bucket, claimed, from == null, started, claimed.size() == free);
+		if (from != null && claimed.size() < free && queue.positions.buckets() > 1) {
+			// A claim from a position reads its own bucket only: the rest of the queue may have more, and a claim
+			// from the bucket's head wraps around to them.
+			long again = System.nanoTime();
+			List<ClaimedTask> more = claim(queue, bucket, null, sessionId, free - claimed.size());
+			handOver(queue, bucket, more, true, again, claimed.size() + more.size() == free);
+		}
+	}
+
+	/** One claim statement of {@code queue}, from {@code bucket}'s head or its position {@code from}. */
+	private List<ClaimedTask> claim(QueueState queue, int bucket, @Nullable ClaimedTask from, UUID sessionId,
+			int free) {
 		// A BATCHED queue's claim also deletes the completions waiting: one round trip and one commit for both.
 		BatchedCompletions batched = queue.handler.batchedCompletion() ? this.batched : null;
 		List<BatchedCompletions.Done> done = (batched != null) ? batched.take(this.completionBatchSize) : List.of();
@@ -151,9 +167,9 @@ final class ClaimLoop implements Runnable {
 		ClaimResult result;
 		try {
 			result = this.ownTransactions.execute((status) -> (from != null)
-					? this.tasks.completeAndClaimAfter(doneTasks, queue.name(), sessionId, free, from.priority(),
-							from.runAt(), from.id())
-					: this.tasks.completeAndClaim(doneTasks, queue.name(), sessionId, free));
+					? this.tasks.completeAndClaimAfter(doneTasks, queue.name(), bucket, sessionId, free,
+							from.priority(), from.runAt(), from.id())
+					: this.tasks.completeAndClaim(doneTasks, queue.name(), bucket, sessionId, free));
 		}
 		catch (RuntimeException | Error ex) {
 			if (batched != null) {
@@ -164,15 +180,14 @@ final class ClaimLoop implements Runnable {
 		if (batched != null) {
 			batched.written(done, result.completed());
 		}
-		List<ClaimedTask> claimed = result.claimed();
-		handOver(queue, claimed, from == null, started, claimed.size() == free);
+		return result.claimed();
 	}
 
 	/** Hands the tasks of a claim to the handler threads, in claim order. */
-	private void handOver(QueueState queue, List<ClaimedTask> claimed, boolean full, long started,
+	private void handOver(QueueState queue, int bucket, List<ClaimedTask> claimed, boolean full, long started,
 			boolean mayHaveMore) {
 		List<ClaimedTask> inOrder = claimed.stream().sorted(CLAIM_ORDER).toList();
-		queue.claimed(inOrder, full, started, System.nanoTime());
+		queue.positions.claimed(bucket, inOrder, full, started, System.nanoTime());
 		queue.mayHaveMore = mayHaveMore;
 		this.handlers.submit(queue, inOrder);
 		if (this.session.isPaused(queue.name())) {

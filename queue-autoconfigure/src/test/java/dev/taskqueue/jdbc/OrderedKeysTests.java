@@ -86,9 +86,9 @@ class OrderedKeysTests {
 		UUID second = offer("q", "k", 100);
 		UUID other = offer("q", "other", 0);
 		UUID plain = offer("q", null, 0);
-		assertThat(ids(tasks.claim("q", this.session, 10))).containsExactlyInAnyOrder(first, other, plain);
+		assertThat(ids(tasks.claim("q", 0, this.session, 10))).containsExactlyInAnyOrder(first, other, plain);
 		assertThat(heldCount("q")).isEqualTo(1);
-		assertThat(tasks.claim("q", this.session, 10)).isEmpty();
+		assertThat(tasks.claim("q", 0, this.session, 10)).isEmpty();
 		assertThat(second).isNotNull();
 	}
 
@@ -101,7 +101,7 @@ class OrderedKeysTests {
 		List<Consumer<ClaimedTask>> ends = List.of(
 				(task) -> assertThat(tasks.complete(task)).isTrue(),
 				(task) -> assertThat(tasks.completeAll(this.session, List.of(task))).containsExactly(task.id()),
-				(task) -> assertThat(tasks.completeAndClaim(List.of(task), "q", this.session, 0).completed())
+				(task) -> assertThat(tasks.completeAndClaim(List.of(task), "q", 0, this.session, 0).completed())
 					.containsExactly(task.id()),
 				(task) -> assertThat(committed(task)).isTrue(),
 				(task) -> assertThat(tasks.moveToDead(task, "dead")).isTrue(),
@@ -132,11 +132,11 @@ class OrderedKeysTests {
 		assertThat(sessions.expire(Duration.ofMinutes(1))).as("only the running head is released").isOne();
 		UUID next = UUID.randomUUID();
 		sessions.register(next, "next");
-		List<ClaimedTask> again = tasks.claim("q", next, 10);
+		List<ClaimedTask> again = tasks.claim("q", 0, next, 10);
 		assertThat(ids(again)).containsExactly(first);
 		assertThat(again.get(0).attempt()).isEqualTo(3);
 		assertThat(tasks.complete(again.get(0))).isTrue();
-		assertThat(ids(tasks.claim("q", next, 10))).containsExactly(second);
+		assertThat(ids(tasks.claim("q", 0, next, 10))).containsExactly(second);
 	}
 
 	@Test
@@ -150,7 +150,7 @@ class OrderedKeysTests {
 		enqueue.offerAll(list);
 		List<UUID> order = new ArrayList<>();
 		for (int round = 0; round < 3; round++) {
-			List<ClaimedTask> claimed = tasks.claim("q", this.session, 10);
+			List<ClaimedTask> claimed = tasks.claim("q", 0, this.session, 10);
 			claimed.stream().filter((task) -> "a".equals(task.orderingKey())).forEach((task) -> order.add(task.id()));
 			claimed.forEach((task) -> assertThat(tasks.complete(task)).isTrue());
 		}
@@ -173,7 +173,7 @@ class OrderedKeysTests {
 		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE ordering_key = 'k'", Integer.class))
 			.isEqualTo(2);
 		assertThat(heldCount("q")).isOne();
-		assertThat(ids(tasks.claim("q", this.session, 10))).doesNotContain(second[0]).hasSize(1);
+		assertThat(ids(tasks.claim("q", 0, this.session, 10))).doesNotContain(second[0]).hasSize(1);
 	}
 
 	@Test
@@ -190,9 +190,9 @@ class OrderedKeysTests {
 				throw new IllegalStateException(ex);
 			}
 		});
-		assertThat(tasks.claim("q", this.session, 10)).as("the key has no head").isEmpty();
+		assertThat(tasks.claim("q", 0, this.session, 10)).as("the key has no head").isEmpty();
 		UUID later = offer("q", "k", 0);
-		assertThat(tasks.claim("q", this.session, 10)).as("a later enqueue goes behind it").isEmpty();
+		assertThat(tasks.claim("q", 0, this.session, 10)).as("a later enqueue goes behind it").isEmpty();
 		assertThat(sessions.promoteOrphanedKeys(1000)).isOne();
 		assertThat(claimOne("q").id()).isEqualTo(late[0]);
 		assertThat(sessions.promoteOrphanedKeys(1000)).isZero();
@@ -210,7 +210,7 @@ class OrderedKeysTests {
 		assertThat(sessions.promoteOrphanedKeys(2)).isEqualTo(2);
 		assertThat(sessions.promoteOrphanedKeys(2)).isEqualTo(1);
 		assertThat(sessions.promoteOrphanedKeys(2)).isZero();
-		assertThat(tasks.claim("q", this.session, 10)).hasSize(5);
+		assertThat(tasks.claim("q", 0, this.session, 10)).hasSize(5);
 	}
 
 	@Test
@@ -224,7 +224,7 @@ class OrderedKeysTests {
 		for (int i = 0; i < 20; i++) {
 			cold.add(offer("q", "cold-" + i, 0));
 		}
-		List<ClaimedTask> claimed = tasks.claim("q", this.session, 21);
+		List<ClaimedTask> claimed = tasks.claim("q", 0, this.session, 21);
 		assertThat(ids(claimed)).containsAll(cold).contains(hot.get(0).id()).hasSize(21);
 		assertThat(heldCount("q")).isEqualTo(1999);
 	}
@@ -250,7 +250,7 @@ class OrderedKeysTests {
 	}
 
 	private ClaimedTask claimOne(String queue) {
-		List<ClaimedTask> claimed = tasks.claim(queue, this.session, 10);
+		List<ClaimedTask> claimed = tasks.claim(queue, 0, this.session, 10);
 		assertThat(claimed).hasSize(1);
 		return claimed.get(0);
 	}
