@@ -131,7 +131,7 @@ public class BatchRepository {
 		String notify = (notifyChannel != null) ? ", pg_notify(:channel, queue)" : "";
 		this.insert = INSERT.formatted(tables.task(), tables.batch(), notify.replace("queue)", "q.queue)"));
 		this.finish = FINISH.formatted(tables.task(), tables.batch(), tables.deadTask(), notify)
-			.replace("BUCKET", TaskBuckets.SQL.formatted("then_task_id", "then_queue"));
+			.replace("BUCKET", TaskBuckets.SQL.formatted("finished.then_task_id", "finished.then_queue"));
 		this.anyOpen = ANY_OPEN.formatted(tables.batch());
 		this.prune = PRUNE.formatted(tables.batch());
 		this.progress = PROGRESS.formatted(tables.task(), tables.batch(), tables.deadTask());

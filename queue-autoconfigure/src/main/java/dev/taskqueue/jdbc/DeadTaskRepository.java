@@ -79,7 +79,7 @@ public class DeadTaskRepository {
 	public DeadTaskRepository(DataSource dataSource, TaskTables tables, TaskBuckets buckets) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.buckets = buckets;
-		String bucket = TaskBuckets.SQL.formatted("id", "queue");
+		String bucket = TaskBuckets.SQL.formatted("dead.id", "dead.queue");
 		this.retryOne = RETRY.formatted(tables.task(), tables.deadTask(), "id = :id").replace("BUCKET", bucket);
 		this.retryQueue = RETRY.formatted(tables.task(), tables.deadTask(), "queue = :queue").replace("BUCKET", bucket);
 		this.deleteOne = DELETE.formatted(tables.deadTask(), "id = :id");

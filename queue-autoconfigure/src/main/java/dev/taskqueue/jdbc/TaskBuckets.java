@@ -25,13 +25,16 @@ public final class TaskBuckets {
 	public static final TaskBuckets NONE = new TaskBuckets(Map.of());
 
 	/**
-	 * The bucket of the task whose id is {@code %1$s} in the queue {@code %2$s}, with the bucket counts bound as
-	 * {@code :bucketQueues} and {@code :bucketCounts} (see {@link #bind}); the same value as {@link #bucket}.
+	 * The bucket of the task whose id is {@code %1$s} in the queue {@code %2$s} (both qualified with their table), with
+	 * the bucket counts bound as {@code :bucketQueues} and {@code :bucketCounts} (see {@link #bind}); the same value
+	 * as {@link #bucket}.
 	 */
 	static final String SQL = """
-			COALESCE((SELECT CAST(mod(get_byte(uuid_send(%1$s), 12) * 256 + get_byte(uuid_send(%1$s), 13), b.n) AS smallint)
-			          FROM unnest(CAST(:bucketQueues AS text[]), CAST(:bucketCounts AS int[])) AS b(queue, n)
-			          WHERE b.queue = %2$s), 0)""";
+			COALESCE((SELECT CAST(mod(get_byte(uuid_send(%1$s), 12) * 256 + get_byte(uuid_send(%1$s), 13),
+			                          counts.bucket_count) AS smallint)
+			          FROM unnest(CAST(:bucketQueues AS text[]), CAST(:bucketCounts AS int[]))
+			              AS counts(bucket_queue, bucket_count)
+			          WHERE counts.bucket_queue = %2$s), 0)""";
 
 	private final Map<String, Integer> counts;
 

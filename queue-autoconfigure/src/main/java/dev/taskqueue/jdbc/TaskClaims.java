@@ -147,13 +147,13 @@ final class TaskClaims {
 
 	private final HotStatements statements;
 
-	private final String claim;
+	final String claim;
 
-	private final String claimAfter;
+	final String claimAfter;
 
-	private final String completeAndClaim;
+	final String completeAndClaim;
 
-	private final String completeAndClaimAfter;
+	final String completeAndClaimAfter;
 
 	/** @param ordered whether the folded completions make the next task of a completed task's key its head */
 	TaskClaims(HotStatements statements, TaskTables tables, boolean history, boolean ordered) {

@@ -87,7 +87,7 @@ public class TopicRepository {
 		this.buckets = buckets;
 		this.publish = PUBLISH.formatted(tables.task(), tables.topicSubscription(),
 				(notifyChannel != null) ? ", pg_notify(:channel, queue)" : "")
-			.replace("BUCKET", TaskBuckets.SQL.formatted("id", "queue"));
+			.replace("BUCKET", TaskBuckets.SQL.formatted("subscriber.id", "subscriber.queue"));
 		this.subscribe = SUBSCRIBE.formatted(tables.topicSubscription());
 		this.unsubscribeStale = UNSUBSCRIBE_STALE.formatted(tables.topicSubscription());
 		this.subscribers = SUBSCRIBERS.formatted(tables.topicSubscription());
