@@ -7,6 +7,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -58,6 +61,9 @@ final class ContentionSampler implements AutoCloseable {
 
 	private long active;
 
+	/** Samples by wait event ({@code type:event}, {@code CPU:} for none). */
+	private final Map<String, Long> events = new ConcurrentHashMap<>();
+
 	private long pageLock;
 
 	private long lwlock;
@@ -95,6 +101,7 @@ final class ContentionSampler implements AutoCloseable {
 					while (rows.next()) {
 						long count = rows.getLong(3);
 						this.active += count;
+						this.events.merge(rows.getString(1) + ":" + rows.getString(2), count, Long::sum);
 						switch (rows.getString(1)) {
 							case "LWLock" -> {
 								if (rows.getString(2).equalsIgnoreCase("BufferContent")
@@ -118,6 +125,17 @@ final class ContentionSampler implements AutoCloseable {
 		catch (SQLException ex) {
 			throw new IllegalStateException("Could not sample pg_stat_activity: " + ex.getMessage(), ex);
 		}
+	}
+
+	/** The most frequent wait events of the active backends, with their shares of the samples, for the report. */
+	String topEvents(int count) {
+		double samples = Math.max(1, this.active);
+		return this.events.entrySet()
+			.stream()
+			.sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+			.limit(count)
+			.map((entry) -> String.format(java.util.Locale.ROOT, "%s=%.2f", entry.getKey(), entry.getValue() / samples))
+			.collect(Collectors.joining(" "));
 	}
 
 	/** What the drain met; call it once the workers have closed, so that their backends have flushed statistics. */

@@ -110,6 +110,9 @@ final class ShardedClaimsWorkload implements Workload {
 				}
 				workers.forEach(LibraryInstance::close); // their backends flush their statistics as they end
 				workers.clear();
+				this.bench.report()
+					.info("W9 mode=" + mode.label() + " buckets=" + buckets + " active backends' waits: "
+							+ sampler.topEvents(5));
 				return new Measured(buckets, timing, sampler.result());
 			}
 			finally {
