@@ -34,8 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(OutputCaptureExtension.class)
 class StrictConfigurationIntegrationTests {
 
-	private static final String QUEUE_SETTINGS = "concurrency, global-concurrency, group-commit-size, max-attempts, "
-			+ "rate-limit, timeout";
+	private static final String QUEUE_SETTINGS = "buckets, concurrency, global-concurrency, group-commit-size, "
+			+ "max-attempts, rate-limit, timeout";
 
 	private static final String UNHANDLED_WARNING = "taskqueue.queues has settings for queue(s) ";
 
