@@ -1,13 +1,9 @@
 package dev.taskqueue.jdbc;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -32,24 +28,29 @@ final class TaskClaims {
 			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers, t.ordering_key, t.bucket
 			""";
 
-	// The ready tasks of one bucket in claim order (the ready index read from the bucket's head), then, only when
-	// that bucket has fewer than :limit (the outer LIMIT stops the UNION ALL as soon as it has enough), the later
-	// buckets and then the earlier ones, each in (bucket, claim order): the wrap-around of YugabyteDB's random-start
-	// claim, over buckets. So a claim never misses a task whatever bucket count its producer had (or has since), and
-	// with one bucket the first branch is today's claim of V1's index and the others are two empty index probes,
-	// made only when the claim comes back short. Every branch reads the index in its own order: no sort.
-	// Parameters: own 1 queue, 2 bucket, 3 limit; later 4 queue, 5 bucket, 6 limit; earlier 7 queue, 8 bucket,
-	// 9 limit; 10 session, 11 limit.
+	// The ready tasks of one bucket in claim order: the ready index read from the bucket's head, without a sort. With
+	// one bucket this is the claim of V1's index with "bucket = 0" added to its bounds, and costs the same: the
+	// claim is planned anew at every run (its LIMIT is a parameter, so a generic plan guesses a tenth of the table
+	// and never wins), and planning grows with every branch a statement has, so the wrap-around to the other buckets
+	// is a statement of its own (OTHERS), run only after a claim came back short.
+	// Parameters: 1 queue, 2 bucket, 3 session, 4 limit.
 	private static final String READY = """
 			ready AS MATERIALIZED (
+			    SELECT id FROM %1$s
+			    WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND run_at <= now()
+			      AND EXISTS (SELECT 1 FROM %2$s s WHERE s.id = ?)
+			    ORDER BY priority DESC, run_at, id
+			    LIMIT ?
+			    FOR UPDATE SKIP LOCKED)
+			""";
+
+	// The wrap-around of YugabyteDB's random-start claim, over buckets: the later buckets, then the earlier ones,
+	// each read in (bucket, claim order), the UNION ALL stopped by the outer LIMIT as soon as it has enough. So a
+	// claim never misses a task whatever bucket count its producer had (or has since). No sort either.
+	// Parameters: later 1 queue, 2 bucket, 3 limit; earlier 4 queue, 5 bucket, 6 limit; 7 session, 8 limit.
+	private static final String READY_OTHERS = """
+			ready AS MATERIALIZED (
 			    SELECT id FROM (
-			        SELECT id FROM (
-			            SELECT id FROM %1$s
-			            WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND run_at <= now()
-			            ORDER BY priority DESC, run_at, id
-			            LIMIT ?
-			            FOR UPDATE SKIP LOCKED) own
-			        UNION ALL
 			        SELECT id FROM (
 			            SELECT id FROM %1$s
 			            WHERE queue = ? AND bucket > ? AND claimed_by IS NULL AND run_at <= now()
@@ -63,10 +64,12 @@ final class TaskClaims {
 			            ORDER BY bucket, priority DESC, run_at, id
 			            LIMIT ?
 			            FOR UPDATE SKIP LOCKED) earlier
-			    ) next
+			    ) others
 			    WHERE EXISTS (SELECT 1 FROM %2$s s WHERE s.id = ?)
 			    LIMIT ?)
 			""";
+
+	private static final String CLAIM_OTHERS = "WITH " + READY_OTHERS + TAKE_READY;
 
 	private static final String CLAIM = "WITH " + READY + TAKE_READY;
 
@@ -76,8 +79,7 @@ final class TaskClaims {
 	// ranges: higher priorities due in the last second, the same priority after (:after, :afterId) (or from a second
 	// ago, if earlier), lower priorities. Tasks due before those bounds (released, recovered from an expired session,
 	// or committed by a transaction that ran for more than a second) are left to the next CLAIM, which the worker
-	// runs every second or so. It reads its own bucket only; the worker follows a short one with a CLAIM (which
-	// wraps around the other buckets) when the queue has more than one.
+	// runs every second or so. It reads its own bucket only, as CLAIM does.
 	// Parameters: higher 1 queue, 2 bucket, 3 priority, 4 limit; same 5 queue, 6 bucket, 7 priority, 8 and 9 after
 	// (micros), 10 afterId, 11 limit; lower 12 queue, 13 bucket, 14 priority, 15 limit; 16 session, 17 limit.
 	private static final String READY_AFTER = """
@@ -149,6 +151,8 @@ final class TaskClaims {
 
 	final String claim;
 
+	final String claimOthers;
+
 	final String claimAfter;
 
 	final String completeAndClaim;
@@ -162,6 +166,7 @@ final class TaskClaims {
 		String readyAfter = READY_AFTER.formatted(tables.task(), tables.session());
 		String take = TAKE_READY.formatted(tables.task());
 		this.claim = CLAIM.formatted(tables.task(), tables.session());
+		this.claimOthers = CLAIM_OTHERS.formatted(tables.task(), tables.session());
 		this.claimAfter = CLAIM_AFTER.formatted(tables.task(), tables.session());
 		String completed = COMPLETED.formatted(tables.task(), (history || ordered) ? "*" : "id");
 		if (history) { // keeps the completed tasks as COMPLETE_ALL_AND with KEPT does
@@ -179,10 +184,34 @@ final class TaskClaims {
 				+ take.stripTrailing() + ")\n" + CLAIMED_AND_COMPLETED;
 	}
 
+	/** CLAIM, then CLAIM_OTHERS for the rest when it came back short. */
 	List<ClaimedTask> claim(String queue, int bucket, UUID session, int limit) {
+		List<ClaimedTask> claimed = claimBucket(queue, bucket, session, limit);
+		if (claimed.size() >= limit) {
+			return claimed;
+		}
+		List<ClaimedTask> all = new ArrayList<>(claimed);
+		all.addAll(claimOthers(queue, bucket, session, limit - claimed.size()));
+		return all;
+	}
+
+	List<ClaimedTask> claimBucket(String queue, int bucket, UUID session, int limit) {
 		return this.statements.query(this.claim,
 				(statement, connection) -> bindClaim(statement, 1, queue, bucket, session, limit),
 				ClaimRows::claimedTasks);
+	}
+
+	List<ClaimedTask> claimOthers(String queue, int bucket, UUID session, int limit) {
+		return this.statements.query(this.claimOthers, (statement, connection) -> {
+			for (int branch = 0; branch < 2; branch++) { // later, earlier
+				statement.setString(1 + 3 * branch, queue);
+				statement.setInt(2 + 3 * branch, bucket);
+				statement.setInt(3 + 3 * branch, limit);
+			}
+			statement.setObject(7, session);
+			statement.setInt(8, limit);
+			statement.setObject(9, session);
+		}, ClaimRows::claimedTasks);
 	}
 
 	List<ClaimedTask> claimAfter(String queue, int bucket, UUID session, int limit, int priority, Instant after,
@@ -196,7 +225,7 @@ final class TaskClaims {
 
 	ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, int bucket, UUID session, int limit) {
 		if (done.isEmpty()) {
-			return new ClaimResult(claim(queue, bucket, session, limit), Set.of());
+			return new ClaimResult(claimBucket(queue, bucket, session, limit), Set.of());
 		}
 		ClaimRows.Completions completions = new ClaimRows.Completions(done);
 		return this.statements.query(this.completeAndClaim, (statement, connection) -> {
@@ -218,17 +247,14 @@ final class TaskClaims {
 		}, ClaimRows::claimResult);
 	}
 
-	/** Binds READY and TAKE_READY from position {@code first}: each use of a parameter has its own. */
+	/** Binds READY and TAKE_READY from position {@code first}. */
 	private static void bindClaim(PreparedStatement statement, int first, String queue, int bucket, UUID session,
 			int limit) throws SQLException {
-		for (int branch = 0; branch < 3; branch++) { // own, later, earlier
-			statement.setString(first + 3 * branch, queue);
-			statement.setInt(first + 3 * branch + 1, bucket);
-			statement.setInt(first + 3 * branch + 2, limit);
-		}
-		statement.setObject(first + 9, session);
-		statement.setInt(first + 10, limit);
-		statement.setObject(first + 11, session);
+		statement.setString(first, queue);
+		statement.setInt(first + 1, bucket);
+		statement.setObject(first + 2, session);
+		statement.setInt(first + 3, limit);
+		statement.setObject(first + 4, session);
 	}
 
 	/** Binds READY_AFTER and TAKE_READY from position {@code first}: each use of a parameter has its own. */

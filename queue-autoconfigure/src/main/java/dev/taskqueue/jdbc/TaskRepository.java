@@ -155,19 +155,23 @@ public class TaskRepository {
 	}
 
 	/**
-	 * Claims up to {@code limit} ready tasks of {@code queue} for {@code session}: those of {@code bucket} first,
-	 * highest priority first, then oldest due time, then when that bucket has fewer, those of the later buckets and
-	 * then the earlier ones (bucket by bucket, in the same order); skips tasks other sessions are claiming at the
-	 * same moment. With one bucket ({@code bucket} 0) that is the queue's priority order. Claims nothing when the
-	 * session no longer exists.
+	 * Claims up to {@code limit} ready tasks of {@code queue} for {@code session}: those of {@code bucket}, highest
+	 * priority first, then oldest due time, and when that bucket has fewer, the rest like {@link #claimOthers}; skips
+	 * tasks other sessions are claiming at the same moment. With one bucket (0) that is the queue's priority order.
+	 * Claims nothing when the session no longer exists.
 	 */
 	public List<ClaimedTask> claim(String queue, int bucket, UUID session, int limit) {
 		return this.claims.claim(queue, bucket, session, limit);
 	}
 
+	/** Claims like {@link #claim} from the buckets after {@code bucket}, then those before it, bucket by bucket. */
+	public List<ClaimedTask> claimOthers(String queue, int bucket, UUID session, int limit) {
+		return this.claims.claimOthers(queue, bucket, session, limit);
+	}
+
 	/**
 	 * Claims tasks of {@code bucket} like {@link #claim}, starting where the bucket's previous claim ended: after the
-	 * task {@code afterId} of {@code priority}, due at {@code after}, and without wrapping around to other buckets.
+	 * task {@code afterId} of {@code priority}, due at {@code after}, and without going on to other buckets.
 	 * Cheaper when the index holds many entries of claimed or deleted tasks that VACUUM cannot remove yet, but blind
 	 * to tasks that sort before that point and were due more than a second ago (released tasks, those of expired
 	 * sessions, those committed by a long transaction). Run {@link #claim} now and then to take those.
@@ -179,8 +183,8 @@ public class TaskRepository {
 
 	/**
 	 * Deletes the completed {@code done} tasks (each fenced by its own claim: id, attempt, claimed_by) and claims up
-	 * to {@code limit} ready tasks of {@code queue} for {@code session} like {@link #claim}, in one statement. With
-	 * no {@code done} tasks it is {@link #claim}; with a {@code limit} of 0 it only completes.
+	 * to {@code limit} ready tasks of {@code bucket} of {@code queue} for {@code session} like {@link #claim}, in one
+	 * statement, without going on to other buckets. With a {@code limit} of 0 it only completes.
 	 * @return the tasks claimed, and the ids of the {@code done} tasks deleted: those missing had lost their claim
 	 */
 	public ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, int bucket, UUID session, int limit) {
@@ -260,10 +264,7 @@ public class TaskRepository {
 			.update();
 	}
 
-	/**
-	 * Ends the database backend {@code pid} and so rolls back its transaction and frees its locks.
-	 * @return whether the backend was there to be signalled
-	 */
+	/** Ends the database backend {@code pid}, rolling back its transaction; whether it was there to be signalled. */
 	public boolean terminateBackend(int pid) {
 		return Boolean.TRUE
 			.equals(this.jdbc.sql("SELECT pg_terminate_backend(:pid)").param("pid", pid).query(Boolean.class).single());

@@ -141,19 +141,21 @@ final class ClaimLoop implements Runnable {
 			// Completions of a BATCHED queue with limits are left to the flusher: the claim takes the queue's lock.
 			if (this.limited.mayClaim(queue, started)) {
 				List<ClaimedTask> claimed = this.limited.claim(queue, bucket, sessionId, free);
-				handOver(queue, bucket, claimed, true, started, claimed.size() == free || this.limited.heldBack(queue));
+				handOver(queue, bucket, claimed, true, started, claimed.size() == free || this.limited.heldBack(queue),
+						true);
 			}
 			return;
 		}
 		ClaimedTask from = queue.positions.claimFrom(bucket, started);
 		List<ClaimedTask> claimed = claim(queue, bucket, from, sessionId, free);
-		handOver(queue, bucket, claimed, from == null, started, claimed.size() == free);
-		if (from != null && claimed.size() < free && queue.positions.buckets() > 1) {
-			// A claim from a position reads its own bucket only: the rest of the queue may have more, and a claim
-			// from the bucket's head wraps around to them.
+		handOver(queue, bucket, claimed, from == null, started, claimed.size() == free, true);
+		if (claimed.size() < free && queue.positions.wrapAround(System.nanoTime())) {
+			// The bucket had fewer: the rest from the other buckets, which hold tasks also with one bucket when a
+			// producer counted more (see ClaimPositions#wrapAround).
 			long again = System.nanoTime();
-			List<ClaimedTask> more = claim(queue, bucket, null, sessionId, free - claimed.size());
-			handOver(queue, bucket, more, true, again, claimed.size() + more.size() == free);
+			List<ClaimedTask> more = this.ownTransactions
+				.execute((status) -> this.tasks.claimOthers(queue.name(), bucket, sessionId, free - claimed.size()));
+			handOver(queue, bucket, more, true, again, claimed.size() + more.size() == free, false);
 		}
 	}
 
@@ -183,11 +185,16 @@ final class ClaimLoop implements Runnable {
 		return result.claimed();
 	}
 
-	/** Hands the tasks of a claim to the handler threads, in claim order. */
+	/**
+	 * Hands the tasks of a claim to the handler threads, in claim order.
+	 * @param record whether the claim read {@code bucket} and counts in its position and timings
+	 */
 	private void handOver(QueueState queue, int bucket, List<ClaimedTask> claimed, boolean full, long started,
-			boolean mayHaveMore) {
+			boolean mayHaveMore, boolean record) {
 		List<ClaimedTask> inOrder = claimed.stream().sorted(CLAIM_ORDER).toList();
-		queue.positions.claimed(bucket, inOrder, full, started, System.nanoTime());
+		if (record) {
+			queue.positions.claimed(bucket, inOrder, full, started, System.nanoTime());
+		}
 		queue.mayHaveMore = mayHaveMore;
 		this.handlers.submit(queue, inOrder);
 		if (this.session.isPaused(queue.name())) {

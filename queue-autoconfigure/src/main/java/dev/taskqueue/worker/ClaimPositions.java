@@ -51,6 +51,9 @@ final class ClaimPositions {
 	 */
 	private long positionTryDue;
 
+	/** With one bucket, when a short claim next goes on to the other buckets ({@link #wrapAround}). */
+	private long wrapAroundDue = System.nanoTime();
+
 	/** A moving average of how long a claim that scans from the start takes; 0 before the first. */
 	private long fullClaimNanos;
 
@@ -127,6 +130,23 @@ final class ClaimPositions {
 			this.positionClaimNanos = movingAverage(this.positionClaimNanos, took);
 			this.positionTryDue = ended + FULL_CLAIM_EVERY.toNanos();
 		}
+	}
+
+	/**
+	 * Whether a claim that came back short goes on to the other buckets now. With several buckets, always: they
+	 * are where the rest of the queue is. With one, at most once every {@link #FULL_CLAIM_EVERY}: only a producer
+	 * that counts more buckets (or a count lowered since) puts tasks there, and each such claim is a statement more,
+	 * which a queue that is often short (an idle one at each poll) would otherwise pay every time.
+	 */
+	boolean wrapAround(long now) {
+		if (this.buckets > 1) {
+			return true;
+		}
+		if (now - this.wrapAroundDue < 0) {
+			return false;
+		}
+		this.wrapAroundDue = now + FULL_CLAIM_EVERY.toNanos();
+		return true;
 	}
 
 	/** Weight 1/4: a single claim slowed by a pause moves it, but does not flip the choice on its own. */

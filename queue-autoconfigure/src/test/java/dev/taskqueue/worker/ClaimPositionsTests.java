@@ -65,6 +65,19 @@ class ClaimPositionsTests {
 		assertThat(positions.claimFrom(3, later + 3_000)).as("once").isSameAs(ownLast);
 	}
 
+	@Test
+	void aShortClaimGoesOnToTheOtherBucketsAlwaysWithSeveralAndOnceASecondWithOne() {
+		ClaimPositions sixteen = new ClaimPositions(16);
+		ClaimPositions one = new ClaimPositions(1);
+		long now = System.nanoTime();
+		assertThat(sixteen.wrapAround(now)).isTrue();
+		assertThat(sixteen.wrapAround(now + 1)).isTrue();
+		assertThat(one.wrapAround(now)).isTrue();
+		assertThat(one.wrapAround(now + Duration.ofMillis(999).toNanos())).isFalse();
+		assertThat(one.wrapAround(now + Duration.ofMillis(1000).toNanos())).isTrue();
+		assertThat(one.wrapAround(now + Duration.ofMillis(1001).toNanos())).isFalse();
+	}
+
 	private static ClaimedTask task(int bucket) {
 		return new ClaimedTask(UUID.randomUUID(), "q", "{}", 0, 1, Instant.now(), Instant.now(), Instant.now(),
 				UUID.randomUUID(), null, "{}", null, bucket);
