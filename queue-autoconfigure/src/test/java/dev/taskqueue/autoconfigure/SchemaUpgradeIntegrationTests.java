@@ -150,6 +150,25 @@ class SchemaUpgradeIntegrationTests {
 		}
 	}
 
+	@Test
+	void version9SkipsTheColumnAndTheIndexCreatedBeforehandWithoutLockingTheTable() {
+		String url = TestDatabase.createDatabase();
+		DriverManagerDataSource dataSource = migratedTo(url, "8");
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		UUID waiting = UUID.randomUUID();
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload) VALUES (?, 'upgrade', '\"old task\"')", waiting);
+		jdbc.execute("ALTER TABLE taskqueue_task ADD COLUMN bucket smallint NOT NULL DEFAULT 0");
+		jdbc.execute("CREATE INDEX CONCURRENTLY taskqueue_task_ready_bucket_idx ON taskqueue_task "
+				+ "(queue, bucket, priority DESC, run_at, id) WHERE claimed_by IS NULL");
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
+			Handlers handlers = context.getBean(Handlers.class);
+			Await.until("the old task runs", Duration.ofSeconds(20), () -> handlers.handled.containsKey(waiting));
+			assertThat(jdbc.queryForList("SELECT indexname FROM pg_indexes WHERE tablename = 'taskqueue_task' "
+					+ "AND indexname LIKE 'taskqueue_task_ready%'", String.class))
+				.containsExactly("taskqueue_task_ready_bucket_idx");
+		}
+	}
+
 	/** The database at {@code url}, with TaskQueue's schema migrated up to version {@code target}. */
 	private static DriverManagerDataSource migratedTo(String url, String target) {
 		DriverManagerDataSource dataSource = new DriverManagerDataSource(url);
