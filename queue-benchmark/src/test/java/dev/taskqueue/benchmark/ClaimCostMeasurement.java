@@ -11,23 +11,23 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
-import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.SessionRepository;
-import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
-import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
  * What the claim of a queue of one bucket costs since schema version 9 (hash-sharded claims), against the claim of
  * version 8 on version 8's index: one thread, one connection, claims of 10 from a backlog of 160,000 (each followed
  * by the deletion of what it claimed, untimed), and claims from an empty queue (the idle poll), in alternating
- * rounds; the new claim as the worker runs it, its bucket only. Only the claim's round trip is timed. Not part of the
- * build (the name does not end in Tests); run it with {@code ./mvnw -B -o package -DskipTests -pl queue-benchmark -am
+ * rounds; both statements on the same plain JDBC (the worker runs either through the same HotStatements), the new
+ * one as a queue of one bucket runs it: bucket 0 only (it looks at other buckets at most once a second). Only the
+ * claim's round trip is timed. Not part of the build (the name does not end in Tests); run it (-Dexplain=true adds
+ * one EXPLAIN ANALYZE of each) with
+ * {@code ./mvnw -B -o package -DskipTests -pl queue-benchmark -am
  * && ./mvnw -B -o -pl queue-benchmark test -Dtest=ClaimCostMeasurement -Drounds=6}.
  */
 class ClaimCostMeasurement {
@@ -52,6 +52,10 @@ class ClaimCostMeasurement {
 			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
 			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers, t.ordering_key
 			""";
+
+	// TaskClaims' CLAIM of version 9 for bucket 0: what a queue of one bucket runs, on version 9's index.
+	private static final String CLAIM_V9 = CLAIM_V8.replace("queue = ? AND", "queue = ? AND bucket = 0 AND")
+		.replace("t.ordering_key\n", "t.ordering_key, t.bucket\n");
 
 	private static final String FILL = """
 			INSERT INTO taskqueue_task (id, queue, payload, priority, run_at, enqueued_at)
@@ -85,6 +89,10 @@ class ClaimCostMeasurement {
 		lines.add(String.format("median: full claim v8 %.1f us, v9 %.1f us (v9/v8 %.3f); empty claim v8 %.1f us, "
 				+ "v9 %.1f us (v9/v8 %.3f)", median(full[0]), median(full[1]), median(full[1]) / median(full[0]),
 				median(empty[0]), median(empty[1]), median(empty[1]) / median(empty[0])));
+		if (Boolean.getBoolean("explain")) {
+			System.out.println("CLAIM COST v8 plan:\n" + v8.explain(CLAIM_V8));
+			System.out.println("CLAIM COST v9 plan:\n" + v9.explain(CLAIM_V9));
+		}
 		lines.add("v8 plans: " + v8.plans());
 		lines.add("v9 plans: " + v9.plans());
 		lines.forEach((line) -> System.out.println("CLAIM COST " + line));
@@ -97,14 +105,12 @@ class ClaimCostMeasurement {
 				: (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
 	}
 
-	/** One database: at schema version 8 with its own claim, or the latest with TaskRepository's. */
+	/** One database: at schema version 8 with its claim, or the latest with its claim of bucket 0. */
 	private static final class Side {
 
 		private final String target;
 
 		private final Connection connection;
-
-		private final TaskRepository tasks;
 
 		private final UUID session = UUID.randomUUID();
 
@@ -130,8 +136,28 @@ class ClaimCostMeasurement {
 				statement.execute(FILL.formatted(System.currentTimeMillis(), 2 * ROUNDS * CLAIMS * LIMIT + 10_000));
 				statement.execute("VACUUM ANALYZE taskqueue_task");
 			}
-			this.tasks = new TaskRepository(new SingleConnectionDataSource(this.connection, true),
-					TaskTables.inSchema(null));
+		}
+
+		/** EXPLAIN ANALYZE of one claim of 10, rolled back. */
+		String explain(String claim) throws SQLException {
+			StringBuilder plan = new StringBuilder();
+			this.connection.setAutoCommit(false);
+			try (PreparedStatement statement = this.connection.prepareStatement("EXPLAIN (ANALYZE, BUFFERS) " + claim)) {
+				statement.setString(1, "cost");
+				statement.setObject(2, this.session);
+				statement.setInt(3, LIMIT);
+				statement.setObject(4, this.session);
+				try (ResultSet rows = statement.executeQuery()) {
+					while (rows.next()) {
+						plan.append(rows.getString(1)).append('\n');
+					}
+				}
+			}
+			finally {
+				this.connection.rollback();
+				this.connection.setAutoCommit(true);
+			}
+			return plan.toString();
 		}
 
 		/** The claim's generic and custom plans so far, as this session's prepared statements count them. */
@@ -175,14 +201,8 @@ class ClaimCostMeasurement {
 
 		private List<UUID> claim(String queue) throws SQLException {
 			List<UUID> ids = new ArrayList<>();
-			if (this.target == null) {
-				// The worker's claim: its bucket only (with one bucket it goes on to the others at most once a second).
-				for (ClaimedTask task : this.tasks.completeAndClaim(List.of(), queue, 0, this.session, LIMIT).claimed()) {
-					ids.add(task.id());
-				}
-				return ids;
-			}
-			try (PreparedStatement statement = this.connection.prepareStatement(CLAIM_V8)) {
+			try (PreparedStatement statement = this.connection.prepareStatement(
+					(this.target != null) ? CLAIM_V8 : CLAIM_V9)) {
 				statement.setString(1, queue);
 				statement.setObject(2, this.session);
 				statement.setInt(3, LIMIT);
@@ -201,6 +221,9 @@ class ClaimCostMeasurement {
 						rows.getString(10);
 						rows.getString(11);
 						rows.getString(12);
+						if (this.target == null) {
+							rows.getInt(13);
+						}
 					}
 				}
 			}
