@@ -6,6 +6,7 @@ import java.util.Map;
 
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.QueueLimits;
+import dev.taskqueue.jdbc.TaskBuckets;
 import dev.taskqueue.worker.QueueSettings;
 import dev.taskqueue.worker.RetryPolicy;
 
@@ -31,6 +32,17 @@ final class QueueSettingsResolver {
 			}
 		});
 		return limits;
+	}
+
+	/** The bucket count of each queue that has more than one, for the inserts of new tasks. */
+	static TaskBuckets buckets(TaskQueueProperties properties) {
+		Map<String, Integer> buckets = new LinkedHashMap<>();
+		properties.getQueues().forEach((name, queue) -> {
+			if (queue.getBuckets() > 1) {
+				buckets.put(name, queue.getBuckets());
+			}
+		});
+		return buckets.isEmpty() ? TaskBuckets.NONE : new TaskBuckets(buckets);
 	}
 
 	/**
@@ -64,7 +76,7 @@ final class QueueSettingsResolver {
 		QueueLimits limits = (queue != null) ? RateLimitProperties.limits(queue.getGlobalConcurrency(),
 				queue.getRateLimit()) : QueueLimits.NONE;
 		return new QueueSettings(concurrency, maxAttempts, retryPolicy, timeout, groupSize,
-				properties.getWorker().getGroupCommitMaxDelay(), limits);
+				properties.getWorker().getGroupCommitMaxDelay(), limits, (queue != null) ? queue.getBuckets() : 1);
 	}
 
 }

@@ -139,9 +139,10 @@ public class TaskQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	EnqueueRepository taskQueueEnqueueRepository(DataSource dataSource, TaskTables tables,
-			ObjectProvider<TaskNotifications> notifications) {
+			ObjectProvider<TaskNotifications> notifications, TaskQueueProperties properties) {
 		TaskNotifications notifying = notifications.getIfAvailable();
-		return new EnqueueRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null);
+		return new EnqueueRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null,
+				QueueSettingsResolver.buckets(properties));
 	}
 
 	@Bean
@@ -161,7 +162,8 @@ public class TaskQueueAutoConfiguration {
 	TaskQueueOperations taskQueueOperations(DataSource dataSource, TaskTables tables, QueueRepository queues,
 			TaskQueueProperties properties, TaskHandlerRegistry registry, ObjectProvider<TaskWorker> worker,
 			TaskRepository tasks, ObjectProvider<ScheduleControl> schedules, BatchRepository batches) {
-		return new DefaultTaskQueueOperations(queues, new DeadTaskRepository(dataSource, tables),
+		return new DefaultTaskQueueOperations(queues,
+				new DeadTaskRepository(dataSource, tables, QueueSettingsResolver.buckets(properties)),
 				new QueueStatsRepository(dataSource, tables),
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
 				properties.getMetrics().getCountLimit(),

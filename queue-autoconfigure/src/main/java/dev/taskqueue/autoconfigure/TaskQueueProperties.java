@@ -559,6 +559,22 @@ public class TaskQueueProperties implements Validator {
 		@NestedConfigurationProperty
 		private final RateLimitProperties rateLimit = new RateLimitProperties();
 
+		/**
+		 * How many buckets this queue's tasks are spread over by a hash of their id (1 to 256), each claim reading
+		 * one bucket's head first and the next claim the next bucket, so that many instances do not all claim at
+		 * the head of one index. Priority order holds within a bucket only; 1 keeps one strict order. Set it
+		 * alike on the instances that enqueue and those that run the queue; a mismatch strands nothing.
+		 */
+		private int buckets = 1;
+
+		public int getBuckets() {
+			return this.buckets;
+		}
+
+		public void setBuckets(int buckets) {
+			this.buckets = buckets;
+		}
+
 		public @Nullable Integer getGlobalConcurrency() {
 			return this.globalConcurrency;
 		}

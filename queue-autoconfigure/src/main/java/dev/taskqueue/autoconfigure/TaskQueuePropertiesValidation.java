@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.regex.Pattern;
 
 import dev.taskqueue.QueueName;
+import dev.taskqueue.jdbc.TaskBuckets;
 import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.worker.QueueSettings;
 import org.jspecify.annotations.Nullable;
@@ -129,6 +130,9 @@ final class TaskQueuePropertiesValidation {
 			atLeast(property + "global-concurrency", queue.getGlobalConcurrency(), 1);
 		}
 		rateLimit(property + "rate-limit.", queue.getRateLimit());
+		if (queue.getBuckets() < 1 || queue.getBuckets() > TaskBuckets.MAX) {
+			reject(property + "buckets", queue.getBuckets(), "must be between 1 and " + TaskBuckets.MAX);
+		}
 	}
 
 	private void rateLimit(String property, RateLimitProperties rate) {

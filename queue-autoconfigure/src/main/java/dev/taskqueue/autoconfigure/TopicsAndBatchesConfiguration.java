@@ -30,17 +30,19 @@ class TopicsAndBatchesConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TopicRepository taskQueueTopicRepository(DataSource dataSource, TaskTables tables,
-			ObjectProvider<TaskNotifications> notifications) {
+			ObjectProvider<TaskNotifications> notifications, TaskQueueProperties properties) {
 		TaskNotifications notifying = notifications.getIfAvailable();
-		return new TopicRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null);
+		return new TopicRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null,
+				QueueSettingsResolver.buckets(properties));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	BatchRepository taskQueueBatchRepository(DataSource dataSource, TaskTables tables,
-			ObjectProvider<TaskNotifications> notifications) {
+			ObjectProvider<TaskNotifications> notifications, TaskQueueProperties properties) {
 		TaskNotifications notifying = notifications.getIfAvailable();
-		return new BatchRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null);
+		return new BatchRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null,
+				QueueSettingsResolver.buckets(properties));
 	}
 
 	@Bean

@@ -22,6 +22,9 @@ final class UnhandledQueueSettings implements SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(UnhandledQueueSettings.class);
 
+	/** {@code buckets} is the one setting an application that only enqueues reads too. */
+	private static final String BUCKETS = " (but for buckets, which also place the tasks enqueued here)";
+
 	private final TaskQueueProperties properties;
 
 	private final TaskHandlerRegistry registry;
@@ -44,12 +47,12 @@ final class UnhandledQueueSettings implements SmartInitializingSingleton {
 		}
 		if (handled.isEmpty() || !this.properties.getWorker().isEnabled()) {
 			logger.info("taskqueue.queues has settings for queue(s) " + unhandled + "; this application runs no "
-					+ "handlers, so they apply only to the applications that handle those queues");
+					+ "handlers, so they apply only to the applications that handle those queues" + BUCKETS);
 		}
 		else {
 			logger.warn("taskqueue.queues has settings for queue(s) " + unhandled + " but no @TaskHandler in this "
 					+ "application handles them (it handles " + handled.stream().sorted().toList() + "); their "
-					+ "settings apply only where those queues have handlers. A misspelt queue name?");
+					+ "settings apply only where those queues have handlers" + BUCKETS + ". A misspelt queue name?");
 		}
 	}
 

@@ -35,13 +35,13 @@ public class BatchRepository {
 			            timestamptz 'epoch' + :thenRunAtMicros * interval '1 microsecond', :thenDelayMicros,
 			            CAST(:thenHeaders AS jsonb))),
 			inserted AS (
-			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, batch_id)
+			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, batch_id, bucket)
 			    SELECT t.id, t.queue, CAST(t.payload AS jsonb), t.priority,
 			           COALESCE(timestamptz 'epoch' + t.run_at_micros * interval '1 microsecond',
 			                    now() + t.delay_micros * interval '1 microsecond'),
-			           CAST(t.headers AS jsonb), :batchId
-			    FROM unnest(:ids, :queues, :payloads, :priorities, :runAtMicros, :delayMicros, :headers)
-			        AS t(id, queue, payload, priority, run_at_micros, delay_micros, headers)
+			           CAST(t.headers AS jsonb), :batchId, t.bucket
+			    FROM unnest(:ids, :queues, :payloads, :priorities, :runAtMicros, :delayMicros, :headers, :buckets)
+			        AS t(id, queue, payload, priority, run_at_micros, delay_micros, headers, bucket)
 			    RETURNING queue)
 			SELECT q.queue%3$s FROM (SELECT DISTINCT queue FROM inserted) q
 			""";
@@ -64,12 +64,13 @@ public class BatchRepository {
 			    FROM counted WHERE b.id = counted.id
 			    RETURNING b.*),
 			then_task AS (
-			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers)
+			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket)
 			    SELECT then_task_id, then_queue, then_payload, then_priority,
 			           COALESCE(then_run_at, now() + then_delay_micros * interval '1 microsecond'),
 			           then_headers || jsonb_build_object('taskqueue-batch-id', id::text,
 			               'taskqueue-batch-total', total::text, 'taskqueue-batch-completed', completed::text,
-			               'taskqueue-batch-dead', dead::text)
+			               'taskqueue-batch-dead', dead::text),
+			           BUCKET
 			    FROM finished
 			    RETURNING id, queue)
 			SELECT id, queue%4$s FROM then_task
@@ -100,6 +101,8 @@ public class BatchRepository {
 
 	private final String insert;
 
+	private final TaskBuckets buckets;
+
 	private final String finish;
 
 	private final String anyOpen;
@@ -112,11 +115,23 @@ public class BatchRepository {
 	 * @param notifyChannel the channel the enqueues send their queues on with {@code NOTIFY}, or {@code null}
 	 */
 	public BatchRepository(DataSource dataSource, TaskTables tables, @Nullable String notifyChannel) {
+		this(dataSource, tables, notifyChannel, TaskBuckets.NONE);
+	}
+
+	/**
+	 * @param notifyChannel the channel the enqueues send their queues on with {@code NOTIFY}, or {@code null}
+	 * @param buckets the bucket count of each queue, which decides the bucket of a new task; the instance that
+	 * finishes a batch computes its "then" task's bucket in the statement
+	 */
+	public BatchRepository(DataSource dataSource, TaskTables tables, @Nullable String notifyChannel,
+			TaskBuckets buckets) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.notifyChannel = notifyChannel;
+		this.buckets = buckets;
 		String notify = (notifyChannel != null) ? ", pg_notify(:channel, queue)" : "";
 		this.insert = INSERT.formatted(tables.task(), tables.batch(), notify.replace("queue)", "q.queue)"));
-		this.finish = FINISH.formatted(tables.task(), tables.batch(), tables.deadTask(), notify);
+		this.finish = FINISH.formatted(tables.task(), tables.batch(), tables.deadTask(), notify)
+			.replace("BUCKET", TaskBuckets.SQL.formatted("finished.then_task_id", "finished.then_queue"));
 		this.anyOpen = ANY_OPEN.formatted(tables.batch());
 		this.prune = PRUNE.formatted(tables.batch());
 		this.progress = PROGRESS.formatted(tables.task(), tables.batch(), tables.deadTask());
@@ -127,7 +142,7 @@ public class BatchRepository {
 	 * done, in one statement. Neither the tasks nor {@code then} may have a unique key.
 	 */
 	public void insert(UUID batchId, List<NewTask> tasks, NewTask then) {
-		TaskRows rows = new TaskRows(tasks);
+		TaskRows rows = new TaskRows(tasks, this.buckets);
 		JdbcClient.StatementSpec statement = this.jdbc.sql(this.insert)
 			.param("batchId", batchId)
 			.param("total", tasks.size())
@@ -144,7 +159,8 @@ public class BatchRepository {
 			.param("priorities", new SqlArrayValue("int4", (Object[]) rows.priorities))
 			.param("runAtMicros", new SqlArrayValue("int8", (Object[]) rows.runAtMicros))
 			.param("delayMicros", new SqlArrayValue("int8", (Object[]) rows.delayMicros))
-			.param("headers", new SqlArrayValue("text", (Object[]) rows.headers));
+			.param("headers", new SqlArrayValue("text", (Object[]) rows.headers))
+			.param("buckets", new SqlArrayValue("int2", (Object[]) rows.buckets));
 		if (this.notifyChannel != null) {
 			statement = statement.param("channel", this.notifyChannel);
 		}
@@ -156,7 +172,7 @@ public class BatchRepository {
 	 * @return the ids of the "then" tasks enqueued
 	 */
 	public List<UUID> finishDone(int limit) {
-		JdbcClient.StatementSpec statement = this.jdbc.sql(this.finish).param("limit", limit);
+		JdbcClient.StatementSpec statement = this.buckets.bind(this.jdbc.sql(this.finish)).param("limit", limit);
 		if (this.notifyChannel != null) {
 			statement = statement.param("channel", this.notifyChannel);
 		}

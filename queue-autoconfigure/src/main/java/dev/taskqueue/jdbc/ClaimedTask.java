@@ -21,10 +21,19 @@ import org.jspecify.annotations.Nullable;
  * @param headers the headers stored at enqueue, a JSON object of strings
  * @param orderingKey its ordering key, or {@code null}: the statements that delete a task with one make the next
  * task of its key the head (see {@link OrderedKeys})
+ * @param bucket its bucket (docs/hash-sharded-claims.md), 0 in a queue of one bucket
  */
 public record ClaimedTask(UUID id, String queue, String payload, int priority, int attempt, Instant enqueuedAt,
 		Instant runAt, Instant claimedAt, UUID claimedBy, String lastError, String headers,
-		@Nullable String orderingKey) {
+		@Nullable String orderingKey, int bucket) {
+
+	/** A claimed task in bucket 0. */
+	public ClaimedTask(UUID id, String queue, String payload, int priority, int attempt, Instant enqueuedAt,
+			Instant runAt, Instant claimedAt, UUID claimedBy, String lastError, String headers,
+			@Nullable String orderingKey) {
+		this(id, queue, payload, priority, attempt, enqueuedAt, runAt, claimedAt, claimedBy, lastError, headers,
+				orderingKey, 0);
+	}
 
 	/** A claimed task without an ordering key. */
 	public ClaimedTask(UUID id, String queue, String payload, int priority, int attempt, Instant enqueuedAt,

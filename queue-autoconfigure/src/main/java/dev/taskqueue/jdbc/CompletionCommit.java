@@ -101,7 +101,7 @@ public class CompletionCommit {
 			ClaimedTask next = this.statements.queryFirst(this.orderedSql, (statement, connection) -> {
 				fence.bind(statement, connection);
 				OrderedKeys.bindHandOff(statement, 4, handOffQueue, (handOffQueue != null) ? session : null);
-			}, (rows) -> (rows.next() && rows.getObject(2) != null) ? TaskClaims.claimedTask(rows, 1) : null);
+			}, (rows) -> (rows.next() && rows.getObject(2) != null) ? ClaimRows.claimedTask(rows, 1) : null);
 			if (next != null) {
 				handedOff.accept(next);
 			}

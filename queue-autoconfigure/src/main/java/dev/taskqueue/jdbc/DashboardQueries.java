@@ -33,24 +33,34 @@ public class DashboardQueries {
 	private static final String AT = "(timestamptz 'epoch' + %s * interval '1 microsecond')";
 
 	/*
-	 * Waiting tasks in claim order (priority DESC, run_at, id), on the claim's own partial index. Within one priority
-	 * the ready rows (run_at <= now()) and the scheduled ones are each one contiguous range of the index, but across
-	 * priorities they interleave: a plain ORDER BY ... LIMIT would read every ready row to find the first scheduled
-	 * one. So, as the gauges do, the priorities are found by skipping through the index (one probe each), and each
-	 * priority's range is read from the cursor on, at most :limit rows. The cursor (:priority, run_at, :id) applies
+	 * Waiting tasks in claim order (priority DESC, run_at, id), on the claim's own partial index. Within one bucket
+	 * and priority the ready rows (run_at <= now()) and the scheduled ones are each one contiguous range of the index,
+	 * but across buckets and priorities they interleave: a plain ORDER BY ... LIMIT would read every ready row to find
+	 * the first scheduled one. So, as the gauges do, the buckets (one, 0, unless the queue is hash-sharded) and each
+	 * one's priorities are found by skipping through the index (one probe each), and each range is read from the
+	 * cursor on, at most :limit rows. The cursor (:priority, run_at, :id) applies
 	 * to its own priority only; lower priorities are read from their start. :due is "run_at <= now()" or
 	 * "run_at > now()".
 	 */
 	private static final String WAITING = """
-			WITH RECURSIVE priorities AS (
-			    SELECT (SELECT max(priority) FROM %1$s
-			            WHERE claimed_by IS NULL AND queue = :queue AND priority <= :priority) AS priority
+			WITH RECURSIVE buckets AS (
+			    SELECT (SELECT min(bucket) FROM %1$s WHERE claimed_by IS NULL AND queue = :queue) AS bucket
 			    UNION ALL
-			    SELECT (SELECT max(t.priority) FROM %1$s t
-			            WHERE t.claimed_by IS NULL AND t.queue = :queue AND t.priority < p.priority)
+			    SELECT (SELECT min(t.bucket) FROM %1$s t
+			            WHERE t.claimed_by IS NULL AND t.queue = :queue AND t.bucket > b.bucket)
+			    FROM buckets b WHERE b.bucket IS NOT NULL),
+			priorities AS (
+			    SELECT b.bucket, (SELECT max(priority) FROM %1$s
+			                      WHERE claimed_by IS NULL AND queue = :queue AND bucket = b.bucket
+			                        AND priority <= :priority) AS priority
+			    FROM buckets b WHERE b.bucket IS NOT NULL
+			    UNION ALL
+			    SELECT p.bucket, (SELECT max(t.priority) FROM %1$s t
+			                      WHERE t.claimed_by IS NULL AND t.queue = :queue AND t.bucket = p.bucket
+			                        AND t.priority < p.priority)
 			    FROM priorities p WHERE p.priority IS NOT NULL)
 			SELECT page.* FROM priorities p CROSS JOIN LATERAL (
-			    %2$s WHERE claimed_by IS NULL AND queue = :queue AND priority = p.priority AND %3$s
+			    %2$s WHERE claimed_by IS NULL AND queue = :queue AND bucket = p.bucket AND priority = p.priority AND %3$s
 			      AND (run_at, id) > (CASE WHEN p.priority = :priority THEN %4$s ELSE '-infinity' END,
 			                          CASE WHEN p.priority = :priority THEN :id ELSE '%5$s'::uuid END)
 			    ORDER BY run_at, id LIMIT :limit) page

@@ -26,11 +26,13 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 public class DeadTaskRepository {
 
 	// One statement moves the row: a concurrent retry of the same task finds it gone and moves nothing. A task of a
-	// batch stays in it: an open batch waits for it again; a finished one has its counts already.
+	// batch stays in it: an open batch waits for it again; a finished one has its counts already. It goes into the
+	// bucket its queue's bucket count here gives it (BUCKET, see TaskBuckets).
 	private static final String RETRY = """
 			WITH dead AS (DELETE FROM %2$s WHERE %3$s RETURNING *)
-			INSERT INTO %1$s (id, queue, payload, priority, run_at, enqueued_at, attempt, last_error, headers, batch_id)
-			SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers, batch_id FROM dead
+			INSERT INTO %1$s (id, queue, payload, priority, run_at, enqueued_at, attempt, last_error, headers, batch_id,
+			                  bucket)
+			SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers, batch_id, BUCKET FROM dead
 			""";
 
 	private static final String DELETE = """
@@ -55,6 +57,8 @@ public class DeadTaskRepository {
 
 	private final JdbcClient jdbc;
 
+	private final TaskBuckets buckets;
+
 	private final String retryOne;
 
 	private final String retryQueue;
@@ -68,9 +72,16 @@ public class DeadTaskRepository {
 	private final String[] pages;
 
 	public DeadTaskRepository(DataSource dataSource, TaskTables tables) {
+		this(dataSource, tables, TaskBuckets.NONE);
+	}
+
+	/** @param buckets the bucket count of each queue, which decides the bucket of a retried task */
+	public DeadTaskRepository(DataSource dataSource, TaskTables tables, TaskBuckets buckets) {
 		this.jdbc = JdbcClient.create(dataSource);
-		this.retryOne = RETRY.formatted(tables.task(), tables.deadTask(), "id = :id");
-		this.retryQueue = RETRY.formatted(tables.task(), tables.deadTask(), "queue = :queue");
+		this.buckets = buckets;
+		String bucket = TaskBuckets.SQL.formatted("dead.id", "dead.queue");
+		this.retryOne = RETRY.formatted(tables.task(), tables.deadTask(), "id = :id").replace("BUCKET", bucket);
+		this.retryQueue = RETRY.formatted(tables.task(), tables.deadTask(), "queue = :queue").replace("BUCKET", bucket);
 		this.deleteOne = DELETE.formatted(tables.deadTask(), "id = :id");
 		this.deleteQueue = DELETE.formatted(tables.deadTask(), "queue = :queue");
 		String select = COLUMNS.formatted(tables.deadTask()).strip();
@@ -83,12 +94,12 @@ public class DeadTaskRepository {
 
 	/** Moves dead task {@code id} back to its queue; {@code false} when there is none. */
 	public boolean retry(UUID id) {
-		return this.jdbc.sql(this.retryOne).param("id", id).update() == 1;
+		return this.buckets.bind(this.jdbc.sql(this.retryOne)).param("id", id).update() == 1;
 	}
 
 	/** Moves every dead task of {@code queue} back to it and returns how many. */
 	public int retryAll(String queue) {
-		return this.jdbc.sql(this.retryQueue).param("queue", queue).update();
+		return this.buckets.bind(this.jdbc.sql(this.retryQueue)).param("queue", queue).update();
 	}
 
 	/** Deletes dead task {@code id}; {@code false} when there is none. */

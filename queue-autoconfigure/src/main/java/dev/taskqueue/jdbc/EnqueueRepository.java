@@ -26,15 +26,15 @@ import org.springframework.jdbc.support.SqlArrayValue;
 public class EnqueueRepository {
 
 	// enqueue's insert, on plain JDBC like the worker's hot statements (see HotStatements): one call per task.
-	// Parameters: 1 id, 2 queue, 3 payload, 4 priority, 5 runAtMicros, 6 delayMicros, 7 headers.
+	// Parameters: 1 id, 2 queue, 3 payload, 4 priority, 5 runAtMicros, 6 delayMicros, 7 headers, 8 bucket.
 	private static final String INSERT = """
-			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers)
+			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket)
 			VALUES (?, ?, CAST(? AS jsonb), ?,
 			        COALESCE(timestamptz 'epoch' + ? * interval '1 microsecond', now() + ? * interval '1 microsecond'),
-			        CAST(? AS jsonb))
+			        CAST(? AS jsonb), ?)
 			""";
 
-	// INSERT with its wake-up. Parameters: INSERT's, then 8 the channel, 9 the queue.
+	// INSERT with its wake-up. Parameters: INSERT's, then 9 the channel, 10 the queue.
 	private static final String INSERT_NOTIFYING = """
 			WITH inserted AS (%1$s)
 			SELECT pg_notify(?, ?)
@@ -44,9 +44,10 @@ public class EnqueueRepository {
 	// are all due now need no due-time arrays, and headers that are the same for every task (always so for
 	// enqueueAll, whose observation they come from) are one value rather than an array.
 	private static final String INSERT_ALL = """
-			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers)
-			SELECT t.id, t.queue, CAST(t.payload AS jsonb), t.priority, %2$s, CAST(%3$s AS jsonb)
-			FROM unnest(:ids, :queues, :payloads, :priorities%4$s) AS t(id, queue, payload, priority%5$s)
+			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket)
+			SELECT t.id, t.queue, CAST(t.payload AS jsonb), t.priority, %2$s, CAST(%3$s AS jsonb), t.bucket
+			FROM unnest(:ids, :queues, :payloads, :priorities, :buckets%4$s)
+			    AS t(id, queue, payload, priority, bucket%5$s)
 			""";
 
 	private static final String SCHEDULED_RUN_AT = """
@@ -67,6 +68,8 @@ public class EnqueueRepository {
 	private final @Nullable String notifyChannel;
 
 	private final String insert;
+
+	private final TaskBuckets buckets;
 
 	private final UniqueEnqueues unique;
 
@@ -89,14 +92,26 @@ public class EnqueueRepository {
 	 * @param notifyChannel the channel every enqueue sends its queue on with {@code NOTIFY}, or {@code null}
 	 */
 	public EnqueueRepository(DataSource dataSource, TaskTables tables, @Nullable String notifyChannel) {
+		this(dataSource, tables, notifyChannel, TaskBuckets.NONE);
+	}
+
+	/**
+	 * @param dataSource the application's data source
+	 * @param tables the table names
+	 * @param notifyChannel the channel every enqueue sends its queue on with {@code NOTIFY}, or {@code null}
+	 * @param buckets the bucket count of each queue, which decides the bucket of a new task
+	 */
+	public EnqueueRepository(DataSource dataSource, TaskTables tables, @Nullable String notifyChannel,
+			TaskBuckets buckets) {
+		this.buckets = buckets;
 		JdbcTemplate jdbcTemplate = new JdbcTemplate(dataSource);
 		this.jdbc = JdbcClient.create(jdbcTemplate);
 		this.statements = new HotStatements(dataSource, jdbcTemplate.getExceptionTranslator());
 		this.notifyChannel = notifyChannel;
 		String insert = INSERT.formatted(tables.task()).stripTrailing();
 		this.insert = (notifyChannel != null) ? INSERT_NOTIFYING.formatted(insert) : insert;
-		this.unique = new UniqueEnqueues(this.statements, this.jdbc, tables, notifyChannel);
-		this.ordered = new OrderedKeys(this.jdbc, tables, notifyChannel);
+		this.unique = new UniqueEnqueues(this.statements, this.jdbc, tables, notifyChannel, buckets);
+		this.ordered = new OrderedKeys(this.jdbc, tables, notifyChannel, buckets);
 		for (int scheduled = 0; scheduled < 2; scheduled++) {
 			for (int shared = 0; shared < 2; shared++) {
 				String sql = insertAllSql(tables, scheduled == 1, shared == 1);
@@ -152,10 +167,10 @@ public class EnqueueRepository {
 
 	public void insert(NewTask task) {
 		this.statements.execute(this.insert, (statement, connection) -> {
-			TaskRows.bind(statement, 1, task);
+			TaskRows.bind(statement, 1, task, this.buckets);
 			if (this.notifyChannel != null) {
-				statement.setString(8, this.notifyChannel);
-				statement.setString(9, task.queue());
+				statement.setString(9, this.notifyChannel);
+				statement.setString(10, task.queue());
 			}
 		});
 	}
@@ -164,7 +179,7 @@ public class EnqueueRepository {
 		if (tasks.isEmpty()) {
 			return;
 		}
-		TaskRows rows = new TaskRows(tasks);
+		TaskRows rows = new TaskRows(tasks, this.buckets);
 		boolean scheduled = tasks.stream().anyMatch((task) -> task.runAt() != null || task.delay() != null);
 		boolean sharedHeaders = Arrays.stream(rows.headers).allMatch(rows.headers[0]::equals);
 		JdbcClient.StatementSpec insert = this.jdbc.sql(this.insertAll[scheduled ? 1 : 0][sharedHeaders ? 1 : 0])
@@ -172,6 +187,7 @@ public class EnqueueRepository {
 			.param("queues", new SqlArrayValue("text", (Object[]) rows.queues))
 			.param("payloads", new SqlArrayValue("text", (Object[]) rows.payloads))
 			.param("priorities", new SqlArrayValue("int4", (Object[]) rows.priorities))
+			.param("buckets", new SqlArrayValue("int2", (Object[]) rows.buckets))
 			.param("headers", sharedHeaders ? rows.headers[0] : new SqlArrayValue("text", (Object[]) rows.headers));
 		if (scheduled) {
 			insert = insert.param("runAtMicros", new SqlArrayValue("int8", (Object[]) rows.runAtMicros))

@@ -128,9 +128,14 @@ public class LimitedClaims {
 	 * in claim order like {@link TaskRepository#claim}.
 	 */
 	public LimitedClaim claim(String queue, UUID session, int wanted, QueueLimits limits) {
+		return claim(queue, 0, session, wanted, limits);
+	}
+
+	/** {@link #claim(String, UUID, int, QueueLimits)} that reads {@code bucket} first, see TaskRepository#claim. */
+	public LimitedClaim claim(String queue, int bucket, UUID session, int wanted, QueueLimits limits) {
 		for (int attempt = 1;; attempt++) {
 			try {
-				return claimOnce(queue, session, wanted, limits); // a transaction of its own (REQUIRES_NEW)
+				return claimOnce(queue, bucket, session, wanted, limits); // a transaction of its own (REQUIRES_NEW)
 			}
 			catch (RuntimeException ex) {
 				if (!this.retry.retryAfter("limited-claim", ex, attempt)) {
@@ -140,20 +145,20 @@ public class LimitedClaims {
 		}
 	}
 
-	private LimitedClaim claimOnce(String queue, UUID session, int wanted, QueueLimits limits) {
+	private LimitedClaim claimOnce(String queue, int bucket, UUID session, int wanted, QueueLimits limits) {
 		LimitedClaim claim;
 		try {
 			claim = (this.otherDefaultIsolation ? this.readCommitted : this.transactions)
-				.execute((status) -> claimLocked(queue, session, wanted, limits));
+				.execute((status) -> claimLocked(queue, bucket, session, wanted, limits));
 		}
 		catch (OtherIsolationException ex) { // rolled back before it claimed anything
 			this.otherDefaultIsolation = true;
-			claim = this.readCommitted.execute((status) -> claimLocked(queue, session, wanted, limits));
+			claim = this.readCommitted.execute((status) -> claimLocked(queue, bucket, session, wanted, limits));
 		}
 		return (claim != null) ? claim : new LimitedClaim(List.of(), Hold.NONE, Duration.ZERO);
 	}
 
-	private LimitedClaim claimLocked(String queue, UUID session, int wanted, QueueLimits limits) {
+	private LimitedClaim claimLocked(String queue, int bucket, UUID session, int wanted, QueueLimits limits) {
 		if (this.jdbc.sql(this.lock).param("queue", queue).query().listOfRows().isEmpty()) {
 			this.jdbc.sql(this.addRow).param("queue", queue).update();
 			this.jdbc.sql(this.lock).param("queue", queue).query().listOfRows();
@@ -170,7 +175,7 @@ public class LimitedClaims {
 		int starts = (state.starts() != null) ? state.starts() : 0;
 		int left = limits.rateLimited() ? Math.max(0, limits.rateLimit() - starts) : Integer.MAX_VALUE;
 		int allowed = Math.min(wanted, Math.min(slots, left));
-		List<ClaimedTask> claimed = (allowed > 0) ? this.tasks.claim(queue, session, allowed) : List.of();
+		List<ClaimedTask> claimed = (allowed > 0) ? this.tasks.claim(queue, bucket, session, allowed) : List.of();
 		if (limits.rateLimited() && !claimed.isEmpty()) {
 			this.jdbc.sql(this.countStarts)
 				.param("window", state.windowMicros())

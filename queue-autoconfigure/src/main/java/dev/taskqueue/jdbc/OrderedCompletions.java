@@ -68,7 +68,7 @@ final class OrderedCompletions {
 			statement.setArray(2, connection.createArrayOf("int4", attempts));
 			statement.setObject(3, fence);
 			OrderedKeys.bindHandOff(statement, 4, handOffQueue, (handOffQueue != null) ? fence : null);
-		}, TaskClaims::claimResult);
+		}, ClaimRows::claimResult);
 	}
 
 	boolean moveToDead(ClaimedTask task, String error) {

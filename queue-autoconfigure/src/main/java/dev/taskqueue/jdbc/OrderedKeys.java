@@ -75,7 +75,8 @@ final class OrderedKeys {
 			                ORDER BY h.ordering_seq LIMIT 1)
 			        FROM %2$s d WHERE d.ordering_key IS NOT NULL AND d.claimed_by IS DISTINCT FROM HELD))
 			    RETURNING p.id, p.queue, p.payload::text AS payload, p.priority, p.attempt, p.enqueued_at, p.run_at,
-			              p.claimed_at, p.claimed_by, p.last_error, p.headers::text AS headers, p.ordering_key)
+			              p.claimed_at, p.claimed_by, p.last_error, p.headers::text AS headers, p.ordering_key,
+			              p.bucket)
 			""".replace("TAKEN", "p.run_at <= now() AND p.queue = (SELECT queue FROM hand_off) "
 			+ "AND (SELECT session FROM hand_off) IS NOT NULL").replace("HELD", HELD);
 
@@ -83,15 +84,16 @@ final class OrderedKeys {
 	// uncommitted head and then skips), held otherwise. "held" inserts only when "head" inserted nothing.
 	private static final String OFFER = """
 			WITH head AS (
-			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, ordering_key, ordering_seq)
-			    SELECT :id, :queue, CAST(:payload AS jsonb), :priority, %3$s, CAST(:headers AS jsonb), :key,
+			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket, ordering_key, ordering_seq)
+			    SELECT :id, :queue, CAST(:payload AS jsonb), :priority, %3$s, CAST(:headers AS jsonb), :bucket, :key,
 			           nextval('%2$s')
 			    WHERE NOT EXISTS (SELECT 1 FROM %1$s WHERE queue = :queue AND ordering_key = :key AND claimed_by = HELD)
 			    ON CONFLICT (queue, ordering_key) WHERE HEAD DO NOTHING
 			    RETURNING id, queue),
 			held AS (
-			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, ordering_key, ordering_seq, claimed_by)
-			    SELECT :id, :queue, CAST(:payload AS jsonb), :priority, %3$s, CAST(:headers AS jsonb), :key,
+			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket, ordering_key, ordering_seq,
+			                      claimed_by)
+			    SELECT :id, :queue, CAST(:payload AS jsonb), :priority, %3$s, CAST(:headers AS jsonb), :bucket, :key,
 			           nextval('%2$s'), HELD
 			    WHERE NOT EXISTS (SELECT 1 FROM head)
 			    RETURNING id)
@@ -104,13 +106,15 @@ final class OrderedKeys {
 	private static final String OFFER_ALL = """
 			WITH input AS MATERIALIZED (
 			    SELECT t.*, nextval('%2$s') AS seq
-			    FROM unnest(:ids, :queues, :payloads, :priorities, :runAtMicros, :delayMicros, :headers, :keys)
-			         WITH ORDINALITY AS t(id, queue, payload, priority, run_at_micros, delay_micros, headers, key, ord)),
+			    FROM unnest(:ids, :queues, :payloads, :priorities, :runAtMicros, :delayMicros, :headers, :buckets, :keys)
+			         WITH ORDINALITY
+			         AS t(id, queue, payload, priority, run_at_micros, delay_micros, headers, bucket, key, ord)),
 			first AS (
 			    SELECT DISTINCT ON (queue, key) * FROM input ORDER BY queue, key, ord),
 			head AS (
-			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, ordering_key, ordering_seq)
-			    SELECT f.id, f.queue, CAST(f.payload AS jsonb), f.priority, %3$s, CAST(f.headers AS jsonb), f.key, f.seq
+			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket, ordering_key, ordering_seq)
+			    SELECT f.id, f.queue, CAST(f.payload AS jsonb), f.priority, %3$s, CAST(f.headers AS jsonb), f.bucket,
+			           f.key, f.seq
 			    FROM first f
 			    WHERE NOT EXISTS (SELECT 1 FROM %1$s h
 			                      WHERE h.queue = f.queue AND h.ordering_key = f.key AND h.claimed_by = HELD)
@@ -118,9 +122,10 @@ final class OrderedKeys {
 			    ON CONFLICT (queue, ordering_key) WHERE HEAD DO NOTHING
 			    RETURNING id, queue),
 			held AS (
-			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, ordering_key, ordering_seq, claimed_by)
-			    SELECT f.id, f.queue, CAST(f.payload AS jsonb), f.priority, %3$s, CAST(f.headers AS jsonb), f.key, f.seq,
-			           HELD
+			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket, ordering_key, ordering_seq,
+			                      claimed_by)
+			    SELECT f.id, f.queue, CAST(f.payload AS jsonb), f.priority, %3$s, CAST(f.headers AS jsonb), f.bucket,
+			           f.key, f.seq, HELD
 			    FROM input f WHERE f.id <> ALL(ARRAY(SELECT id FROM head))
 			    RETURNING id)
 			SELECT (SELECT count(*) FROM held) AS held%4$s
@@ -168,8 +173,11 @@ final class OrderedKeys {
 
 	private String afterKey = "";
 
-	OrderedKeys(JdbcClient jdbc, TaskTables tables, @Nullable String notifyChannel) {
+	private final TaskBuckets buckets;
+
+	OrderedKeys(JdbcClient jdbc, TaskTables tables, @Nullable String notifyChannel, TaskBuckets buckets) {
 		this.jdbc = jdbc;
+		this.buckets = buckets;
 		this.notifyChannel = notifyChannel;
 		String notified = (notifyChannel != null) ? NOTIFIED : "";
 		this.offer = OFFER.formatted(tables.task(), tables.orderingSequence(),
@@ -207,6 +215,7 @@ final class OrderedKeys {
 			.param("runAtMicros", Micros.sinceEpoch(task.runAt()), Types.BIGINT)
 			.param("delayMicros", Micros.of(task.delay()), Types.BIGINT)
 			.param("headers", task.headers())
+			.param("bucket", this.buckets.bucketOf(task.queue(), task.id()))
 			.param("key", task.orderingKey());
 		run(statement);
 		return new EnqueueResult(task.id(), false);
@@ -214,7 +223,7 @@ final class OrderedKeys {
 
 	/** Inserts tasks that all have an ordering key, with one statement; a key repeated keeps the list's order. */
 	List<EnqueueResult> offerAll(List<NewTask> tasks) {
-		TaskRows rows = new TaskRows(tasks);
+		TaskRows rows = new TaskRows(tasks, this.buckets);
 		String[] keys = tasks.stream().map(NewTask::orderingKey).toArray(String[]::new);
 		JdbcClient.StatementSpec statement = this.jdbc.sql(this.offerAll)
 			.param("ids", new SqlArrayValue("uuid", (Object[]) rows.ids))
@@ -224,6 +233,7 @@ final class OrderedKeys {
 			.param("runAtMicros", new SqlArrayValue("int8", (Object[]) rows.runAtMicros))
 			.param("delayMicros", new SqlArrayValue("int8", (Object[]) rows.delayMicros))
 			.param("headers", new SqlArrayValue("text", (Object[]) rows.headers))
+			.param("buckets", new SqlArrayValue("int2", (Object[]) rows.buckets))
 			.param("keys", new SqlArrayValue("text", (Object[]) keys));
 		run(statement);
 		return tasks.stream().map((task) -> new EnqueueResult(task.id(), false)).toList();

@@ -21,10 +21,11 @@ public class QueueStatsRepository {
 
 	/*
 	 * Every read is an index range scan, bounded by :limit rows, on the partial index that serves the claim
-	 * (queue, priority DESC, run_at, id WHERE claimed_by IS NULL):
-	 * - the queues with waiting tasks, and each queue's priorities, are found by skipping through the index, one
-	 *   probe per distinct value (a GROUP BY would read every waiting row);
-	 * - within one (queue, priority) the ready rows (run_at <= now()) and the scheduled ones are two contiguous
+	 * (queue, bucket, priority DESC, run_at, id WHERE claimed_by IS NULL):
+	 * - the queues with waiting tasks, each queue's buckets (one, 0, unless the queue is hash-sharded) and each
+	 *   bucket's priorities are found by skipping through the index, one probe per distinct value (a GROUP BY would
+	 *   read every waiting row);
+	 * - within one (queue, bucket, priority) the ready rows (run_at <= now()) and the scheduled ones are two contiguous
 	 *   ranges, counted up to :limit; the LIMIT inside the LATERAL keeps the planner from turning the ranges into
 	 *   one filtered scan of the whole queue;
 	 * - the oldest ready task is the first row of one of those ranges.
@@ -42,26 +43,36 @@ public class QueueStatsRepository {
 			    UNION ALL
 			    SELECT (SELECT min(t.queue) FROM %1$s t WHERE t.claimed_by IS NULL AND t.queue > w.queue)
 			    FROM waiting_queues w WHERE w.queue IS NOT NULL),
-			priorities AS (
-			    SELECT w.queue, (SELECT max(t.priority) FROM %1$s t
-			                     WHERE t.claimed_by IS NULL AND t.queue = w.queue) AS priority
+			buckets AS (
+			    SELECT w.queue, (SELECT min(t.bucket) FROM %1$s t
+			                     WHERE t.claimed_by IS NULL AND t.queue = w.queue) AS bucket
 			    FROM waiting_queues w WHERE w.queue IS NOT NULL
 			    UNION ALL
-			    SELECT p.queue, (SELECT max(t.priority) FROM %1$s t
-			                     WHERE t.claimed_by IS NULL AND t.queue = p.queue AND t.priority < p.priority)
+			    SELECT b.queue, (SELECT min(t.bucket) FROM %1$s t
+			                     WHERE t.claimed_by IS NULL AND t.queue = b.queue AND t.bucket > b.bucket)
+			    FROM buckets b WHERE b.bucket IS NOT NULL),
+			priorities AS (
+			    SELECT b.queue, b.bucket, (SELECT max(t.priority) FROM %1$s t
+			                               WHERE t.claimed_by IS NULL AND t.queue = b.queue AND t.bucket = b.bucket)
+			                              AS priority
+			    FROM buckets b WHERE b.bucket IS NOT NULL
+			    UNION ALL
+			    SELECT p.queue, p.bucket, (SELECT max(t.priority) FROM %1$s t
+			                               WHERE t.claimed_by IS NULL AND t.queue = p.queue AND t.bucket = p.bucket
+			                                 AND t.priority < p.priority)
 			    FROM priorities p WHERE p.priority IS NOT NULL),
 			waiting AS (
 			    SELECT w.queue,
 			           (SELECT count(*) FROM (SELECT FROM priorities p CROSS JOIN LATERAL (
-			                SELECT FROM %1$s t WHERE t.claimed_by IS NULL AND t.queue = p.queue
+			                SELECT FROM %1$s t WHERE t.claimed_by IS NULL AND t.queue = p.queue AND t.bucket = p.bucket
 			                  AND t.priority = p.priority AND t.run_at <= now() LIMIT :limit) r
 			            WHERE p.queue = w.queue LIMIT :limit) c) AS ready,
 			           (SELECT count(*) FROM (SELECT FROM priorities p CROSS JOIN LATERAL (
-			                SELECT FROM %1$s t WHERE t.claimed_by IS NULL AND t.queue = p.queue
+			                SELECT FROM %1$s t WHERE t.claimed_by IS NULL AND t.queue = p.queue AND t.bucket = p.bucket
 			                  AND t.priority = p.priority AND t.run_at > now() LIMIT :limit) s
 			            WHERE p.queue = w.queue LIMIT :limit) c) AS scheduled,
 			           (SELECT min((SELECT t.run_at FROM %1$s t WHERE t.claimed_by IS NULL AND t.queue = p.queue
-			                        AND t.priority = p.priority ORDER BY t.run_at LIMIT 1))
+			                        AND t.bucket = p.bucket AND t.priority = p.priority ORDER BY t.run_at LIMIT 1))
 			            FROM priorities p WHERE p.queue = w.queue) AS first_run_at
 			    FROM waiting_queues w WHERE w.queue IS NOT NULL),
 			running AS (

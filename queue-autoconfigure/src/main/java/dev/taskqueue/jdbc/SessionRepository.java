@@ -57,7 +57,7 @@ public class SessionRepository {
 
 	public SessionRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
-		this.ordered = new OrderedKeys(this.jdbc, tables, null);
+		this.ordered = new OrderedKeys(this.jdbc, tables, null, TaskBuckets.NONE); // promotes orphans, inserts nothing
 		this.register = REGISTER.formatted(tables.session());
 		this.heartbeat = HEARTBEAT.formatted(tables.session());
 		this.expire = EXPIRE.formatted(tables.session(), tables.task());

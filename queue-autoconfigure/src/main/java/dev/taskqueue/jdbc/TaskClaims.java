@@ -2,12 +2,9 @@ package dev.taskqueue.jdbc;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -29,37 +26,69 @@ final class TaskClaims {
 			UPDATE %1$s t SET claimed_by = ?, claimed_at = now(), attempt = t.attempt + 1
 			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))
 			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
-			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers, t.ordering_key
+			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers, t.ordering_key, t.bucket
 			""";
 
-	// Parameters: 1 queue, 2 session, 3 limit.
+	// The ready tasks of one bucket in claim order: the ready index read from the bucket's head, without a sort. With
+	// one bucket this is the claim of V1's index with "bucket = 0" added to its bounds, and costs the same: the
+	// claim is planned anew at every run (its LIMIT is a parameter, so a generic plan guesses a tenth of the table
+	// and never wins), and planning grows with every branch a statement has, so the wrap-around to the other buckets
+	// is a statement of its own (OTHERS), run only after a claim came back short.
+	// Parameters: 1 queue, 2 bucket, 3 session, 4 limit.
 	private static final String READY = """
 			ready AS MATERIALIZED (
 			    SELECT id FROM %1$s
-			    WHERE queue = ? AND claimed_by IS NULL AND run_at <= now()
+			    WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND run_at <= now()
 			      AND EXISTS (SELECT 1 FROM %2$s s WHERE s.id = ?)
 			    ORDER BY priority DESC, run_at, id
 			    LIMIT ?
 			    FOR UPDATE SKIP LOCKED)
 			""";
 
+	// The wrap-around of YugabyteDB's random-start claim, over buckets: the later buckets, then the earlier ones,
+	// each read in (bucket, claim order), the UNION ALL stopped by the outer LIMIT as soon as it has enough. So a
+	// claim never misses a task whatever bucket count its producer had (or has since). No sort either.
+	// Parameters: later 1 queue, 2 bucket, 3 limit; earlier 4 queue, 5 bucket, 6 limit; 7 session, 8 limit.
+	private static final String READY_OTHERS = """
+			ready AS MATERIALIZED (
+			    SELECT id FROM (
+			        SELECT id FROM (
+			            SELECT id FROM %1$s
+			            WHERE queue = ? AND bucket > ? AND claimed_by IS NULL AND run_at <= now()
+			            ORDER BY bucket, priority DESC, run_at, id
+			            LIMIT ?
+			            FOR UPDATE SKIP LOCKED) later
+			        UNION ALL
+			        SELECT id FROM (
+			            SELECT id FROM %1$s
+			            WHERE queue = ? AND bucket < ? AND claimed_by IS NULL AND run_at <= now()
+			            ORDER BY bucket, priority DESC, run_at, id
+			            LIMIT ?
+			            FOR UPDATE SKIP LOCKED) earlier
+			    ) others
+			    WHERE EXISTS (SELECT 1 FROM %2$s s WHERE s.id = ?)
+			    LIMIT ?)
+			""";
+
+	private static final String CLAIM_OTHERS = "WITH " + READY_OTHERS + TAKE_READY;
+
 	private static final String CLAIM = "WITH " + READY + TAKE_READY;
 
-	// CLAIM for a queue that knows where its previous claim ended (task :afterId of priority :priority, due at
+	// CLAIM for a bucket that knows where its previous claim ended (task :afterId of priority :priority, due at
 	// :after), so that the scan need not walk the index entries of tasks claimed since: a held-open transaction
 	// elsewhere keeps VACUUM from removing them, and each would cost a heap visit. Same order as CLAIM, in three
 	// ranges: higher priorities due in the last second, the same priority after (:after, :afterId) (or from a second
 	// ago, if earlier), lower priorities. Tasks due before those bounds (released, recovered from an expired session,
 	// or committed by a transaction that ran for more than a second) are left to the next CLAIM, which the worker
-	// runs every second or so.
-	// Parameters: higher 1 queue, 2 priority, 3 limit; same 4 queue, 5 priority, 6 and 7 after (micros), 8 afterId,
-	// 9 limit; lower 10 queue, 11 priority, 12 limit; 13 session, 14 limit.
+	// runs every second or so. It reads its own bucket only, as CLAIM does.
+	// Parameters: higher 1 queue, 2 bucket, 3 priority, 4 limit; same 5 queue, 6 bucket, 7 priority, 8 and 9 after
+	// (micros), 10 afterId, 11 limit; lower 12 queue, 13 bucket, 14 priority, 15 limit; 16 session, 17 limit.
 	private static final String READY_AFTER = """
 			ready AS MATERIALIZED (
 			    SELECT id FROM (
 			        SELECT id FROM (
 			            SELECT id FROM %1$s
-			            WHERE queue = ? AND claimed_by IS NULL AND priority > ?
+			            WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND priority > ?
 			              AND run_at >= now() - interval '1 second' AND run_at <= now()
 			            ORDER BY priority DESC, run_at, id
 			            LIMIT ?
@@ -67,7 +96,7 @@ final class TaskClaims {
 			        UNION ALL
 			        SELECT id FROM (
 			            SELECT id FROM %1$s
-			            WHERE queue = ? AND claimed_by IS NULL AND priority = ?
+			            WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND priority = ?
 			              AND (run_at, id) > (
 			                  LEAST(timestamptz 'epoch' + ? * interval '1 microsecond',
 			                        now() - interval '1 second'),
@@ -81,7 +110,7 @@ final class TaskClaims {
 			        UNION ALL
 			        SELECT id FROM (
 			            SELECT id FROM %1$s
-			            WHERE queue = ? AND claimed_by IS NULL AND priority < ? AND run_at <= now()
+			            WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND priority < ? AND run_at <= now()
 			            ORDER BY priority DESC, run_at, id
 			            LIMIT ?
 			            FOR UPDATE SKIP LOCKED) lower
@@ -115,31 +144,33 @@ final class TaskClaims {
 	// keys, the next tasks of their keys handed off to the claiming session (handed = true).
 	private static final String CLAIMED_AND_COMPLETED = """
 			SELECT id, queue, payload, priority, attempt, enqueued_at, run_at, claimed_at, claimed_by, last_error, headers,
-			       ordering_key, false AS done, false AS handed
+			       ordering_key, bucket, false AS done, false AS handed
 			FROM claimed
 			UNION ALL
 			""";
 
-	// The ids of the completed tasks and the tasks OrderedKeys.HAND_OFF handed off, as claimResult reads them.
+	// The ids of the completed tasks and the tasks OrderedKeys.HAND_OFF handed off, as ClaimRows.claimResult reads them.
 	static final String COMPLETED_AND_HANDED_OFF = """
-			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false FROM completed
+			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false FROM completed
 			UNION ALL
 			SELECT *, false, true FROM promoted WHERE claimed_by IS NOT NULL
 			""";
 
 	private static final String COMPLETED_IDS = """
-			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false FROM completed
+			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false FROM completed
 			""";
 
 	private final HotStatements statements;
 
-	private final String claim;
+	final String claim;
 
-	private final String claimAfter;
+	final String claimOthers;
 
-	private final String completeAndClaim;
+	final String claimAfter;
 
-	private final String completeAndClaimAfter;
+	final String completeAndClaim;
+
+	final String completeAndClaimAfter;
 
 	/** Whether the fold hands the next task of a completed task's key off to the claiming session. */
 	private final boolean ordered;
@@ -149,12 +180,13 @@ final class TaskClaims {
 	 * off to the claiming session
 	 */
 	TaskClaims(HotStatements statements, TaskTables tables, boolean history, boolean ordered) {
-		this.ordered = ordered;
 		this.statements = statements;
+		this.ordered = ordered;
 		String ready = READY.formatted(tables.task(), tables.session());
 		String readyAfter = READY_AFTER.formatted(tables.task(), tables.session());
 		String take = TAKE_READY.formatted(tables.task());
 		this.claim = CLAIM.formatted(tables.task(), tables.session());
+		this.claimOthers = CLAIM_OTHERS.formatted(tables.task(), tables.session());
 		this.claimAfter = CLAIM_AFTER.formatted(tables.task(), tables.session());
 		String completed = COMPLETED.formatted(tables.task(), (history || ordered) ? "*" : "id");
 		if (history) { // keeps the completed tasks as COMPLETE_ALL_AND with KEPT does
@@ -173,46 +205,72 @@ final class TaskClaims {
 				+ take.stripTrailing() + ")\n" + end;
 	}
 
-	List<ClaimedTask> claim(String queue, UUID session, int limit) {
-		return this.statements.query(this.claim,
-				(statement, connection) -> bindClaim(statement, 1, queue, session, limit), TaskClaims::claimedTasks);
+	/** CLAIM, then CLAIM_OTHERS for the rest when it came back short. */
+	List<ClaimedTask> claim(String queue, int bucket, UUID session, int limit) {
+		List<ClaimedTask> claimed = claimBucket(queue, bucket, session, limit);
+		if (claimed.size() >= limit) {
+			return claimed;
+		}
+		List<ClaimedTask> all = new ArrayList<>(claimed);
+		all.addAll(claimOthers(queue, bucket, session, limit - claimed.size()));
+		return all;
 	}
 
-	List<ClaimedTask> claimAfter(String queue, UUID session, int limit, int priority, Instant after, UUID afterId) {
+	List<ClaimedTask> claimBucket(String queue, int bucket, UUID session, int limit) {
+		return this.statements.query(this.claim,
+				(statement, connection) -> bindClaim(statement, 1, queue, bucket, session, limit),
+				ClaimRows::claimedTasks);
+	}
+
+	List<ClaimedTask> claimOthers(String queue, int bucket, UUID session, int limit) {
+		return this.statements.query(this.claimOthers, (statement, connection) -> {
+			for (int branch = 0; branch < 2; branch++) { // later, earlier
+				statement.setString(1 + 3 * branch, queue);
+				statement.setInt(2 + 3 * branch, bucket);
+				statement.setInt(3 + 3 * branch, limit);
+			}
+			statement.setObject(7, session);
+			statement.setInt(8, limit);
+			statement.setObject(9, session);
+		}, ClaimRows::claimedTasks);
+	}
+
+	List<ClaimedTask> claimAfter(String queue, int bucket, UUID session, int limit, int priority, Instant after,
+			UUID afterId) {
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.claimAfter,
-				(statement, connection) -> bindClaimAfter(statement, 1, queue, session, limit, priority, afterMicros,
-						afterId),
-				TaskClaims::claimedTasks);
+				(statement, connection) -> bindClaimAfter(statement, 1, queue, bucket, session, limit, priority,
+						afterMicros, afterId),
+				ClaimRows::claimedTasks);
 	}
 
-	ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, UUID session, int limit) {
+	ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, int bucket, UUID session, int limit) {
 		if (done.isEmpty()) {
-			return new ClaimResult(claim(queue, session, limit), Set.of());
+			return new ClaimResult(claimBucket(queue, bucket, session, limit), Set.of());
 		}
-		Completions completions = new Completions(done);
+		ClaimRows.Completions completions = new ClaimRows.Completions(done);
 		return this.statements.query(this.completeAndClaim, (statement, connection) -> {
 			bindCompletions(statement, connection, completions, queue, session);
-			bindClaim(statement, firstOfClaim(), queue, session, limit);
-		}, TaskClaims::claimResult);
+			bindClaim(statement, firstOfClaim(), queue, bucket, session, limit);
+		}, ClaimRows::claimResult);
 	}
 
-	ClaimResult completeAndClaimAfter(List<ClaimedTask> done, String queue, UUID session, int limit, int priority,
-			Instant after, UUID afterId) {
+	ClaimResult completeAndClaimAfter(List<ClaimedTask> done, String queue, int bucket, UUID session, int limit,
+			int priority, Instant after, UUID afterId) {
 		if (done.isEmpty()) {
-			return new ClaimResult(claimAfter(queue, session, limit, priority, after, afterId), Set.of());
+			return new ClaimResult(claimAfter(queue, bucket, session, limit, priority, after, afterId), Set.of());
 		}
-		Completions completions = new Completions(done);
+		ClaimRows.Completions completions = new ClaimRows.Completions(done);
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.completeAndClaimAfter, (statement, connection) -> {
 			bindCompletions(statement, connection, completions, queue, session);
-			bindClaimAfter(statement, firstOfClaim(), queue, session, limit, priority, afterMicros, afterId);
-		}, TaskClaims::claimResult);
+			bindClaimAfter(statement, firstOfClaim(), queue, bucket, session, limit, priority, afterMicros, afterId);
+		}, ClaimRows::claimResult);
 	}
 
 	/** Binds COMPLETED and, with ordered keys, the hand-off to the claiming session of tasks of {@code queue}. */
-	private void bindCompletions(PreparedStatement statement, Connection connection, Completions completions,
-			String queue, UUID session) throws SQLException {
+	private void bindCompletions(PreparedStatement statement, Connection connection,
+			ClaimRows.Completions completions, String queue, UUID session) throws SQLException {
 		completions.bind(statement, connection);
 		if (this.ordered) {
 			OrderedKeys.bindHandOff(statement, 4, queue, session);
@@ -224,106 +282,40 @@ final class TaskClaims {
 	}
 
 	/** Binds READY and TAKE_READY from position {@code first}. */
-	private static void bindClaim(PreparedStatement statement, int first, String queue, UUID session, int limit)
-			throws SQLException {
+	private static void bindClaim(PreparedStatement statement, int first, String queue, int bucket, UUID session,
+			int limit) throws SQLException {
 		statement.setString(first, queue);
-		statement.setObject(first + 1, session);
-		statement.setInt(first + 2, limit);
-		statement.setObject(first + 3, session);
+		statement.setInt(first + 1, bucket);
+		statement.setObject(first + 2, session);
+		statement.setInt(first + 3, limit);
+		statement.setObject(first + 4, session);
 	}
 
 	/** Binds READY_AFTER and TAKE_READY from position {@code first}: each use of a parameter has its own. */
-	private static void bindClaimAfter(PreparedStatement statement, int first, String queue, UUID session, int limit,
-			int priority, @Nullable Long afterMicros, UUID afterId) throws SQLException {
+	private static void bindClaimAfter(PreparedStatement statement, int first, String queue, int bucket,
+			UUID session, int limit, int priority, @Nullable Long afterMicros, UUID afterId) throws SQLException {
 		// higher
 		statement.setString(first, queue);
-		statement.setInt(first + 1, priority);
-		statement.setInt(first + 2, limit);
+		statement.setInt(first + 1, bucket);
+		statement.setInt(first + 2, priority);
+		statement.setInt(first + 3, limit);
 		// same
-		statement.setString(first + 3, queue);
-		statement.setInt(first + 4, priority);
-		Micros.bind(statement, first + 5, afterMicros);
-		Micros.bind(statement, first + 6, afterMicros);
-		statement.setObject(first + 7, afterId);
-		statement.setInt(first + 8, limit);
+		statement.setString(first + 4, queue);
+		statement.setInt(first + 5, bucket);
+		statement.setInt(first + 6, priority);
+		Micros.bind(statement, first + 7, afterMicros);
+		Micros.bind(statement, first + 8, afterMicros);
+		statement.setObject(first + 9, afterId);
+		statement.setInt(first + 10, limit);
 		// lower
-		statement.setString(first + 9, queue);
-		statement.setInt(first + 10, priority);
-		statement.setInt(first + 11, limit);
+		statement.setString(first + 11, queue);
+		statement.setInt(first + 12, bucket);
+		statement.setInt(first + 13, priority);
+		statement.setInt(first + 14, limit);
 		// the session's check, the overall limit, then TAKE_READY
-		statement.setObject(first + 12, session);
-		statement.setInt(first + 13, limit);
-		statement.setObject(first + 14, session);
-	}
-
-	private static List<ClaimedTask> claimedTasks(ResultSet rows) throws SQLException {
-		List<ClaimedTask> tasks = new ArrayList<>();
-		while (rows.next()) {
-			tasks.add(claimedTask(rows));
-		}
-		return tasks;
-	}
-
-	/** Reads the rows of CLAIMED_AND_COMPLETED or COMPLETED_AND_HANDED_OFF. */
-	static ClaimResult claimResult(ResultSet rows) throws SQLException {
-		List<ClaimedTask> claimed = new ArrayList<>();
-		Set<UUID> completed = new HashSet<>();
-		List<ClaimedTask> handedOff = new ArrayList<>();
-		while (rows.next()) {
-			if (rows.getBoolean(13)) {
-				completed.add(rows.getObject(1, UUID.class));
-			}
-			else {
-				(rows.getBoolean(14) ? handedOff : claimed).add(claimedTask(rows));
-			}
-		}
-		return new ClaimResult(claimed, completed, handedOff);
-	}
-
-	private static ClaimedTask claimedTask(ResultSet rows) throws SQLException {
-		return claimedTask(rows, 0);
-	}
-
-	/** Reads the claimed columns of TAKE_READY that follow the first {@code skip} columns. */
-	static ClaimedTask claimedTask(ResultSet rows, int skip) throws SQLException {
-		return new ClaimedTask(rows.getObject(skip + 1, UUID.class), rows.getString(skip + 2),
-				rows.getString(skip + 3), rows.getInt(skip + 4), rows.getInt(skip + 5), instant(rows, skip + 6),
-				instant(rows, skip + 7), instant(rows, skip + 8), rows.getObject(skip + 9, UUID.class),
-				rows.getString(skip + 10), rows.getString(skip + 11), rows.getString(skip + 12));
-	}
-
-	// OffsetDateTime rather than getTimestamp: no Calendar per value on the claim's hot path.
-	private static Instant instant(ResultSet rows, int column) throws SQLException {
-		return rows.getObject(column, OffsetDateTime.class).toInstant();
-	}
-
-	/** The arrays COMPLETED unnests, built before the statement takes a connection. */
-	private static final class Completions {
-
-		private final UUID[] ids;
-
-		private final Integer[] attempts;
-
-		private final UUID[] sessions;
-
-		Completions(List<ClaimedTask> done) {
-			this.ids = new UUID[done.size()];
-			this.attempts = new Integer[done.size()];
-			this.sessions = new UUID[done.size()];
-			for (int i = 0; i < this.ids.length; i++) {
-				ClaimedTask task = done.get(i);
-				this.ids[i] = task.id();
-				this.attempts[i] = task.attempt();
-				this.sessions[i] = TaskRepository.session(task.claimedBy());
-			}
-		}
-
-		void bind(PreparedStatement statement, Connection connection) throws SQLException {
-			statement.setArray(1, connection.createArrayOf("uuid", this.ids));
-			statement.setArray(2, connection.createArrayOf("int4", this.attempts));
-			statement.setArray(3, connection.createArrayOf("uuid", this.sessions));
-		}
-
+		statement.setObject(first + 15, session);
+		statement.setInt(first + 16, limit);
+		statement.setObject(first + 17, session);
 	}
 
 }

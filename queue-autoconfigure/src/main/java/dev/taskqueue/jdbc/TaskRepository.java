@@ -174,42 +174,46 @@ public class TaskRepository {
 	}
 
 	/**
-	 * Claims up to {@code limit} ready tasks of {@code queue} for {@code session}, highest priority first, then
-	 * oldest due time, skipping tasks other sessions are claiming at the same moment. Claims nothing when the
-	 * session no longer exists.
+	 * Claims up to {@code limit} ready tasks of {@code queue} for {@code session}: those of {@code bucket}, highest
+	 * priority first, then oldest due time, and when that bucket has fewer, the rest like {@link #claimOthers}; skips
+	 * tasks other sessions are claiming at the same moment. With one bucket (0) that is the queue's priority order.
+	 * Claims nothing when the session no longer exists.
 	 */
-	public List<ClaimedTask> claim(String queue, UUID session, int limit) {
-		return this.claims.claim(queue, session, limit);
+	public List<ClaimedTask> claim(String queue, int bucket, UUID session, int limit) {
+		return this.claims.claim(queue, bucket, session, limit);
+	}
+
+	/** Claims like {@link #claim} from the buckets after {@code bucket}, then those before it, bucket by bucket. */
+	public List<ClaimedTask> claimOthers(String queue, int bucket, UUID session, int limit) {
+		return this.claims.claimOthers(queue, bucket, session, limit);
 	}
 
 	/**
-	 * Claims like {@link #claim}, starting where the queue's previous claim ended: after the task {@code afterId} of
-	 * {@code priority}, due at {@code after}. Cheaper when the index holds many entries of claimed or deleted tasks
-	 * that VACUUM cannot remove yet, but blind to tasks that sort before that point and were due more than a second
-	 * ago (released tasks, those of expired sessions, those committed by a long transaction). Run {@link #claim} now
-	 * and then to take those.
+	 * Claims tasks of {@code bucket} like {@link #claim}, starting where the bucket's previous claim ended: after the
+	 * task {@code afterId} of {@code priority}, due at {@code after}, and without going on to other buckets.
+	 * Cheaper when the index holds many entries of claimed or deleted tasks that VACUUM cannot remove yet, but blind
+	 * to tasks that sort before that point and were due more than a second ago (released tasks, those of expired
+	 * sessions, those committed by a long transaction). Run {@link #claim} now and then to take those.
 	 */
-	public List<ClaimedTask> claimAfter(String queue, UUID session, int limit, int priority, Instant after,
-			UUID afterId) {
-		return this.claims.claimAfter(queue, session, limit, priority, after, afterId);
+	public List<ClaimedTask> claimAfter(String queue, int bucket, UUID session, int limit, int priority,
+			Instant after, UUID afterId) {
+		return this.claims.claimAfter(queue, bucket, session, limit, priority, after, afterId);
 	}
 
 	/**
 	 * Deletes the completed {@code done} tasks (each fenced by its own claim: id, attempt, claimed_by) and claims up
-	 * to {@code limit} ready tasks of {@code queue} for {@code session} like {@link #claim}, in one statement. With
-	 * no {@code done} tasks it is {@link #claim}; with a {@code limit} of 0 it only completes.
+	 * to {@code limit} ready tasks of {@code bucket} of {@code queue} for {@code session} like {@link #claim}, in one
+	 * statement, without going on to other buckets. With a {@code limit} of 0 it only completes.
 	 * @return the tasks claimed, and the ids of the {@code done} tasks deleted: those missing had lost their claim
 	 */
-	public ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, UUID session, int limit) {
-		return claims(done).completeAndClaim(done, queue, session, limit);
+	public ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, int bucket, UUID session, int limit) {
+		return claims(done).completeAndClaim(done, queue, bucket, session, limit);
 	}
 
-	/**
-	 * {@link #completeAndClaim} that claims like {@link #claimAfter}.
-	 */
-	public ClaimResult completeAndClaimAfter(List<ClaimedTask> done, String queue, UUID session, int limit,
-			int priority, Instant after, UUID afterId) {
-		return claims(done).completeAndClaimAfter(done, queue, session, limit, priority, after, afterId);
+	/** {@link #completeAndClaim} that claims like {@link #claimAfter}. */
+	public ClaimResult completeAndClaimAfter(List<ClaimedTask> done, String queue, int bucket, UUID session,
+			int limit, int priority, Instant after, UUID afterId) {
+		return claims(done).completeAndClaimAfter(done, queue, bucket, session, limit, priority, after, afterId);
 	}
 
 	/** Deletes a completed task; {@code false} when the claim was lost. */

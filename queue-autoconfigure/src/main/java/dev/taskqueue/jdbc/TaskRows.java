@@ -27,7 +27,10 @@ final class TaskRows {
 
 	final String[] headers;
 
-	TaskRows(List<NewTask> tasks) {
+	/** Each task's bucket (see {@link TaskBuckets}). */
+	final Short[] buckets;
+
+	TaskRows(List<NewTask> tasks, TaskBuckets taskBuckets) {
 		int n = tasks.size();
 		this.ids = new UUID[n];
 		this.queues = new String[n];
@@ -36,6 +39,7 @@ final class TaskRows {
 		this.runAtMicros = new Long[n];
 		this.delayMicros = new Long[n];
 		this.headers = new String[n];
+		this.buckets = new Short[n];
 		for (int i = 0; i < n; i++) {
 			NewTask task = tasks.get(i);
 			this.ids[i] = task.id();
@@ -45,11 +49,15 @@ final class TaskRows {
 			this.runAtMicros[i] = Micros.sinceEpoch(task.runAt());
 			this.delayMicros[i] = Micros.of(task.delay());
 			this.headers[i] = task.headers();
+			this.buckets[i] = (short) taskBuckets.bucketOf(task.queue(), task.id());
 		}
 	}
 
-	/** Binds id, queue, payload, priority, run-at and delay (in microseconds) and headers from {@code first} on. */
-	static void bind(PreparedStatement statement, int first, NewTask task) throws SQLException {
+	/**
+	 * Binds id, queue, payload, priority, run-at and delay (in microseconds), headers and bucket from {@code first}
+	 * on: 8 parameters.
+	 */
+	static void bind(PreparedStatement statement, int first, NewTask task, TaskBuckets buckets) throws SQLException {
 		statement.setObject(first, task.id());
 		statement.setString(first + 1, task.queue());
 		statement.setString(first + 2, task.payload());
@@ -57,6 +65,7 @@ final class TaskRows {
 		Micros.bind(statement, first + 4, Micros.sinceEpoch(task.runAt()));
 		statement.setLong(first + 5, Micros.of(task.delay()));
 		statement.setString(first + 6, task.headers());
+		statement.setInt(first + 7, buckets.bucketOf(task.queue(), task.id()));
 	}
 
 }

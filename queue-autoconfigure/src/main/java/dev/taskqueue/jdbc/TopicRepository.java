@@ -23,15 +23,16 @@ public class TopicRepository {
 
 	// One task per subscribed queue, in one statement. The ids derive from one time-ordered id made by the caller:
 	// its last two bytes (random ones, version and variant bits untouched) become the subscriber's number, so the
-	// ids stay unique and in creation order without a sequence.
+	// ids stay unique and in creation order without a sequence. Each task's bucket is computed here (BUCKET, see
+	// TaskBuckets), as only this statement knows the subscribed queues; their ids share the bytes the hash reads.
 	private static final String PUBLISH = """
 			WITH subscriber AS (
-			    SELECT queue, row_number() OVER (ORDER BY queue) AS n FROM %2$s WHERE topic = :topic),
+			    SELECT queue, CAST(encode(substring(uuid_send(CAST(:base AS uuid)) FROM 1 FOR 14)
+			                              || substring(int4send(CAST(n AS int)) FROM 3 FOR 2), 'hex') AS uuid) AS id
+			    FROM (SELECT queue, row_number() OVER (ORDER BY queue) AS n FROM %2$s WHERE topic = :topic) s),
 			published AS (
-			    INSERT INTO %1$s (id, queue, payload, priority, headers)
-			    SELECT CAST(encode(substring(uuid_send(CAST(:base AS uuid)) FROM 1 FOR 14)
-			                       || substring(int4send(CAST(n AS int)) FROM 3 FOR 2), 'hex') AS uuid),
-			           queue, CAST(:payload AS jsonb), :priority, CAST(:headers AS jsonb)
+			    INSERT INTO %1$s (id, queue, payload, priority, headers, bucket)
+			    SELECT id, queue, CAST(:payload AS jsonb), :priority, CAST(:headers AS jsonb), BUCKET
 			    FROM subscriber
 			    RETURNING id, queue)
 			SELECT id, queue%3$s FROM published ORDER BY queue
@@ -60,6 +61,8 @@ public class TopicRepository {
 
 	private final String publish;
 
+	private final TaskBuckets buckets;
+
 	private final String subscribe;
 
 	private final String unsubscribeStale;
@@ -70,10 +73,21 @@ public class TopicRepository {
 	 * @param notifyChannel the channel a publish sends each queue on with {@code NOTIFY}, or {@code null}
 	 */
 	public TopicRepository(DataSource dataSource, TaskTables tables, @Nullable String notifyChannel) {
+		this(dataSource, tables, notifyChannel, TaskBuckets.NONE);
+	}
+
+	/**
+	 * @param notifyChannel the channel a publish sends each queue on with {@code NOTIFY}, or {@code null}
+	 * @param buckets the bucket count of each queue, which decides the bucket of a new task
+	 */
+	public TopicRepository(DataSource dataSource, TaskTables tables, @Nullable String notifyChannel,
+			TaskBuckets buckets) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.notifyChannel = notifyChannel;
+		this.buckets = buckets;
 		this.publish = PUBLISH.formatted(tables.task(), tables.topicSubscription(),
-				(notifyChannel != null) ? ", pg_notify(:channel, queue)" : "");
+				(notifyChannel != null) ? ", pg_notify(:channel, queue)" : "")
+			.replace("BUCKET", TaskBuckets.SQL.formatted("subscriber.id", "subscriber.queue"));
 		this.subscribe = SUBSCRIBE.formatted(tables.topicSubscription());
 		this.unsubscribeStale = UNSUBSCRIBE_STALE.formatted(tables.topicSubscription());
 		this.subscribers = SUBSCRIBERS.formatted(tables.topicSubscription());
@@ -85,7 +99,7 @@ public class TopicRepository {
 	 * @return the id of the task enqueued on each subscribed queue, by queue name
 	 */
 	public Map<String, UUID> publish(String topic, NewTask task) {
-		JdbcClient.StatementSpec statement = this.jdbc.sql(this.publish)
+		JdbcClient.StatementSpec statement = this.buckets.bind(this.jdbc.sql(this.publish))
 			.param("topic", topic)
 			.param("base", task.id())
 			.param("payload", task.payload())

@@ -34,18 +34,18 @@ import org.springframework.jdbc.support.SqlArrayValue;
 final class UniqueEnqueues {
 
 	// Parameters: 1 queue, 2 key, 3 id, 4 queue, 5 payload, 6 priority, 7 runAtMicros, 8 delayMicros, 9 headers,
-	// 10 key, then 11 the channel when notifying. The task found in "existing" is any live task with the key (one
+	// 10 bucket, 11 key, then 12 the channel when notifying. The task found in "existing" is any live task with the key (one
 	// enqueued with REPLACE may be running); "inserted" is empty when the key was taken by a task committed after
 	// this statement began: the caller runs it again.
 	private static final String KEEP = """
 			WITH existing AS MATERIALIZED (
 			    SELECT id FROM %1$s WHERE queue = ? AND unique_key = ? ORDER BY id DESC LIMIT 1),
 			inserted AS (
-			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, unique_key, unique_running)
+			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket, unique_key, unique_running)
 			    SELECT ?, ?, CAST(? AS jsonb), ?,
 			           COALESCE(timestamptz 'epoch' + ? * interval '1 microsecond',
 			                    now() + ? * interval '1 microsecond'),
-			           CAST(? AS jsonb), ?, true
+			           CAST(? AS jsonb), ?, ?, true
 			    WHERE NOT EXISTS (SELECT 1 FROM existing)
 			    ON CONFLICT DO NOTHING
 			    RETURNING id, queue)%2$s
@@ -59,15 +59,15 @@ final class UniqueEnqueues {
 			,
 			notified AS (SELECT count(*) AS n FROM (SELECT pg_notify(?, queue) FROM inserted) sent)""";
 
-	// Parameters: 1 id, 2 queue, 3 payload, 4 priority, 5 runAtMicros, 6 delayMicros, 7 headers, 8 key, then 9 the
-	// channel when notifying. Returns the id of the task added or updated: a different id is a duplicate.
+	// Parameters: 1 id, 2 queue, 3 payload, 4 priority, 5 runAtMicros, 6 delayMicros, 7 headers, 8 bucket, 9 key,
+	// then 10 the channel when notifying. Returns the id of the task added or updated: a different id is a duplicate.
 	private static final String REPLACE = """
 			WITH upserted AS (
-			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, unique_key)
+			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket, unique_key)
 			    VALUES (?, ?, CAST(? AS jsonb), ?,
 			            COALESCE(timestamptz 'epoch' + ? * interval '1 microsecond',
 			                     now() + ? * interval '1 microsecond'),
-			            CAST(? AS jsonb), ?)
+			            CAST(? AS jsonb), ?, ?)
 			    %2$s
 			    RETURNING id, queue)
 			SELECT id%3$s FROM upserted
@@ -85,15 +85,16 @@ final class UniqueEnqueues {
 	private static final String ALL = """
 			WITH input AS MATERIALIZED (
 			    SELECT * FROM unnest(:ids, :queues, :payloads, :priorities, :runAtMicros, :delayMicros, :headers,
-			                         :keys, :replacing)
-			        AS i(id, queue, payload, priority, run_at_micros, delay_micros, headers, unique_key, replacing)),
+			                         :buckets, :keys, :replacing)
+			        AS i(id, queue, payload, priority, run_at_micros, delay_micros, headers, bucket, unique_key,
+			             replacing)),
 			existing AS MATERIALIZED (
 			    SELECT i.id AS request, (SELECT t.id FROM %1$s t WHERE t.queue = i.queue AND t.unique_key = i.unique_key
 			                             ORDER BY t.id DESC LIMIT 1) AS id
 			    FROM input i WHERE i.unique_key IS NOT NULL AND NOT i.replacing),
 			kept AS (
-			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, unique_key, unique_running)
-			    SELECT i.id, i.queue, CAST(i.payload AS jsonb), i.priority, %2$s, CAST(i.headers AS jsonb),
+			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket, unique_key, unique_running)
+			    SELECT i.id, i.queue, CAST(i.payload AS jsonb), i.priority, %2$s, CAST(i.headers AS jsonb), i.bucket,
 			           i.unique_key, i.unique_key IS NOT NULL
 			    FROM input i
 			    WHERE NOT i.replacing AND NOT EXISTS (SELECT 1 FROM existing e WHERE e.request = i.id AND e.id IS NOT NULL)
@@ -101,8 +102,9 @@ final class UniqueEnqueues {
 			    ON CONFLICT DO NOTHING
 			    RETURNING id, queue),
 			replaced AS (
-			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, unique_key)
-			    SELECT i.id, i.queue, CAST(i.payload AS jsonb), i.priority, %2$s, CAST(i.headers AS jsonb), i.unique_key
+			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket, unique_key)
+			    SELECT i.id, i.queue, CAST(i.payload AS jsonb), i.priority, %2$s, CAST(i.headers AS jsonb), i.bucket,
+			           i.unique_key
 			    FROM input i WHERE i.replacing
 			    ORDER BY i.queue, i.unique_key
 			    %3$s
@@ -139,8 +141,12 @@ final class UniqueEnqueues {
 
 	private final String all;
 
-	UniqueEnqueues(HotStatements statements, JdbcClient jdbc, TaskTables tables, @Nullable String notifyChannel) {
+	private final TaskBuckets buckets;
+
+	UniqueEnqueues(HotStatements statements, JdbcClient jdbc, TaskTables tables, @Nullable String notifyChannel,
+			TaskBuckets buckets) {
 		this.statements = statements;
+		this.buckets = buckets;
 		this.jdbc = jdbc;
 		this.notifyChannel = notifyChannel;
 		boolean notifying = notifyChannel != null;
@@ -154,10 +160,10 @@ final class UniqueEnqueues {
 	EnqueueResult offer(NewTask task) {
 		if (task.replace()) {
 			UUID id = this.statements.query(this.replace, (statement, connection) -> {
-				TaskRows.bind(statement, 1, task);
-				statement.setString(8, task.uniqueKey());
+				TaskRows.bind(statement, 1, task, this.buckets);
+				statement.setString(9, task.uniqueKey());
 				if (this.notifyChannel != null) {
-					statement.setString(9, this.notifyChannel);
+					statement.setString(10, this.notifyChannel);
 				}
 			}, (rows) -> rows.next() ? rows.getObject(1, UUID.class) : null);
 			// DO UPDATE returns the task inserted or updated: always one row.
@@ -179,10 +185,10 @@ final class UniqueEnqueues {
 		return this.statements.query(this.keep, (statement, connection) -> {
 			statement.setString(1, task.queue());
 			statement.setString(2, task.uniqueKey());
-			TaskRows.bind(statement, 3, task);
-			statement.setString(10, task.uniqueKey());
+			TaskRows.bind(statement, 3, task, this.buckets);
+			statement.setString(11, task.uniqueKey());
 			if (this.notifyChannel != null) {
-				statement.setString(11, this.notifyChannel);
+				statement.setString(12, this.notifyChannel);
 			}
 		}, (rows) -> rows.next() ? new EnqueueResult(rows.getObject(1, UUID.class), rows.getBoolean(2)) : null);
 	}
@@ -238,7 +244,7 @@ final class UniqueEnqueues {
 
 	/** One run of the statement: for each row's id the id it ended up with, or none. */
 	private Map<UUID, UUID> insertAll(List<NewTask> rows) {
-		TaskRows columns = new TaskRows(rows);
+		TaskRows columns = new TaskRows(rows, this.buckets);
 		String[] keys = new String[rows.size()];
 		Boolean[] replacing = new Boolean[rows.size()];
 		for (int i = 0; i < keys.length; i++) {
@@ -253,6 +259,7 @@ final class UniqueEnqueues {
 			.param("runAtMicros", new SqlArrayValue("int8", (Object[]) columns.runAtMicros))
 			.param("delayMicros", new SqlArrayValue("int8", (Object[]) columns.delayMicros))
 			.param("headers", new SqlArrayValue("text", (Object[]) columns.headers))
+			.param("buckets", new SqlArrayValue("int2", (Object[]) columns.buckets))
 			.param("keys", new SqlArrayValue("text", (Object[]) keys))
 			.param("replacing", new SqlArrayValue("bool", (Object[]) replacing));
 		if (this.notifyChannel != null) {

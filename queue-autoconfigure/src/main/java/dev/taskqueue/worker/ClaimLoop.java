@@ -135,15 +135,41 @@ final class ClaimLoop implements Runnable {
 		}
 		UUID sessionId = this.session.id();
 		long started = System.nanoTime();
+		// Each claim reads another bucket first (round-robin), so that instances spread over the buckets' heads.
+		int bucket = queue.positions.nextBucket();
 		if (queue.settings.limits().any()) {
 			// Completions of a BATCHED queue with limits are left to the flusher: the claim takes the queue's lock.
 			if (this.limited.mayClaim(queue, started)) {
-				List<ClaimedTask> claimed = this.limited.claim(queue, sessionId, free);
-				handOver(queue, claimed, true, started, claimed.size() == free || this.limited.heldBack(queue));
+				List<ClaimedTask> claimed = this.limited.claim(queue, bucket, sessionId, free);
+				handOver(queue, bucket, claimed, true, started, claimed.size() == free || this.limited.heldBack(queue),
+						true);
 			}
 			return;
 		}
-		ClaimedTask from = queue.claimFrom(started);
+		ClaimedTask from = queue.positions.claimFrom(bucket, started);
+		Claim claim = claim(queue, bucket, from, sessionId, free);
+		if (!claim.handedOff().isEmpty()) {
+			this.handlers.submit(queue, claim.handedOff()); // before handOver, which gives back what a pause stops
+		}
+		List<ClaimedTask> claimed = claim.claimed();
+		handOver(queue, bucket, claimed, from == null, started, claimed.size() == claim.limit(), true);
+		free -= claim.handedOff().size();
+		if (claimed.size() < free && queue.positions.wrapAround(System.nanoTime())) {
+			// The bucket had fewer: the rest from the other buckets, which hold tasks also with one bucket when a
+			// producer counted more (see ClaimPositions#wrapAround).
+			long again = System.nanoTime();
+				int rest = free - claimed.size();
+			List<ClaimedTask> more = this.ownTransactions
+				.execute((status) -> this.tasks.claimOthers(queue.name(), bucket, sessionId, rest));
+			handOver(queue, bucket, more, true, again, more.size() == rest, false);
+		}
+	}
+
+	/**
+	 * One claim statement of {@code queue}, from {@code bucket}'s head or its position {@code from}, for up to
+	 * {@code free} tasks: those it claims, and those handed off by the completions it carries.
+	 */
+	private Claim claim(QueueState queue, int bucket, @Nullable ClaimedTask from, UUID sessionId, int free) {
 		// A BATCHED queue's claim also deletes the completions waiting: one round trip and one commit for both.
 		BatchedCompletions batched = queue.handler.batchedCompletion() ? this.batched : null;
 		List<BatchedCompletions.Done> done = (batched != null) ? batched.take(this.completionBatchSize) : List.of();
@@ -155,9 +181,9 @@ final class ClaimLoop implements Runnable {
 		ClaimResult result;
 		try {
 			result = this.ownTransactions.execute((status) -> (from != null)
-					? this.tasks.completeAndClaimAfter(doneTasks, queue.name(), sessionId, limit, from.priority(),
-							from.runAt(), from.id())
-					: this.tasks.completeAndClaim(doneTasks, queue.name(), sessionId, limit));
+					? this.tasks.completeAndClaimAfter(doneTasks, queue.name(), bucket, sessionId, limit,
+							from.priority(), from.runAt(), from.id())
+					: this.tasks.completeAndClaim(doneTasks, queue.name(), bucket, sessionId, limit));
 		}
 		catch (RuntimeException | Error ex) {
 			if (batched != null) {
@@ -168,18 +194,23 @@ final class ClaimLoop implements Runnable {
 		if (batched != null) {
 			batched.written(done, result.completed());
 		}
-		if (!result.handedOff().isEmpty()) {
-			this.handlers.submit(queue, result.handedOff()); // before handOver, which gives back what a pause stops
-		}
-		List<ClaimedTask> claimed = result.claimed();
-		handOver(queue, claimed, from == null, started, claimed.size() == limit);
+		return new Claim(result.claimed(), result.handedOff(), limit);
 	}
 
-	/** Hands the tasks of a claim to the handler threads, in claim order. */
-	private void handOver(QueueState queue, List<ClaimedTask> claimed, boolean full, long started,
-			boolean mayHaveMore) {
+	/** What one claim statement took: {@code claimed} of the {@code limit} it asked for, and {@code handedOff}. */
+	private record Claim(List<ClaimedTask> claimed, List<ClaimedTask> handedOff, int limit) {
+	}
+
+	/**
+	 * Hands the tasks of a claim to the handler threads, in claim order.
+	 * @param record whether the claim read {@code bucket} and counts in its position and timings
+	 */
+	private void handOver(QueueState queue, int bucket, List<ClaimedTask> claimed, boolean full, long started,
+			boolean mayHaveMore, boolean record) {
 		List<ClaimedTask> inOrder = claimed.stream().sorted(CLAIM_ORDER).toList();
-		queue.claimed(inOrder, full, started, System.nanoTime());
+		if (record) {
+			queue.positions.claimed(bucket, inOrder, full, started, System.nanoTime());
+		}
 		queue.mayHaveMore = mayHaveMore;
 		this.handlers.submit(queue, inOrder);
 		if (this.session.isPaused(queue.name())) {

@@ -39,11 +39,11 @@ final class LimitedClaimer {
 	}
 
 	/**
-	 * Claims up to {@code wanted} tasks of {@code queue}, as many as its limits allow. When a limit holds back the
+	 * Claims up to {@code wanted} tasks of {@code queue}, {@code bucket}'s first, as many as its limits allow. When a limit holds back the
 	 * rest, the queue counts as having more, so that a task of it settling here wakes the claim loop.
 	 */
-	List<ClaimedTask> claim(QueueState queue, UUID session, int wanted) {
-		LimitedClaim claim = this.claims.claim(queue.name(), session, wanted, queue.settings.limits());
+	List<ClaimedTask> claim(QueueState queue, int bucket, UUID session, int wanted) {
+		LimitedClaim claim = this.claims.claim(queue.name(), bucket, session, wanted, queue.settings.limits());
 		long now = System.nanoTime();
 		int inFlight = queue.inFlight.get() + claim.claimed().size(); // what the loop is about to hand over
 		switch (claim.heldBy()) {

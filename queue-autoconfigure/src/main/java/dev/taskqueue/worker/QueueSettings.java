@@ -3,6 +3,7 @@ package dev.taskqueue.worker;
 import java.time.Duration;
 
 import dev.taskqueue.jdbc.QueueLimits;
+import dev.taskqueue.jdbc.TaskBuckets;
 
 /**
  * How one queue is run in this instance.
@@ -15,9 +16,10 @@ import dev.taskqueue.jdbc.QueueLimits;
  * every task in a transaction of its own
  * @param groupMaxDelay how long a group may keep taking tasks before it commits
  * @param limits the queue's cluster-wide limits, {@link QueueLimits#NONE} for none
+ * @param buckets how many buckets the queue's tasks are spread over (docs/hash-sharded-claims.md), 1 for one
  */
 public record QueueSettings(int concurrency, int maxAttempts, RetryPolicy retryPolicy, Duration timeout,
-		int groupSize, Duration groupMaxDelay, QueueLimits limits) {
+		int groupSize, Duration groupMaxDelay, QueueLimits limits, int buckets) {
 
 	/** The most tasks in one group: well under the 64 subtransactions PostgreSQL caches per transaction. */
 	public static final int MAX_GROUP_SIZE = 32;
@@ -30,6 +32,15 @@ public record QueueSettings(int concurrency, int maxAttempts, RetryPolicy retryP
 			throw new IllegalArgumentException(
 					"groupSize must be between 1 and " + MAX_GROUP_SIZE + ", groupMaxDelay not negative");
 		}
+		if (buckets < 1 || buckets > TaskBuckets.MAX) {
+			throw new IllegalArgumentException("buckets must be between 1 and " + TaskBuckets.MAX);
+		}
+	}
+
+	/** One bucket. */
+	public QueueSettings(int concurrency, int maxAttempts, RetryPolicy retryPolicy, Duration timeout, int groupSize,
+			Duration groupMaxDelay, QueueLimits limits) {
+		this(concurrency, maxAttempts, retryPolicy, timeout, groupSize, groupMaxDelay, limits, 1);
 	}
 
 	/** No cluster-wide limits. */

@@ -1,7 +1,6 @@
 package dev.taskqueue.worker;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
@@ -9,7 +8,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.ClaimedTask;
-import org.jspecify.annotations.Nullable;
 
 /**
  * One queue as this instance runs it: its handler, its settings, the tasks it has claimed and not yet started,
@@ -26,19 +24,6 @@ final class QueueState {
 	 * takes many tasks at once. A task claimed ahead waits at most about this long for a thread here.
 	 */
 	static final Duration PREFETCH_HORIZON = Duration.ofMillis(10);
-
-	/** How often a claim scans the queue from its start, at least (see {@link #claimFrom}). */
-	static final Duration FULL_CLAIM_EVERY = Duration.ofSeconds(1);
-
-	/** How often a claim scans the queue from its start, however slow such a scan is. */
-	static final Duration FULL_CLAIM_AT_MOST_EVERY = Duration.ofSeconds(30);
-
-	/**
-	 * Claims start from a position once scans from the start take this many times as long on average. A claim from
-	 * a position costs about twice a scan from the start to plan and run, so it pays only when the start of the
-	 * index is crowded with entries VACUUM cannot remove yet.
-	 */
-	static final int POSITION_PAYS_AT = 2;
 
 	final TaskHandlerMethod handler;
 
@@ -59,26 +44,8 @@ final class QueueState {
 	/** Whether the last claim took all it asked for, so more tasks are probably waiting. */
 	volatile boolean mayHaveMore;
 
-	/**
-	 * The last task of the last claim, in claim order, where the next claim may start; {@code null} at first. Only
-	 * the claim loop reads and writes it.
-	 */
-	private @Nullable ClaimedTask claimedUpTo;
-
-	/** When the next claim must scan the queue from its start ({@link System#nanoTime()}). */
-	private volatile long fullClaimDue = System.nanoTime();
-
-	/**
-	 * When a claim from the position is tried again while scans from the start are cheaper, to see whether they
-	 * still are. Like the two moving averages below, only the claim loop reads and writes it.
-	 */
-	private long positionTryDue;
-
-	/** A moving average of how long a claim that scans from the start takes; 0 before the first. */
-	private long fullClaimNanos;
-
-	/** A moving average of how long a claim from the position takes; 0 before the first. */
-	private long positionClaimNanos;
+	/** Which bucket the next claim reads first, and where in it (see {@link ClaimPositions}). */
+	final ClaimPositions positions;
 
 	/** A moving average of how long a handler of this queue runs, which decides when a group commits. */
 	private volatile long typicalHandlerNanos;
@@ -88,6 +55,7 @@ final class QueueState {
 		this.settings = settings;
 		this.maxPrefetch = maxPrefetch;
 		this.running = new Semaphore(settings.concurrency());
+		this.positions = new ClaimPositions(settings.buckets());
 	}
 
 	String name() {
@@ -138,54 +106,6 @@ final class QueueState {
 		return free > 0 && !(claimsAhead && this.mayHaveMore && free < capacity / 4);
 	}
 
-	/**
-	 * Where the next claim starts: the last task this queue claimed, or {@code null} to scan the queue from its
-	 * start. A scan from the start runs at first, after tasks may have been released, and at least every
-	 * {@link #FULL_CLAIM_EVERY} (more rarely when such a scan is slow) to take the tasks a claim from a position
-	 * cannot see. Between those, claims start from the position when that has been measurably cheaper
-	 * ({@link #POSITION_PAYS_AT}), and otherwise from the start, with a claim from the position once a second to
-	 * measure it again.
-	 */
-	@Nullable ClaimedTask claimFrom(long now) {
-		ClaimedTask position = this.claimedUpTo;
-		if (position == null || now - this.fullClaimDue >= 0) {
-			return null;
-		}
-		boolean positionPays = this.fullClaimNanos > POSITION_PAYS_AT * this.positionClaimNanos;
-		return (positionPays || now - this.positionTryDue >= 0) ? position : null;
-	}
-
-	/**
-	 * Records a claim: its tasks in claim order, whether it scanned from the start, and how long it took. A full
-	 * scan is due again after {@link #FULL_CLAIM_EVERY}, or after 20 times its own duration when that is longer
-	 * (at most {@link #FULL_CLAIM_AT_MOST_EVERY}), so that slow scans take at most a twentieth of the claim loop.
-	 */
-	void claimed(List<ClaimedTask> inClaimOrder, boolean full, long started, long ended) {
-		if (!inClaimOrder.isEmpty()) {
-			this.claimedUpTo = inClaimOrder.get(inClaimOrder.size() - 1);
-		}
-		long took = ended - started;
-		if (full) {
-			this.fullClaimNanos = movingAverage(this.fullClaimNanos, took);
-			long every = Math.min(Math.max(FULL_CLAIM_EVERY.toNanos(), 20 * took), FULL_CLAIM_AT_MOST_EVERY.toNanos());
-			this.fullClaimDue = ended + every;
-		}
-		else {
-			this.positionClaimNanos = movingAverage(this.positionClaimNanos, took);
-			this.positionTryDue = ended + FULL_CLAIM_EVERY.toNanos();
-		}
-	}
-
-	/** Weight 1/4: a single claim slowed by a pause moves it, but does not flip the choice on its own. */
-	private static long movingAverage(long average, long sample) {
-		return (average == 0) ? sample : average + (sample - average) / 4;
-	}
-
-	/** Makes the next claim scan the queue from its start, because tasks that sort early may be ready again. */
-	void claimFromStart() {
-		this.fullClaimDue = System.nanoTime();
-	}
-
 	long typicalHandlerNanos() {
 		return this.typicalHandlerNanos;
 	}
@@ -201,6 +121,7 @@ final class QueueState {
 				+ this.settings.maxAttempts() + ", timeout " + this.settings.timeout()
 				+ (this.handler.batchedCompletion() ? ", batched completion" : "")
 				+ (this.settings.limits().any() ? ", " + this.settings.limits().describe() : "")
+				+ ((this.settings.buckets() > 1) ? ", " + this.settings.buckets() + " buckets" : "")
 				+ (grouped() ? ", group commit of up to " + this.settings.groupSize() + " tasks or "
 						+ this.settings.groupMaxDelay().toMillis() + " ms" : "")
 				+ ")";

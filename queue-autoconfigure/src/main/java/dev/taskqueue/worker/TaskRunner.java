@@ -111,7 +111,7 @@ public class TaskRunner {
 		try {
 			for (TaskHandlerMethod handler : handlers) {
 				QueueSettings settings = this.queueSettings.apply(handler);
-				this.ownTransactions.execute((status) -> this.tasks.claim(handler.queue(), session, Integer.MAX_VALUE))
+				this.ownTransactions.execute((status) -> this.tasks.claim(handler.queue(), 0, session, Integer.MAX_VALUE))
 					.stream()
 					.sorted(ClaimLoop.CLAIM_ORDER)
 					.forEach(unstarted::add);

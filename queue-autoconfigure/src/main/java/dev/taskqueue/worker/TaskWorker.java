@@ -207,7 +207,7 @@ public class TaskWorker implements SmartLifecycle {
 	private void beat() {
 		if (this.session.beat() > 0) {
 			// Tasks of an expired session are ready again, most likely before where claims had got to.
-			this.queues.forEach(QueueState::claimFromStart);
+			this.queues.forEach((queue) -> queue.positions.claimFromStart());
 			this.wakeUp.signal();
 		}
 	}

@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A database on an older schema version, with tasks and dead letters in it, moves to the latest on the next start
- * and loses nothing: old tasks run with empty headers, no unique key and no ordering key, old dead letters can be
- * retried.
+ * and loses nothing: old tasks run with empty headers, no unique key and no ordering key, in bucket 0, old dead
+ * letters can be retried.
  */
 class SchemaUpgradeIntegrationTests {
 
@@ -119,6 +119,53 @@ class SchemaUpgradeIntegrationTests {
 				.enqueueBatch(List.of(TaskRequest.of("upgrade", "in a batch")), TaskRequest.of("upgrade", "then"))
 				.thenTaskId();
 			Await.until("the batch's then task runs", Duration.ofSeconds(20), () -> handlers.handled.containsKey(then));
+		}
+	}
+
+	@Test
+	void tasksWrittenBeforeVersion9RunInBucketZeroNextToTasksOfABucketedQueue() {
+		String url = TestDatabase.createDatabase();
+		DriverManagerDataSource dataSource = migratedTo(url, "8");
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, priority) SELECT gen_random_uuid(), 'upgrade', "
+				+ "'\"old task\"', i % 3 FROM generate_series(1, 300) i");
+		UUID scheduled = UUID.randomUUID();
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, run_at) "
+				+ "VALUES (?, 'upgrade', '\"old scheduled task\"', now() + interval '1 hour')", scheduled);
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class),
+				"taskqueue.queues.upgrade.buckets=8")) {
+			Handlers handlers = context.getBean(Handlers.class);
+			List<UUID> fresh = new java.util.ArrayList<>();
+			for (int i = 0; i < 40; i++) {
+				fresh.add(context.getBean(TaskQueue.class).enqueue(TaskRequest.of("upgrade", "new task")));
+			}
+			Await.until("the old and the new tasks run", Duration.ofSeconds(30),
+					() -> handlers.handled.size() == 340);
+			assertThat(handlers.handled.keySet()).containsAll(fresh);
+			assertThat(jdbc.queryForObject("SELECT bucket FROM taskqueue_task WHERE id = ?", Integer.class, scheduled))
+				.isZero();
+			assertThat(jdbc.queryForList("SELECT indexname FROM pg_indexes WHERE tablename = 'taskqueue_task' "
+					+ "AND indexname LIKE 'taskqueue_task_ready%'", String.class))
+				.containsExactly("taskqueue_task_ready_bucket_idx");
+		}
+	}
+
+	@Test
+	void version9SkipsTheColumnAndTheIndexCreatedBeforehandWithoutLockingTheTable() {
+		String url = TestDatabase.createDatabase();
+		DriverManagerDataSource dataSource = migratedTo(url, "8");
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		UUID waiting = UUID.randomUUID();
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload) VALUES (?, 'upgrade', '\"old task\"')", waiting);
+		jdbc.execute("ALTER TABLE taskqueue_task ADD COLUMN bucket smallint NOT NULL DEFAULT 0");
+		jdbc.execute("CREATE INDEX CONCURRENTLY taskqueue_task_ready_bucket_idx ON taskqueue_task "
+				+ "(queue, bucket, priority DESC, run_at, id) WHERE claimed_by IS NULL");
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
+			Handlers handlers = context.getBean(Handlers.class);
+			Await.until("the old task runs", Duration.ofSeconds(20), () -> handlers.handled.containsKey(waiting));
+			assertThat(jdbc.queryForList("SELECT indexname FROM pg_indexes WHERE tablename = 'taskqueue_task' "
+					+ "AND indexname LIKE 'taskqueue_task_ready%'", String.class))
+				.containsExactly("taskqueue_task_ready_bucket_idx");
 		}
 	}
 

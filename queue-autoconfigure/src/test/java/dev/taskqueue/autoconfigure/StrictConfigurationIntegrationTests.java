@@ -34,8 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(OutputCaptureExtension.class)
 class StrictConfigurationIntegrationTests {
 
-	private static final String QUEUE_SETTINGS = "concurrency, global-concurrency, group-commit-size, max-attempts, "
-			+ "rate-limit, timeout";
+	private static final String QUEUE_SETTINGS = "buckets, concurrency, global-concurrency, group-commit-size, "
+			+ "max-attempts, rate-limit, timeout";
 
 	private static final String UNHANDLED_WARNING = "taskqueue.queues has settings for queue(s) ";
 
@@ -118,8 +118,8 @@ class StrictConfigurationIntegrationTests {
 		assertThat(lines(output, UNHANDLED_WARNING)).isOne();
 		assertThat(output).contains("WARN")
 			.contains(UNHANDLED_WARNING + "[email, reprots] but no @TaskHandler in this application handles them "
-					+ "(it handles [emails, reports]); their settings apply only where those queues have handlers. "
-					+ "A misspelt queue name?");
+					+ "(it handles [emails, reports]); their settings apply only where those queues have handlers "
+					+ "(but for buckets, which also place the tasks enqueued here). A misspelt queue name?");
 	}
 
 	@ParameterizedTest

@@ -80,14 +80,14 @@ class CompleteAndClaimTests {
 		for (int i = 0; i < 6; i++) {
 			insert(0, PAST.plusSeconds(i));
 		}
-		List<ClaimedTask> claimed = sorted(tasks.claim("q", this.session, 4));
+		List<ClaimedTask> claimed = sorted(tasks.claim("q", 0, this.session, 4));
 		ClaimedTask laterAttempt = withClaim(claimed.get(1), claimed.get(1).attempt() + 1, this.session);
 		ClaimedTask otherSession = withClaim(claimed.get(2), claimed.get(2).attempt(), UUID.randomUUID());
 		// The worker's session has changed since it claimed them: each completion is fenced by its own claim.
 		UUID newSession = UUID.randomUUID();
 		sessions.register(newSession, "test, again");
 		ClaimResult result = inTransaction(() -> tasks.completeAndClaim(
-				List.of(claimed.get(0), laterAttempt, otherSession, claimed.get(3)), "q", newSession, 10));
+				List.of(claimed.get(0), laterAttempt, otherSession, claimed.get(3)), "q", 0, newSession, 10));
 		assertThat(result.completed()).containsExactlyInAnyOrder(claimed.get(0).id(), claimed.get(3).id());
 		assertThat(result.claimed()).hasSize(2).allSatisfy((task) -> {
 			assertThat(task.claimedBy()).isEqualTo(newSession);
@@ -103,7 +103,7 @@ class CompleteAndClaimTests {
 	@Test
 	void claimsExactlyTheLimitHighestPriorityThenOldestRunAtThenId() {
 		UUID first = insert(10, PAST);
-		List<ClaimedTask> done = tasks.claim("q", this.session, 1);
+		List<ClaimedTask> done = tasks.claim("q", 0, this.session, 1);
 		UUID fiveLater = insert(5, PAST.plusSeconds(90));
 		UUID fiveEarlier = insert(5, PAST.plusSeconds(80));
 		UUID zeroEarlier = insert(0, PAST.plusSeconds(40));
@@ -149,7 +149,7 @@ class CompleteAndClaimTests {
 	@Test
 	void aCompletedTaskWhoseClaimWasReleasedIsNotDeletedButClaimedAgain() {
 		UUID id = insert(0, PAST);
-		List<ClaimedTask> done = tasks.claim("q", this.session, 1);
+		List<ClaimedTask> done = tasks.claim("q", 0, this.session, 1);
 		// What expiring the session does to its tasks, before the completion reached the database.
 		jdbc.update("UPDATE taskqueue_task SET claimed_by = NULL, claimed_at = NULL");
 		ClaimResult result = fold(done, 10);
@@ -165,17 +165,17 @@ class CompleteAndClaimTests {
 	void completeAndClaimAfterStartsWhereThePreviousClaimEnded() {
 		Instant position = PAST.plusSeconds(50);
 		UUID higherOld = insert(5, PAST);
-		List<ClaimedTask> done = tasks.claim("q", this.session, 1);
+		List<ClaimedTask> done = tasks.claim("q", 0, this.session, 1);
 		UUID sameBefore = insert(0, PAST.plusSeconds(10));
 		UUID sameAt = insert(0, position);
 		UUID sameAfter = insert(0, PAST.plusSeconds(60));
 		UUID lower = insert(-1, PAST);
 		ClaimResult result = inTransaction(
-				() -> tasks.completeAndClaimAfter(done, "q", this.session, 2, 0, position, new UUID(0, 0)));
+				() -> tasks.completeAndClaimAfter(done, "q", 0, this.session, 2, 0, position, new UUID(0, 0)));
 		assertThat(result.completed()).containsExactly(higherOld);
 		assertThat(ids(result.claimed())).containsExactlyInAnyOrder(sameAt, sameAfter);
 		ClaimResult claimOnly = inTransaction(
-				() -> tasks.completeAndClaimAfter(List.of(), "q", this.session, 10, 0, position, new UUID(0, 0)));
+				() -> tasks.completeAndClaimAfter(List.of(), "q", 0, this.session, 10, 0, position, new UUID(0, 0)));
 		assertThat(claimOnly.completed()).isEmpty();
 		assertThat(ids(claimOnly.claimed())).containsExactly(lower);
 		assertThat(ids(fold(List.of(), 10).claimed())).as("left to the full claim").containsExactly(sameBefore);
@@ -187,11 +187,11 @@ class CompleteAndClaimTests {
 			enqueue.insert(new NewTask(UUID.randomUUID(), "q", "{\"n\": " + i + "}", 0, null, PAST.plusSeconds(i),
 					"{\"k\": \"v\"}"));
 		}
-		List<ClaimedTask> claimed = sorted(withHistory.claim("q", this.session, 3));
+		List<ClaimedTask> claimed = sorted(withHistory.claim("q", 0, this.session, 3));
 		ClaimedTask stale = withClaim(claimed.get(2), claimed.get(2).attempt() + 1, this.session);
 		UUID ready = insert(0, PAST.plusSeconds(10));
 		ClaimResult result = inTransaction(() -> withHistory
-			.completeAndClaim(List.of(claimed.get(0), claimed.get(1), stale), "q", this.session, 5));
+			.completeAndClaim(List.of(claimed.get(0), claimed.get(1), stale), "q", 0, this.session, 5));
 		assertThat(result.completed()).containsExactlyInAnyOrder(claimed.get(0).id(), claimed.get(1).id());
 		assertThat(ids(result.claimed())).containsExactly(ready);
 		assertThat(jdbc.queryForList("SELECT id FROM taskqueue_history WHERE attempts = 1 AND headers ->> 'k' = 'v' "
@@ -230,7 +230,7 @@ class CompleteAndClaimTests {
 			while (true) {
 				rounds.arriveAndAwaitAdvance();
 				List<ClaimedTask> completing = done;
-				ClaimResult result = inTransaction(() -> tasks.completeAndClaim(completing, "q", session, 25));
+				ClaimResult result = inTransaction(() -> tasks.completeAndClaim(completing, "q", 0, session, 25));
 				assertThat(result.completed()).as("all of its own completions")
 					.containsExactlyInAnyOrderElementsOf(ids(completing));
 				if (result.claimed().isEmpty()) {
@@ -250,7 +250,7 @@ class CompleteAndClaimTests {
 	}
 
 	private ClaimResult fold(List<ClaimedTask> done, int limit) {
-		return inTransaction(() -> tasks.completeAndClaim(done, "q", this.session, limit));
+		return inTransaction(() -> tasks.completeAndClaim(done, "q", 0, this.session, limit));
 	}
 
 	private static UUID insert(int priority, Instant runAt) {

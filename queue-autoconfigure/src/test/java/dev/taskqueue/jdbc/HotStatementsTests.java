@@ -76,7 +76,7 @@ class HotStatementsTests {
 	void claimAndCompleteRunOnTheTransactionsConnection() {
 		UUID id = insert();
 		new TransactionTemplate(transactionManager).executeWithoutResult((status) -> {
-			ClaimedTask task = tasks.claim("q", this.session, 10).get(0);
+			ClaimedTask task = tasks.claim("q", 0, this.session, 10).get(0);
 			assertThat(tasks.complete(task)).isTrue();
 			assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class)).isZero();
 			status.setRollbackOnly();
@@ -85,7 +85,7 @@ class HotStatementsTests {
 			.as("claim and completion rolled back with the transaction")
 			.isZero();
 		new TransactionTemplate(transactionManager).executeWithoutResult((status) -> {
-			List<ClaimedTask> claimed = tasks.claimAfter("q", this.session, 10, 0, PAST, new UUID(0, 0));
+			List<ClaimedTask> claimed = tasks.claimAfter("q", 0, this.session, 10, 0, PAST, new UUID(0, 0));
 			assertThat(tasks.completeAll(this.session, claimed)).containsExactly(id);
 			status.setRollbackOnly();
 		});
@@ -101,15 +101,15 @@ class HotStatementsTests {
 		insert();
 		for (int i = 0; i < 3; i++) {
 			DataAccessException actual = catchThrowableOfType(DataAccessException.class,
-					() -> tasks.claim("q", this.session, -1));
+					() -> tasks.claim("q", 0, this.session, -1));
 			assertThat(actual).isExactlyInstanceOf(expected.getClass());
 			assertThat(actual.getMessage()).startsWith("PreparedStatementCallback; ")
 				.contains("LIMIT must not be negative");
 		}
 		TaskRepository missingSchema = new TaskRepository(dataSource, TaskTables.inSchema("no_such_schema"));
 		ClaimedTask task = new ClaimedTask(UUID.randomUUID(), "q", "{}", 0, 1, PAST, PAST, PAST, this.session, null);
-		List<Consumer<TaskRepository>> statements = List.of((repository) -> repository.claim("q", this.session, 1),
-				(repository) -> repository.claimAfter("q", this.session, 1, 0, PAST, task.id()),
+		List<Consumer<TaskRepository>> statements = List.of((repository) -> repository.claim("q", 0, this.session, 1),
+				(repository) -> repository.claimAfter("q", 0, this.session, 1, 0, PAST, task.id()),
 				(repository) -> repository.complete(task),
 				(repository) -> repository.completeAll(this.session, List.of(task)));
 		for (Consumer<TaskRepository> statement : statements) {
@@ -127,7 +127,7 @@ class HotStatementsTests {
 		assertThatExceptionOfType(TransactionTimedOutException.class)
 			.isThrownBy(() -> oneSecond.executeWithoutResult((status) -> {
 				sleep(1100);
-				tasks.claim("q", this.session, 10);
+				tasks.claim("q", 0, this.session, 10);
 			}));
 		assertThat(jdbc.queryForObject("SELECT attempt FROM taskqueue_task", Integer.class)).isZero();
 	}

@@ -86,9 +86,9 @@ class OrderedKeysTests {
 		UUID second = offer("q", "k", 100);
 		UUID other = offer("q", "other", 0);
 		UUID plain = offer("q", null, 0);
-		assertThat(ids(tasks.claim("q", this.session, 10))).containsExactlyInAnyOrder(first, other, plain);
+		assertThat(ids(tasks.claim("q", 0, this.session, 10))).containsExactlyInAnyOrder(first, other, plain);
 		assertThat(heldCount("q")).isEqualTo(1);
-		assertThat(tasks.claim("q", this.session, 10)).isEmpty();
+		assertThat(tasks.claim("q", 0, this.session, 10)).isEmpty();
 		assertThat(second).isNotNull();
 	}
 
@@ -103,7 +103,7 @@ class OrderedKeysTests {
 				(task) -> assertThat(tasks.completeAll(this.session, List.of(task))).containsExactly(task.id()),
 				(task) -> {
 					// The fold hands the next task off to the claiming session; given back, it is claimed below.
-					ClaimResult result = tasks.completeAndClaim(List.of(task), "q", this.session, 0);
+					ClaimResult result = tasks.completeAndClaim(List.of(task), "q", 0, this.session, 0);
 					assertThat(result.completed()).containsExactly(task.id());
 					assertThat(ids(result.handedOff())).containsExactly(ids.get(3));
 					assertThat(tasks.releaseUnstarted(ids(result.handedOff()), this.session)).isOne();
@@ -135,7 +135,7 @@ class OrderedKeysTests {
 				null, false, "k2")).id();
 		UUID k3 = offer("q", "k3", 0);
 		UUID k3Next = offer("q", "k3", 0);
-		List<ClaimedTask> heads = tasks.claim("q", this.session, 10);
+		List<ClaimedTask> heads = tasks.claim("q", 0, this.session, 10);
 		assertThat(ids(heads)).containsExactlyInAnyOrder(k1, k2, k3);
 		ClaimResult handing = tasks.completeAll(this.session, heads.stream()
 			.filter((task) -> !task.id().equals(k3)).toList(), "q");
@@ -154,7 +154,7 @@ class OrderedKeysTests {
 		ClaimResult promoting = tasks.completeAll(this.session, List.of(k3Head), "other");
 		assertThat(promoting.completed()).containsExactly(k3);
 		assertThat(promoting.handedOff()).isEmpty();
-		assertThat(ids(tasks.claim("q", this.session, 10))).containsExactly(k3Next);
+		assertThat(ids(tasks.claim("q", 0, this.session, 10))).containsExactly(k3Next);
 		assertThat(tasks.complete(handing.handedOff().get(0))).isTrue();
 		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class)).isEqualTo(2);
 	}
@@ -197,11 +197,11 @@ class OrderedKeysTests {
 		assertThat(sessions.expire(Duration.ofMinutes(1))).as("only the running head is released").isOne();
 		UUID next = UUID.randomUUID();
 		sessions.register(next, "next");
-		List<ClaimedTask> again = tasks.claim("q", next, 10);
+		List<ClaimedTask> again = tasks.claim("q", 0, next, 10);
 		assertThat(ids(again)).containsExactly(first);
 		assertThat(again.get(0).attempt()).isEqualTo(3);
 		assertThat(tasks.complete(again.get(0))).isTrue();
-		assertThat(ids(tasks.claim("q", next, 10))).containsExactly(second);
+		assertThat(ids(tasks.claim("q", 0, next, 10))).containsExactly(second);
 	}
 
 	@Test
@@ -215,7 +215,7 @@ class OrderedKeysTests {
 		enqueue.offerAll(list);
 		List<UUID> order = new ArrayList<>();
 		for (int round = 0; round < 3; round++) {
-			List<ClaimedTask> claimed = tasks.claim("q", this.session, 10);
+			List<ClaimedTask> claimed = tasks.claim("q", 0, this.session, 10);
 			claimed.stream().filter((task) -> "a".equals(task.orderingKey())).forEach((task) -> order.add(task.id()));
 			claimed.forEach((task) -> assertThat(tasks.complete(task)).isTrue());
 		}
@@ -238,7 +238,7 @@ class OrderedKeysTests {
 		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE ordering_key = 'k'", Integer.class))
 			.isEqualTo(2);
 		assertThat(heldCount("q")).isOne();
-		assertThat(ids(tasks.claim("q", this.session, 10))).doesNotContain(second[0]).hasSize(1);
+		assertThat(ids(tasks.claim("q", 0, this.session, 10))).doesNotContain(second[0]).hasSize(1);
 	}
 
 	@Test
@@ -255,9 +255,9 @@ class OrderedKeysTests {
 				throw new IllegalStateException(ex);
 			}
 		});
-		assertThat(tasks.claim("q", this.session, 10)).as("the key has no head").isEmpty();
+		assertThat(tasks.claim("q", 0, this.session, 10)).as("the key has no head").isEmpty();
 		UUID later = offer("q", "k", 0);
-		assertThat(tasks.claim("q", this.session, 10)).as("a later enqueue goes behind it").isEmpty();
+		assertThat(tasks.claim("q", 0, this.session, 10)).as("a later enqueue goes behind it").isEmpty();
 		assertThat(sessions.promoteOrphanedKeys(1000)).isOne();
 		assertThat(claimOne("q").id()).isEqualTo(late[0]);
 		assertThat(sessions.promoteOrphanedKeys(1000)).isZero();
@@ -275,7 +275,7 @@ class OrderedKeysTests {
 		assertThat(sessions.promoteOrphanedKeys(2)).isEqualTo(2);
 		assertThat(sessions.promoteOrphanedKeys(2)).isEqualTo(1);
 		assertThat(sessions.promoteOrphanedKeys(2)).isZero();
-		assertThat(tasks.claim("q", this.session, 10)).hasSize(5);
+		assertThat(tasks.claim("q", 0, this.session, 10)).hasSize(5);
 	}
 
 	@Test
@@ -289,7 +289,7 @@ class OrderedKeysTests {
 		for (int i = 0; i < 20; i++) {
 			cold.add(offer("q", "cold-" + i, 0));
 		}
-		List<ClaimedTask> claimed = tasks.claim("q", this.session, 21);
+		List<ClaimedTask> claimed = tasks.claim("q", 0, this.session, 21);
 		assertThat(ids(claimed)).containsAll(cold).contains(hot.get(0).id()).hasSize(21);
 		assertThat(heldCount("q")).isEqualTo(1999);
 	}
@@ -315,7 +315,7 @@ class OrderedKeysTests {
 	}
 
 	private ClaimedTask claimOne(String queue) {
-		List<ClaimedTask> claimed = tasks.claim(queue, this.session, 10);
+		List<ClaimedTask> claimed = tasks.claim(queue, 0, this.session, 10);
 		assertThat(claimed).hasSize(1);
 		return claimed.get(0);
 	}

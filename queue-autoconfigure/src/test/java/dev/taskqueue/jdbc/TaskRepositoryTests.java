@@ -152,7 +152,7 @@ class TaskRepositoryTests {
 			assertThat(tasks.complete(claimed.get(0))).isTrue();
 			assertThat(tasks.completeAll(this.session, claimed.subList(1, 2))).hasSize(1);
 			assertThat(tasks.retryLater(claimed.get(2), Duration.ZERO, "again")).isTrue();
-			assertThat(tasks.completeAndClaim(claimed.subList(3, 4), "q", this.session, 0).completed()).hasSize(1);
+			assertThat(tasks.completeAndClaim(claimed.subList(3, 4), "q", 0, this.session, 0).completed()).hasSize(1);
 			jdbc.execute("SELECT pg_stat_force_next_flush()");
 		});
 		Await.until("the statements' index scans are counted", Duration.ofSeconds(10),
@@ -173,7 +173,7 @@ class TaskRepositoryTests {
 		CountDownLatch claimed = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
 		Future<List<ClaimedTask>> first = otherThread.submit(() -> transaction.execute((status) -> {
-			List<ClaimedTask> mine = tasks.claim("q", this.session, 4);
+			List<ClaimedTask> mine = tasks.claim("q", 0, this.session, 4);
 			claimed.countDown();
 			await(release);
 			return mine;
@@ -309,7 +309,7 @@ class TaskRepositoryTests {
 	}
 
 	private static List<ClaimedTask> claim(String queue, UUID session, int limit) {
-		return new ArrayList<>(transaction.execute((status) -> tasks.claim(queue, session, limit)));
+		return new ArrayList<>(transaction.execute((status) -> tasks.claim(queue, 0, session, limit)));
 	}
 
 	private static List<ClaimedTask> claimAfter(UUID session, int limit, int priority, Instant after) {
@@ -317,7 +317,7 @@ class TaskRepositoryTests {
 	}
 
 	private static List<ClaimedTask> claimAfter(UUID session, int limit, int priority, Instant after, UUID afterId) {
-		return transaction.execute((status) -> tasks.claimAfter("q", session, limit, priority, after, afterId));
+		return transaction.execute((status) -> tasks.claimAfter("q", 0, session, limit, priority, after, afterId));
 	}
 
 	private static long indexScans(String index) {

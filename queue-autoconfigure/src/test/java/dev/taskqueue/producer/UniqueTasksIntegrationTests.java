@@ -231,7 +231,7 @@ class UniqueTasksIntegrationTests {
 	}
 
 	private static ClaimedTask claimOne() {
-		List<ClaimedTask> claimed = tasks.claim("q", SESSION, 1);
+		List<ClaimedTask> claimed = tasks.claim("q", 0, SESSION, 1);
 		assertThat(claimed).hasSize(1);
 		return claimed.get(0);
 	}

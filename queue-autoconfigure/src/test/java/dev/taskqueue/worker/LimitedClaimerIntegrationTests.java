@@ -62,21 +62,21 @@ class LimitedClaimerIntegrationTests {
 	void aQueueHeldByItsRateWaitsForTheNextWindowAndSleepsUntilThen() {
 		QueueState queue = queue(new QueueLimits(0, 2, Duration.ofSeconds(2)));
 		LimitedClaimer claimer = new LimitedClaimer(tasks.limitedClaims(), POLL);
-		assertThat(claimer.claim(queue, this.session, 4)).hasSize(2);
+		assertThat(claimer.claim(queue, 0, this.session, 4)).hasSize(2);
 		long now = System.nanoTime();
 		assertThat(claimer.mayClaim(queue, now)).isFalse();
 		Duration sleep = claimer.sleep(now);
 		assertThat(sleep).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(2));
 		assertThat(claimer.mayClaim(queue, now + sleep.toNanos())).isTrue();
 		Await.until("the next window", Duration.ofSeconds(5), () -> claimer.mayClaim(queue, System.nanoTime()));
-		assertThat(claimer.claim(queue, this.session, 4)).as("the next window's starts").hasSize(2);
+		assertThat(claimer.claim(queue, 0, this.session, 4)).as("the next window's starts").hasSize(2);
 	}
 
 	@Test
 	void aQueueHeldForASlotWaitsForOneOfItsTasksToSettleOrThePollInterval() {
 		QueueState queue = queue(new QueueLimits(1, 0, null));
 		LimitedClaimer claimer = new LimitedClaimer(tasks.limitedClaims(), POLL);
-		assertThat(claimer.claim(queue, this.session, 4)).hasSize(1);
+		assertThat(claimer.claim(queue, 0, this.session, 4)).hasSize(1);
 		queue.inFlight.incrementAndGet(); // handed to the handler threads
 		long now = System.nanoTime();
 		assertThat(claimer.mayClaim(queue, now)).isFalse();
@@ -91,7 +91,7 @@ class LimitedClaimerIntegrationTests {
 	void aQueueNotHeldSleepsThePollInterval() {
 		QueueState queue = queue(new QueueLimits(10, 0, null));
 		LimitedClaimer claimer = new LimitedClaimer(tasks.limitedClaims(), POLL);
-		assertThat(claimer.claim(queue, this.session, 4)).hasSize(4);
+		assertThat(claimer.claim(queue, 0, this.session, 4)).hasSize(4);
 		assertThat(claimer.mayClaim(queue, System.nanoTime())).isTrue();
 		assertThat(claimer.sleep(System.nanoTime())).isEqualTo(POLL);
 	}

@@ -67,23 +67,23 @@ class QueueStateTests {
 	void claimsStartWhereTheLastEndedBetweenScansFromTheStart() {
 		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 256);
 		long start = System.nanoTime();
-		assertThat(queue.claimFrom(start)).as("the first claim scans from the start").isNull();
+		assertThat(queue.positions.claimFrom(0, start)).as("the first claim scans from the start").isNull();
 		ClaimedTask first = task(5);
 		ClaimedTask last = task(0);
-		queue.claimed(List.of(first, last), true, start, start + millis(5));
-		assertThat(queue.claimFrom(start + millis(10))).isSameAs(last);
-		queue.claimed(List.of(), false, start + millis(10), start + millis(11));
-		assertThat(queue.claimFrom(start + millis(12))).as("an empty claim keeps the position").isSameAs(last);
-		assertThat(queue.claimFrom(start + millis(1005))).as("a second after the last full scan").isNull();
-		queue.claimed(List.of(), true, start + millis(1005), start + millis(1205));
-		assertThat(queue.claimFrom(start + millis(5000))).as("20 times a slow scan's 200 ms").isSameAs(last);
-		assertThat(queue.claimFrom(start + millis(5205))).isNull();
-		queue.claimed(List.of(), true, start + millis(5205), start + millis(10_205));
-		assertThat(queue.claimFrom(start + millis(40_000))).as("at most 30 s apart").isSameAs(last);
-		assertThat(queue.claimFrom(start + millis(40_205))).isNull();
-		queue.claimed(List.of(), true, start + millis(40_205), start + millis(40_206));
-		queue.claimFromStart();
-		assertThat(queue.claimFrom(System.nanoTime())).as("tasks were released").isNull();
+		queue.positions.claimed(0, List.of(first, last), true, start, start + millis(5));
+		assertThat(queue.positions.claimFrom(0, start + millis(10))).isSameAs(last);
+		queue.positions.claimed(0, List.of(), false, start + millis(10), start + millis(11));
+		assertThat(queue.positions.claimFrom(0, start + millis(12))).as("an empty claim keeps the position").isSameAs(last);
+		assertThat(queue.positions.claimFrom(0, start + millis(1005))).as("a second after the last full scan").isNull();
+		queue.positions.claimed(0, List.of(), true, start + millis(1005), start + millis(1205));
+		assertThat(queue.positions.claimFrom(0, start + millis(5000))).as("20 times a slow scan's 200 ms").isSameAs(last);
+		assertThat(queue.positions.claimFrom(0, start + millis(5205))).isNull();
+		queue.positions.claimed(0, List.of(), true, start + millis(5205), start + millis(10_205));
+		assertThat(queue.positions.claimFrom(0, start + millis(40_000))).as("at most 30 s apart").isSameAs(last);
+		assertThat(queue.positions.claimFrom(0, start + millis(40_205))).isNull();
+		queue.positions.claimed(0, List.of(), true, start + millis(40_205), start + millis(40_206));
+		queue.positions.claimFromStart();
+		assertThat(queue.positions.claimFrom(0, System.nanoTime())).as("tasks were released").isNull();
 	}
 
 	@Test
@@ -91,22 +91,22 @@ class QueueStateTests {
 		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 256);
 		long start = System.nanoTime();
 		ClaimedTask last = task(0);
-		queue.claimed(List.of(task(0), last), true, start, start + micros(300));
-		assertThat(queue.claimFrom(start + millis(1))).as("the position is tried once it is known").isSameAs(last);
-		queue.claimed(List.of(), false, start + millis(1), start + millis(1) + micros(700));
-		assertThat(queue.claimFrom(start + millis(2))).as("scans from the start are cheaper").isNull();
-		queue.claimed(List.of(), true, start + millis(2), start + millis(2) + micros(300));
-		assertThat(queue.claimFrom(start + millis(500))).isNull();
-		assertThat(queue.claimFrom(start + millis(1002))).as("a second later, the position is tried again")
+		queue.positions.claimed(0, List.of(task(0), last), true, start, start + micros(300));
+		assertThat(queue.positions.claimFrom(0, start + millis(1))).as("the position is tried once it is known").isSameAs(last);
+		queue.positions.claimed(0, List.of(), false, start + millis(1), start + millis(1) + micros(700));
+		assertThat(queue.positions.claimFrom(0, start + millis(2))).as("scans from the start are cheaper").isNull();
+		queue.positions.claimed(0, List.of(), true, start + millis(2), start + millis(2) + micros(300));
+		assertThat(queue.positions.claimFrom(0, start + millis(500))).isNull();
+		assertThat(queue.positions.claimFrom(0, start + millis(1002))).as("a second later, the position is tried again")
 			.isSameAs(last);
-		queue.claimed(List.of(), false, start + millis(1002), start + millis(1002) + micros(700));
+		queue.positions.claimed(0, List.of(), false, start + millis(1002), start + millis(1002) + micros(700));
 		long at = start + millis(1003);
 		for (int i = 0; i < 2; i++) {
-			assertThat(queue.claimFrom(at)).isNull();
-			queue.claimed(List.of(), true, at, at + millis(3));
+			assertThat(queue.positions.claimFrom(0, at)).isNull();
+			queue.positions.claimed(0, List.of(), true, at, at + millis(3));
 			at += millis(4);
 		}
-		assertThat(queue.claimFrom(at)).as("scans from the start became slow").isSameAs(last);
+		assertThat(queue.positions.claimFrom(0, at)).as("scans from the start became slow").isSameAs(last);
 	}
 
 	private static long millis(long millis) {

@@ -15,11 +15,14 @@ import java.util.stream.IntStream;
  */
 final class Baseline {
 
-	/** TaskRepository's claim, without its session check, returning only what a handler needs. */
+	/**
+	 * TaskRepository's claim of bucket 0, without its wrap-around to the other buckets (the baselines' queues have
+	 * one) and its session check, returning only what a handler needs.
+	 */
 	static final String CLAIM = """
 			WITH ready AS MATERIALIZED (
 			    SELECT id FROM %1$s
-			    WHERE queue = ? AND claimed_by IS NULL AND run_at <= now()
+			    WHERE queue = ? AND bucket = 0 AND claimed_by IS NULL AND run_at <= now()
 			    ORDER BY priority DESC, run_at, id
 			    LIMIT ?
 			    FOR UPDATE SKIP LOCKED)

@@ -42,7 +42,11 @@ final class BenchmarkOptions {
 			new Option("w3-completions", "5000", "2000", "W3 completions the claim rate is measured over"),
 			new Option("w4-single-tasks", "10000", "1000", "W4 tasks enqueued one per transaction"),
 			new Option("w5-minutes", "10", "0.5", "W5 minutes of churn, once without and once with a pinned xmin"),
-			new Option("w5-rate", "1000", null, "W5 tasks enqueued (and handled) per second"));
+			new Option("w5-rate", "1000", null, "W5 tasks enqueued (and handled) per second"),
+			new Option("w9-instances", "8", null, "W9 worker instances draining one queue together"),
+			new Option("w9-buckets", "1,16", null, "W9 values of the queue's buckets, measured one after another"),
+			new Option("w9-pool-size", "9", null, "W9 connections per worker instance (8 instances must fit "
+					+ "under the server's max_connections)"));
 
 	private final Map<String, String> values;
 
@@ -155,6 +159,18 @@ final class BenchmarkOptions {
 
 	List<Mode> modes() {
 		return list("modes").stream().map(Mode::of).toList();
+	}
+
+	int w9Instances() {
+		return positiveInt("w9-instances");
+	}
+
+	List<Integer> w9Buckets() {
+		return list("w9-buckets").stream().map((value) -> parseInt("w9-buckets", value, 1)).toList();
+	}
+
+	int w9PoolSize() {
+		return positiveInt("w9-pool-size");
 	}
 
 	/** The raw batch baseline's batch size. */

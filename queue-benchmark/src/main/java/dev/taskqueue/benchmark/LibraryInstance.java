@@ -61,6 +61,10 @@ final class LibraryInstance implements AutoCloseable {
 		return this.context.getBean(TaskQueue.class);
 	}
 
+	<T> T bean(Class<T> type) {
+		return this.context.getBean(type);
+	}
+
 	@Override
 	public void close() {
 		this.context.close();

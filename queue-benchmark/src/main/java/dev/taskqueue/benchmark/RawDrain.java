@@ -20,10 +20,13 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class RawDrain {
 
-	/** One ready task, locked for the rest of the transaction; the same order and index as TaskRepository's claim. */
+	/**
+	 * One ready task, locked for the rest of the transaction; the same order and index as TaskRepository's claim
+	 * (bucket 0: the baselines drain queues of one bucket, and the ready index starts with (queue, bucket)).
+	 */
 	private static final String LOCK_ONE = """
 			SELECT id, payload::text AS payload FROM %s
-			WHERE queue = ? AND claimed_by IS NULL AND run_at <= now()
+			WHERE queue = ? AND bucket = 0 AND claimed_by IS NULL AND run_at <= now()
 			ORDER BY priority DESC, run_at, id
 			LIMIT 1
 			FOR UPDATE SKIP LOCKED
@@ -35,7 +38,7 @@ final class RawDrain {
 	private static final String DELETE_NEXT = """
 			DELETE FROM %1$s WHERE id = (
 			    SELECT id FROM %1$s
-			    WHERE queue = ? AND claimed_by IS NULL AND run_at <= now()
+			    WHERE queue = ? AND bucket = 0 AND claimed_by IS NULL AND run_at <= now()
 			    ORDER BY priority DESC, run_at, id
 			    LIMIT 1
 			    FOR UPDATE SKIP LOCKED)

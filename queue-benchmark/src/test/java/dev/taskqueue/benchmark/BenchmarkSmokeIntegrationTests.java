@@ -72,9 +72,9 @@ class BenchmarkSmokeIntegrationTests {
 	@Test
 	void badOptionsAreNamedWithTheUsage() {
 		ByteArrayOutputStream output = new ByteArrayOutputStream();
-		int exitCode = BenchmarkMain.run(new PrintStream(output, true, StandardCharsets.UTF_8), "--workloads=W9");
+		int exitCode = BenchmarkMain.run(new PrintStream(output, true, StandardCharsets.UTF_8), "--workloads=W10");
 		assertThat(exitCode).isEqualTo(2);
-		assertThat(output.toString(StandardCharsets.UTF_8)).contains("--workloads takes W1 to W8, but got 'W9'",
+		assertThat(output.toString(StandardCharsets.UTF_8)).contains("--workloads takes W1 to W9, but got 'W10'",
 				"Usage:");
 	}
 

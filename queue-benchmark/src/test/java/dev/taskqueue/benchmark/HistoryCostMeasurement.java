@@ -92,7 +92,7 @@ class HistoryCostMeasurement {
 				.mapToObj((i) -> new NewTask(UUID.randomUUID(), "cost", "{\"number\": " + i
 						+ ", \"text\": \"some text to make the payload realistic\"}", 0, null, null))
 				.toList());
-			claimed.addAll(tasks.claim("cost", session, 1000));
+			claimed.addAll(tasks.claim("cost", 0, session, 1000));
 		}
 		try (Connection connection = dataSource.getConnection()) {
 			SingleConnectionDataSource single = new SingleConnectionDataSource(connection, true);

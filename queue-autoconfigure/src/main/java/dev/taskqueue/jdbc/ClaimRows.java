@@ -1,0 +1,94 @@
+package dev.taskqueue.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The rows of {@link TaskClaims}: the claimed tasks it reads, and the completions its folded statements bind.
+ */
+final class ClaimRows {
+
+	private ClaimRows() {
+	}
+
+	static List<ClaimedTask> claimedTasks(ResultSet rows) throws SQLException {
+		List<ClaimedTask> tasks = new ArrayList<>();
+		while (rows.next()) {
+			tasks.add(claimedTask(rows));
+		}
+		return tasks;
+	}
+
+	/** Reads the rows of a fold (TaskClaims) or of OrderedCompletions' complete-all: done at 14, handed at 15. */
+	static ClaimResult claimResult(ResultSet rows) throws SQLException {
+		List<ClaimedTask> claimed = new ArrayList<>();
+		Set<UUID> completed = new HashSet<>();
+		List<ClaimedTask> handedOff = new ArrayList<>();
+		while (rows.next()) {
+			if (rows.getBoolean(14)) {
+				completed.add(rows.getObject(1, UUID.class));
+			}
+			else {
+				(rows.getBoolean(15) ? handedOff : claimed).add(claimedTask(rows));
+			}
+		}
+		return new ClaimResult(claimed, completed, handedOff);
+	}
+
+	private static ClaimedTask claimedTask(ResultSet rows) throws SQLException {
+		return claimedTask(rows, 0);
+	}
+
+	/** Reads the claimed columns of a claim that follow the first {@code skip} columns. */
+	static ClaimedTask claimedTask(ResultSet rows, int skip) throws SQLException {
+		return new ClaimedTask(rows.getObject(skip + 1, UUID.class), rows.getString(skip + 2),
+				rows.getString(skip + 3), rows.getInt(skip + 4), rows.getInt(skip + 5), instant(rows, skip + 6),
+				instant(rows, skip + 7), instant(rows, skip + 8), rows.getObject(skip + 9, UUID.class),
+				rows.getString(skip + 10), rows.getString(skip + 11), rows.getString(skip + 12),
+				rows.getInt(skip + 13));
+	}
+
+	// OffsetDateTime rather than getTimestamp: no Calendar per value on the claim's hot path.
+	private static Instant instant(ResultSet rows, int column) throws SQLException {
+		return rows.getObject(column, OffsetDateTime.class).toInstant();
+	}
+
+	/** The arrays COMPLETED unnests, built before the statement takes a connection. */
+	static final class Completions {
+
+		private final UUID[] ids;
+
+		private final Integer[] attempts;
+
+		private final UUID[] sessions;
+
+		Completions(List<ClaimedTask> done) {
+			this.ids = new UUID[done.size()];
+			this.attempts = new Integer[done.size()];
+			this.sessions = new UUID[done.size()];
+			for (int i = 0; i < this.ids.length; i++) {
+				ClaimedTask task = done.get(i);
+				this.ids[i] = task.id();
+				this.attempts[i] = task.attempt();
+				this.sessions[i] = TaskRepository.session(task.claimedBy());
+			}
+		}
+
+		void bind(PreparedStatement statement, Connection connection) throws SQLException {
+			statement.setArray(1, connection.createArrayOf("uuid", this.ids));
+			statement.setArray(2, connection.createArrayOf("int4", this.attempts));
+			statement.setArray(3, connection.createArrayOf("uuid", this.sessions));
+		}
+
+	}
+
+}
