@@ -33,7 +33,7 @@ final class TaskClaims {
 	// one bucket this is the claim of V1's index with "bucket = 0" added to its bounds, and costs the same: the
 	// claim is planned anew at every run (its LIMIT is a parameter, so a generic plan guesses a tenth of the table
 	// and never wins), and planning grows with every branch a statement has, so the wrap-around to the other buckets
-	// is a statement of its own (OTHERS), run only after a claim came back short.
+	// is a statement of its own (CLAIM_OTHERS), run only after a claim came back short.
 	// Parameters: 1 queue, 2 bucket, 3 session, 4 limit.
 	private static final String READY = """
 			ready AS MATERIALIZED (
