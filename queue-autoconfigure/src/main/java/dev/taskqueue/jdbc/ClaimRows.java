@@ -12,8 +12,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * The rows of {@link TaskClaims}: the claimed tasks it reads, and the completions its folded statements bind.
+ * The rows of {@link TaskClaims}: the claimed tasks it reads, the parameters of its claims, and the completions its
+ * folded statements bind.
  */
 final class ClaimRows {
 
@@ -60,6 +63,43 @@ final class ClaimRows {
 	// OffsetDateTime rather than getTimestamp: no Calendar per value on the claim's hot path.
 	private static Instant instant(ResultSet rows, int column) throws SQLException {
 		return rows.getObject(column, OffsetDateTime.class).toInstant();
+	}
+
+	/** Binds TaskClaims' READY and TAKE_READY from position {@code first}. */
+	static void bindClaim(PreparedStatement statement, int first, String queue, int bucket, UUID session,
+			int limit) throws SQLException {
+		statement.setString(first, queue);
+		statement.setInt(first + 1, bucket);
+		statement.setObject(first + 2, session);
+		statement.setInt(first + 3, limit);
+		statement.setObject(first + 4, session);
+	}
+
+	/** Binds TaskClaims' READY_AFTER and TAKE_READY from position {@code first}: each use of a parameter has its own. */
+	static void bindClaimAfter(PreparedStatement statement, int first, String queue, int bucket,
+			UUID session, int limit, int priority, @Nullable Long afterMicros, UUID afterId) throws SQLException {
+		// higher
+		statement.setString(first, queue);
+		statement.setInt(first + 1, bucket);
+		statement.setInt(first + 2, priority);
+		statement.setInt(first + 3, limit);
+		// same
+		statement.setString(first + 4, queue);
+		statement.setInt(first + 5, bucket);
+		statement.setInt(first + 6, priority);
+		Micros.bind(statement, first + 7, afterMicros);
+		Micros.bind(statement, first + 8, afterMicros);
+		statement.setObject(first + 9, afterId);
+		statement.setInt(first + 10, limit);
+		// lower
+		statement.setString(first + 11, queue);
+		statement.setInt(first + 12, bucket);
+		statement.setInt(first + 13, priority);
+		statement.setInt(first + 14, limit);
+		// the session's check, the overall limit, then TAKE_READY
+		statement.setObject(first + 15, session);
+		statement.setInt(first + 16, limit);
+		statement.setObject(first + 17, session);
 	}
 
 	/** The arrays COMPLETED unnests, built before the statement takes a connection. */

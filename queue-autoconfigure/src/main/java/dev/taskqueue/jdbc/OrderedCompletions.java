@@ -36,10 +36,10 @@ final class OrderedCompletions {
 		this.statements = statements;
 		this.jdbc = jdbc;
 		String promote = OrderedKeys.promote(tables, "completed").stripTrailing();
-		String kept = history ? ",\n" + TaskRepository.KEPT.formatted(tables.task(), tables.history()).stripTrailing()
+		String kept = history ? ",\n" + TaskCompletions.KEPT.formatted(tables.task(), tables.history()).stripTrailing()
 				: "";
 		this.complete = COMPLETE.formatted(tables.task(), promote + kept);
-		this.completeAll = TaskRepository.COMPLETE_ALL_AND.formatted(tables.task(),
+		this.completeAll = TaskCompletions.COMPLETE_ALL_AND.formatted(tables.task(),
 				OrderedKeys.handOff(tables, "completed").stripTrailing() + kept, TaskClaims.COMPLETED_AND_HANDED_OFF);
 		this.moveToDead = TaskRepository.MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(),
 				",\n" + OrderedKeys.promote(tables, "dead").stripTrailing());

@@ -138,7 +138,7 @@ final class TaskClaims {
 			    DELETE FROM %1$s t USING done
 			    WHERE DONE_BY_ID AND t.claimed_by IS NOT DISTINCT FROM done.claimed_by
 			    RETURNING t.%2$s)
-			""".replace("DONE_BY_ID", TaskRepository.DONE_BY_ID);
+			""".replace("DONE_BY_ID", TaskCompletions.DONE_BY_ID);
 
 	// The end of the fold: the claimed tasks, then the ids of the completed ones (done = true), then, with ordered
 	// keys, the next tasks of their keys handed off to the claiming session (handed = true).
@@ -190,7 +190,7 @@ final class TaskClaims {
 		this.claimAfter = CLAIM_AFTER.formatted(tables.task(), tables.session());
 		String completed = COMPLETED.formatted(tables.task(), (history || ordered) ? "*" : "id");
 		if (history) { // keeps the completed tasks as COMPLETE_ALL_AND with KEPT does
-			completed = completed.stripTrailing() + ",\n" + TaskRepository.KEPT.formatted(tables.task(), tables.history());
+			completed = completed.stripTrailing() + ",\n" + TaskCompletions.KEPT.formatted(tables.task(), tables.history());
 		}
 		if (ordered) {
 			completed = completed.stripTrailing() + ",\n" + OrderedKeys.handOff(tables, "completed");
@@ -218,7 +218,7 @@ final class TaskClaims {
 
 	List<ClaimedTask> claimBucket(String queue, int bucket, UUID session, int limit) {
 		return this.statements.query(this.claim,
-				(statement, connection) -> bindClaim(statement, 1, queue, bucket, session, limit),
+				(statement, connection) -> ClaimRows.bindClaim(statement, 1, queue, bucket, session, limit),
 				ClaimRows::claimedTasks);
 	}
 
@@ -239,7 +239,7 @@ final class TaskClaims {
 			UUID afterId) {
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.claimAfter,
-				(statement, connection) -> bindClaimAfter(statement, 1, queue, bucket, session, limit, priority,
+				(statement, connection) -> ClaimRows.bindClaimAfter(statement, 1, queue, bucket, session, limit, priority,
 						afterMicros, afterId),
 				ClaimRows::claimedTasks);
 	}
@@ -251,7 +251,7 @@ final class TaskClaims {
 		ClaimRows.Completions completions = new ClaimRows.Completions(done);
 		return this.statements.query(this.completeAndClaim, (statement, connection) -> {
 			bindCompletions(statement, connection, completions, queue, session);
-			bindClaim(statement, firstOfClaim(), queue, bucket, session, limit);
+			ClaimRows.bindClaim(statement, firstOfClaim(), queue, bucket, session, limit);
 		}, ClaimRows::claimResult);
 	}
 
@@ -264,7 +264,7 @@ final class TaskClaims {
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.completeAndClaimAfter, (statement, connection) -> {
 			bindCompletions(statement, connection, completions, queue, session);
-			bindClaimAfter(statement, firstOfClaim(), queue, bucket, session, limit, priority, afterMicros, afterId);
+			ClaimRows.bindClaimAfter(statement, firstOfClaim(), queue, bucket, session, limit, priority, afterMicros, afterId);
 		}, ClaimRows::claimResult);
 	}
 
@@ -279,43 +279,6 @@ final class TaskClaims {
 
 	private int firstOfClaim() {
 		return this.ordered ? 6 : 4;
-	}
-
-	/** Binds READY and TAKE_READY from position {@code first}. */
-	private static void bindClaim(PreparedStatement statement, int first, String queue, int bucket, UUID session,
-			int limit) throws SQLException {
-		statement.setString(first, queue);
-		statement.setInt(first + 1, bucket);
-		statement.setObject(first + 2, session);
-		statement.setInt(first + 3, limit);
-		statement.setObject(first + 4, session);
-	}
-
-	/** Binds READY_AFTER and TAKE_READY from position {@code first}: each use of a parameter has its own. */
-	private static void bindClaimAfter(PreparedStatement statement, int first, String queue, int bucket,
-			UUID session, int limit, int priority, @Nullable Long afterMicros, UUID afterId) throws SQLException {
-		// higher
-		statement.setString(first, queue);
-		statement.setInt(first + 1, bucket);
-		statement.setInt(first + 2, priority);
-		statement.setInt(first + 3, limit);
-		// same
-		statement.setString(first + 4, queue);
-		statement.setInt(first + 5, bucket);
-		statement.setInt(first + 6, priority);
-		Micros.bind(statement, first + 7, afterMicros);
-		Micros.bind(statement, first + 8, afterMicros);
-		statement.setObject(first + 9, afterId);
-		statement.setInt(first + 10, limit);
-		// lower
-		statement.setString(first + 11, queue);
-		statement.setInt(first + 12, bucket);
-		statement.setInt(first + 13, priority);
-		statement.setInt(first + 14, limit);
-		// the session's check, the overall limit, then TAKE_READY
-		statement.setObject(first + 15, session);
-		statement.setInt(first + 16, limit);
-		statement.setObject(first + 17, session);
 	}
 
 }

@@ -4,10 +4,8 @@ import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -29,64 +27,8 @@ import org.springframework.jdbc.support.SqlArrayValue;
  */
 public class TaskRepository {
 
-	// The fence in the statements below is "claimed_by IS NOT DISTINCT FROM :session", the same as = for the
-	// non-null session they are given (see session), so that no plan can use the partial index on claimed_by: after
-	// an ANALYZE that saw no claimed row, = looks more selective there than on the primary key, and that index holds
-	// an entry for every claim of the session that VACUUM has not removed yet, thousands per second under a held
-	// xmin horizon. The primary key finds the row at once.
-	private static final String COMPLETE = """
-			DELETE FROM %1$s WHERE id = ? AND claimed_by IS NOT DISTINCT FROM ? AND attempt = ?
-			""";
-
-	// COMPLETE that also keeps the task in the history (taskqueue.history.enabled). Counts as one row exactly when
-	// the fenced delete does; DO UPDATE rather than DO NOTHING so that a conflict cannot pass for a lost claim.
-	private static final String COMPLETE_WITH_HISTORY = """
-			WITH done AS (DELETE FROM %1$s
-			    WHERE id = ? AND claimed_by IS NOT DISTINCT FROM ? AND attempt = ? RETURNING *)
-			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
-			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers FROM done
-			ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at
-			""";
-
-	// The completions of a "done" CTE (id, attempt), as COMPLETE_ALL explains.
-	static final String DONE_BY_ID = "t.id = ANY(ARRAY(SELECT id FROM done)) AND t.id = done.id "
-			+ "AND t.attempt = done.attempt";
-
-	// Many completions in one statement, each fenced by its own claim. The rows are found by primary key through
-	// = ANY of an array (DONE_BY_ID), not by a join with the unnested arrays alone: for a join the planner costs a
-	// hundred index probes above one scan of a table of some thousands of rows, and hashes all of it (6 ms instead of
-	// 0.7 for 200 completions on a table of 20,000 tasks, more when it is bloated).
-	private static final String COMPLETE_ALL = """
-			WITH done AS MATERIALIZED (SELECT * FROM unnest(?, ?) AS d(id, attempt))
-			DELETE FROM %1$s t USING done
-			WHERE DONE_BY_ID AND t.claimed_by IS NOT DISTINCT FROM ?
-			RETURNING t.id
-			""".replace("DONE_BY_ID", DONE_BY_ID);
-
-
-	// Keeps the tasks of a "completed" CTE in the history (%2$s), here and in TaskClaims' fold of completions into a
-	// claim.
-	static final String KEPT = """
-			kept AS (
-			    INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
-			    SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers FROM completed
-			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
-			""";
-
-	// COMPLETE_ALL as a "completed" CTE, followed by more CTEs on it (%2$s): KEPT with history, OrderedKeys'
-	// HAND_OFF for tasks with an ordering key (OrderedCompletions), or both; then the SELECT %3$s, by default
-	// COMPLETED_IDS.
-	static final String COMPLETE_ALL_AND = """
-			WITH done AS MATERIALIZED (SELECT * FROM unnest(?, ?) AS d(id, attempt)),
-			completed AS (
-			    DELETE FROM %1$s t USING done
-			    WHERE DONE_BY_ID AND t.claimed_by IS NOT DISTINCT FROM ?
-			    RETURNING t.*),
-			%2$s
-			%3$s""".replace("DONE_BY_ID", DONE_BY_ID);
-
-	static final String COMPLETED_IDS = "SELECT id FROM completed\n";
-
+	// The fence in the statements below is "claimed_by IS NOT DISTINCT FROM :session", as in TaskCompletions', and
+	// for the same reason.
 	private static final String RETRY_LATER = """
 			UPDATE %1$s SET claimed_by = NULL, claimed_at = NULL, last_error = :error,
 			       run_at = now() + :delayMicros * interval '1 microsecond'
@@ -129,7 +71,9 @@ public class TaskRepository {
 
 	private final SessionEnder sessionEnder;
 
-	private final String complete, completeAll, retryLater, moveToDead, releaseUnstarted;
+	private final TaskCompletions completions;
+
+	private final String retryLater, moveToDead, releaseUnstarted;
 
 	public TaskRepository(DataSource dataSource, TaskTables tables) {
 		this(dataSource, tables, false);
@@ -156,12 +100,7 @@ public class TaskRepository {
 		this.claims = new TaskClaims(this.statements, tables, history, false);
 		this.orderedClaims = new TaskClaims(this.statements, tables, history, true);
 		this.ordered = new OrderedCompletions(this.statements, this.jdbc, tables, history);
-		this.complete = history ? COMPLETE_WITH_HISTORY.formatted(tables.task(), tables.history())
-				: COMPLETE.formatted(tables.task());
-		this.completeAll = history
-				? COMPLETE_ALL_AND.formatted(tables.task(), KEPT.formatted(tables.task(), tables.history()).stripTrailing(),
-						COMPLETED_IDS)
-				: COMPLETE_ALL.formatted(tables.task());
+		this.completions = new TaskCompletions(this.statements, tables, history, this.ordered);
 		this.retryLater = RETRY_LATER.formatted(tables.task());
 		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(), "");
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
@@ -218,15 +157,7 @@ public class TaskRepository {
 
 	/** Deletes a completed task; {@code false} when the claim was lost. */
 	public boolean complete(ClaimedTask task) {
-		if (task.orderingKey() != null) {
-			return this.ordered.complete(task);
-		}
-		UUID session = session(task.claimedBy());
-		return this.statements.update(this.complete, (statement, connection) -> {
-			statement.setObject(1, task.id());
-			statement.setObject(2, session);
-			statement.setInt(3, task.attempt());
-		}) == 1;
+		return this.completions.complete(task);
 	}
 
 	/**
@@ -245,27 +176,7 @@ public class TaskRepository {
 	 * @return the ids of the tasks deleted (those missing had lost their claim), and the tasks handed off
 	 */
 	public ClaimResult completeAll(UUID session, List<ClaimedTask> tasks, @Nullable String handOffQueue) {
-		if (anyOrdered(tasks)) {
-			return this.ordered.completeAll(session, tasks, handOffQueue);
-		}
-		UUID[] ids = new UUID[tasks.size()];
-		Integer[] attempts = new Integer[tasks.size()];
-		for (int i = 0; i < ids.length; i++) {
-			ids[i] = tasks.get(i).id();
-			attempts[i] = tasks.get(i).attempt();
-		}
-		UUID fence = session(session);
-		return this.statements.query(this.completeAll, (statement, connection) -> {
-			statement.setArray(1, connection.createArrayOf("uuid", ids));
-			statement.setArray(2, connection.createArrayOf("int4", attempts));
-			statement.setObject(3, fence);
-		}, (rows) -> {
-			Set<UUID> deleted = new HashSet<>();
-			while (rows.next()) {
-				deleted.add(rows.getObject(1, UUID.class));
-			}
-			return new ClaimResult(List.of(), deleted);
-		});
+		return this.completions.completeAll(session, tasks, handOffQueue);
 	}
 
 	/** Makes a failed task ready again after {@code delay}; {@code false} when the claim was lost. */
@@ -310,7 +221,7 @@ public class TaskRepository {
 		return anyOrdered(done) ? this.orderedClaims : this.claims;
 	}
 
-	private static boolean anyOrdered(List<ClaimedTask> tasks) {
+	static boolean anyOrdered(List<ClaimedTask> tasks) {
 		for (ClaimedTask task : tasks) {
 			if (task.orderingKey() != null) {
 				return true;

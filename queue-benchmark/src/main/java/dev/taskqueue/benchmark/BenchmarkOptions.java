@@ -18,36 +18,6 @@ final class BenchmarkOptions {
 
 	private static final String SERVER_SETTING_PREFIX = "pg.";
 
-	private static final List<Option> OPTIONS = List.of(
-			new Option("workloads", "W1,W2,W3,W4,W5", null, "workloads to run"),
-			new Option("runs", "1", null, "runs of each workload; the summary shows medians"),
-			new Option("jdbc-url", "", null, "a PostgreSQL server instead of the embedded one, e.g. "
-					+ "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres (scratch databases are made there)"),
-			new Option("tasks", "50000", "5000", "W1 tasks per drain; W4 tasks per enqueueAll measurement"),
-			new Option("warmup-tasks", "10000", "1000", "tasks of the unreported warm-ups of W1, W3 and W4; 0 skips them"),
-			new Option("modes", "transactional,grouped,batched", null, "handler completion modes of W1 and W3"),
-			new Option("batch-size", "50", null, "claim and delete size of the raw batch baseline that grouped "
-					+ "and batched are compared with, whatever their own sizes"),
-			new Option("raw-batch-sizes", "10,50,100,200", null, "W1 raw batch sizes measured besides, "
-					+ "to report the best"),
-			new Option("w1-others", DbSchedulerDrain.NAME + "," + RawShape.claimThenDelete().name() + ","
-					+ RawShape.deleteReturning().name(), null,
-					"W1 contenders besides the modes and their baselines; empty for none"),
-			new Option("db-scheduler-upper-limit", "4.0", null, "db-scheduler's lock-and-fetch upper limit (a "
-					+ "fraction of its threads; its own default is 1.0)"),
-			new Option("w2-rate", "200", null, "W2 tasks enqueued per second"),
-			new Option("w2-seconds", "30", "5", "W2 measured seconds per poll interval (after 1 s of warm-up)"),
-			new Option("w2-poll-intervals", "500ms,50ms", null, "W2 values of taskqueue.worker.poll-interval"),
-			new Option("w3-backlogs", "10000,1000000", "10000,100000", "W3 tasks waiting when the worker starts"),
-			new Option("w3-completions", "5000", "2000", "W3 completions the claim rate is measured over"),
-			new Option("w4-single-tasks", "10000", "1000", "W4 tasks enqueued one per transaction"),
-			new Option("w5-minutes", "10", "0.5", "W5 minutes of churn, once without and once with a pinned xmin"),
-			new Option("w5-rate", "1000", null, "W5 tasks enqueued (and handled) per second"),
-			new Option("w9-instances", "8", null, "W9 worker instances draining one queue together"),
-			new Option("w9-buckets", "1,16", null, "W9 values of the queue's buckets, measured one after another"),
-			new Option("w9-pool-size", "9", null, "W9 connections per worker instance (8 instances must fit "
-					+ "under the server's max_connections)"));
-
 	private final Map<String, String> values;
 
 	private final Map<String, String> libraryProperties;
@@ -95,7 +65,7 @@ final class BenchmarkOptions {
 			else if (name.startsWith(SERVER_SETTING_PREFIX)) {
 				server.put(name.substring(SERVER_SETTING_PREFIX.length()), value);
 			}
-			else if (OPTIONS.stream().anyMatch((option) -> option.name.equals(name))) {
+			else if (BenchmarkOptionTable.OPTIONS.stream().anyMatch((option) -> option.name().equals(name))) {
 				explicit.put(name, value);
 			}
 			else {
@@ -103,8 +73,8 @@ final class BenchmarkOptions {
 			}
 		}
 		Map<String, String> values = new LinkedHashMap<>();
-		for (Option option : OPTIONS) {
-			values.put(option.name, (quick && option.quick != null) ? option.quick : option.standard);
+		for (BenchmarkOptionTable.Option option : BenchmarkOptionTable.OPTIONS) {
+			values.put(option.name(), (quick && option.quick() != null) ? option.quick() : option.standard());
 		}
 		values.putAll(explicit);
 		BenchmarkOptions options = new BenchmarkOptions(values, library, server, help);
@@ -121,9 +91,9 @@ final class BenchmarkOptions {
 				  --quick                        small numbers for everything (a few minutes); explicit options win
 				  --help                         this list
 				""");
-		for (Option option : OPTIONS) {
-			usage.append(String.format("  --%-28s %s%s%n", option.name + "=" + option.standard, option.description,
-					(option.quick != null) ? " (--quick: " + option.quick + ")" : ""));
+		for (BenchmarkOptionTable.Option option : BenchmarkOptionTable.OPTIONS) {
+			usage.append(String.format("  --%-28s %s%s%n", option.name() + "=" + option.standard(),
+					option.description(), (option.quick() != null) ? " (--quick: " + option.quick() + ")" : ""));
 		}
 		usage.append("""
 				  --taskqueue.*=, --spring.*=, --logging.*=
@@ -303,9 +273,6 @@ final class BenchmarkOptions {
 		}
 		throw new IllegalArgumentException("--" + name + " takes whole numbers of at least " + minimum
 				+ ", but got '" + value + "'");
-	}
-
-	private record Option(String name, String standard, String quick, String description) {
 	}
 
 }
