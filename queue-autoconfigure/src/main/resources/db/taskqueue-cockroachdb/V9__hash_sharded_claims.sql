@@ -1,6 +1,6 @@
--- CockroachDB copy of db/taskqueue/V9 (the same statements). The bucket column is the index's shard: with more than
--- one bucket per queue (taskqueue.queues.<name>.buckets), a queue's ready tasks spread over as many key ranges, so
--- this index needs no USING HASH of its own.
+-- CockroachDB copy of db/taskqueue/V9: the new claim index is hash-sharded like V1's (USING HASH), so that inserts
+-- of one queue spread over 16 ranges even with one bucket (taskqueue.queues.<name>.buckets, whose claims then read
+-- one bucket's key range of each shard).
 -- TaskQueue schema, version 9: hash-sharded claims (docs/hash-sharded-claims.md). A task's bucket is a hash of its
 -- id modulo the bucket count its producer had configured for the queue (taskqueue.queues.<name>.buckets), 0 with
 -- the default of one bucket, and the claim reads one bucket of the ready index at a time.
@@ -15,6 +15,7 @@ ALTER TABLE taskqueue_task ADD COLUMN IF NOT EXISTS bucket smallint NOT NULL DEF
 -- tasks (it holds only those). To avoid that, add the column and create the index beforehand, the index with
 -- CREATE INDEX CONCURRENTLY under this name (docs/hash-sharded-claims.md): both statements here then do nothing.
 CREATE INDEX IF NOT EXISTS taskqueue_task_ready_bucket_idx ON taskqueue_task (queue, bucket, priority DESC, run_at, id)
+    USING HASH WITH (bucket_count = 16)
     WHERE claimed_by IS NULL;
 
 DROP INDEX taskqueue_task_ready_idx;
