@@ -71,6 +71,14 @@ public enum Database {
 		return this.terminateBackend;
 	}
 
+	/**
+	 * Whether claims lock with {@code FOR UPDATE SKIP LOCKED}: not on CockroachDB, where SKIP LOCKED can skip rows
+	 * nobody holds (cockroachdb/cockroach#121917); its claims read unlocked and update only unclaimed rows.
+	 */
+	public boolean skipLockedClaims() {
+		return this != COCKROACHDB;
+	}
+
 	/** Whether transactions are SERIALIZABLE unless asked otherwise. */
 	public boolean serializableByDefault() {
 		return this.serializableByDefault;

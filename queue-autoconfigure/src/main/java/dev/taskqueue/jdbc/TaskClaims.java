@@ -175,19 +175,27 @@ final class TaskClaims {
 	/** Whether the fold hands the next task of a completed task's key off to the claiming session. */
 	private final boolean ordered;
 
+	/** Claims with SKIP LOCKED, see the next constructor. */
+	TaskClaims(HotStatements statements, TaskTables tables, boolean history, boolean ordered) {
+		this(statements, tables, history, ordered, true);
+	}
+
 	/**
 	 * @param ordered whether the folded completions make the next task of a completed task's key its head, handed
 	 * off to the claiming session
+	 * @param skipLocked whether claims lock what they read {@code FOR UPDATE SKIP LOCKED}; else (CockroachDB, see
+	 * {@link Database#skipLockedClaims}) they read unlocked and take rows still unclaimed, as CockroachDB's queue
+	 * article does: two claims of one row end in a serialization failure, run again by SerializationRetry.
 	 */
-	TaskClaims(HotStatements statements, TaskTables tables, boolean history, boolean ordered) {
+	TaskClaims(HotStatements statements, TaskTables tables, boolean history, boolean ordered, boolean skipLocked) {
 		this.statements = statements;
 		this.ordered = ordered;
-		String ready = READY.formatted(tables.task(), tables.session());
-		String readyAfter = READY_AFTER.formatted(tables.task(), tables.session());
-		String take = TAKE_READY.formatted(tables.task());
-		this.claim = CLAIM.formatted(tables.task(), tables.session());
-		this.claimOthers = CLAIM_OTHERS.formatted(tables.task(), tables.session());
-		this.claimAfter = CLAIM_AFTER.formatted(tables.task(), tables.session());
+		String ready = locking(READY, skipLocked).formatted(tables.task(), tables.session());
+		String readyAfter = locking(READY_AFTER, skipLocked).formatted(tables.task(), tables.session());
+		String take = locking(TAKE_READY, skipLocked).formatted(tables.task());
+		this.claim = locking(CLAIM, skipLocked).formatted(tables.task(), tables.session());
+		this.claimOthers = locking(CLAIM_OTHERS, skipLocked).formatted(tables.task(), tables.session());
+		this.claimAfter = locking(CLAIM_AFTER, skipLocked).formatted(tables.task(), tables.session());
 		String completed = COMPLETED.formatted(tables.task(), (history || ordered) ? "*" : "id");
 		if (history) { // keeps the completed tasks as COMPLETE_ALL_AND with KEPT does
 			completed = completed.stripTrailing() + ",\n" + TaskCompletions.KEPT.formatted(tables.task(), tables.history());
@@ -198,6 +206,14 @@ final class TaskClaims {
 		String end = CLAIMED_AND_COMPLETED + (ordered ? COMPLETED_AND_HANDED_OFF : COMPLETED_IDS);
 		this.completeAndClaim = folded(completed, ready, take, end);
 		this.completeAndClaimAfter = folded(completed, readyAfter, take, end);
+	}
+
+	/** {@code sql} as it is, or without SKIP LOCKED: reading unlocked, and updating only rows still unclaimed. */
+	private static String locking(String sql, boolean skipLocked) {
+		return skipLocked ? sql : sql.replace("\n    FOR UPDATE SKIP LOCKED)", ")")
+			.replace("\n            FOR UPDATE SKIP LOCKED)", ")")
+			.replace("WHERE t.id = ANY(ARRAY(SELECT id FROM ready))",
+					"WHERE t.id = ANY(ARRAY(SELECT id FROM ready)) AND t.claimed_by IS NULL");
 	}
 
 	private static String folded(String completed, String ready, String take, String end) {

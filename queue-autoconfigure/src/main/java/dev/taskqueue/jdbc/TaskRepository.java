@@ -97,8 +97,9 @@ public class TaskRepository {
 		JdbcTemplate jdbcTemplate = new JdbcTemplate(dataSource);
 		this.jdbc = JdbcClient.create(jdbcTemplate);
 		this.statements = new HotStatements(dataSource, jdbcTemplate.getExceptionTranslator());
-		this.claims = new TaskClaims(this.statements, tables, history, false);
-		this.orderedClaims = new TaskClaims(this.statements, tables, history, true);
+		boolean skipLocked = dialect.database().skipLockedClaims();
+		this.claims = new TaskClaims(this.statements, tables, history, false, skipLocked);
+		this.orderedClaims = new TaskClaims(this.statements, tables, history, true, skipLocked);
 		this.ordered = new OrderedCompletions(this.statements, this.jdbc, tables, history);
 		this.completions = new TaskCompletions(this.statements, tables, history, this.ordered);
 		this.retryLater = RETRY_LATER.formatted(tables.task());

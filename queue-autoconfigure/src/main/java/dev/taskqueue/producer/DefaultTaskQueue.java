@@ -16,8 +16,9 @@ import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.UniqueMode;
-import dev.taskqueue.jdbc.NewTask;
 import dev.taskqueue.jdbc.EnqueueRepository;
+import dev.taskqueue.jdbc.NewTask;
+import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.observation.TaskQueueObservations;
 import dev.taskqueue.support.PostgresText;
 import io.micrometer.observation.ObservationRegistry;
@@ -41,6 +42,8 @@ public class DefaultTaskQueue implements TaskQueue {
 	private final ObservationRegistry observations;
 
 	private final @Nullable TopicsAndBatches topicsAndBatches;
+
+	private SerializationRetry retry = SerializationRetry.none();
 
 	public DefaultTaskQueue(EnqueueRepository tasks, JsonMapper mapper, TaskQueueListener listener) {
 		this(tasks, mapper, listener, ObservationRegistry.NOOP);
@@ -170,15 +173,27 @@ public class DefaultTaskQueue implements TaskQueue {
 	}
 
 	/** Runs {@code insert} with the headers of a {@code taskqueue.enqueue} observation around it. */
+	/**
+	 * Runs {@code insert} with the headers to store, observed. Outside a transaction the insert is its own, and a
+	 * serialization failure (CockroachDB, YugabyteDB, SERIALIZABLE) runs it again; inside the caller's, the failure
+	 * propagates for the caller to run its transaction again (docs/databases.md).
+	 */
 	private <T> T observed(String queue, int count, Function<String, T> insert) {
 		if (this.observations.isNoop()) {
-			return insert.apply("{}");
+			return this.retry.run("enqueue", () -> insert.apply("{}"));
 		}
 		Map<String, String> headers = new LinkedHashMap<>();
 		return TaskQueueObservations.enqueue(queue, count, headers, this.observations).observe(() -> {
 			requireStorable(headers, queue);
-			return insert.apply(headers.isEmpty() ? "{}" : this.mapper.writeValueAsString(headers));
+			String stored = headers.isEmpty() ? "{}" : this.mapper.writeValueAsString(headers);
+			return this.retry.run("enqueue", () -> insert.apply(stored));
 		});
+	}
+
+	/** Runs an enqueue outside a transaction again after a serialization failure; see {@link #observed}. */
+	public DefaultTaskQueue retrying(SerializationRetry retry) {
+		this.retry = retry;
+		return this;
 	}
 
 	/** The propagated trace context (baggage included) is stored too, so it must be storable text as well. */

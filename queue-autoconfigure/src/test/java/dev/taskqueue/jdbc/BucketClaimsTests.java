@@ -179,6 +179,25 @@ class BucketClaimsTests {
 	}
 
 	@Test
+	void cockroachDbClaimsReadUnlockedAndTakeOnlyRowsStillUnclaimed() {
+		HotStatements statements = new HotStatements(dataSource, new JdbcTemplate().getExceptionTranslator());
+		TaskClaims skipping = new TaskClaims(statements, TaskTables.inSchema(null), false, true, true);
+		TaskClaims unlocked = new TaskClaims(statements, TaskTables.inSchema(null), false, true, false);
+		for (String statement : List.of(skipping.claim, skipping.claimOthers, skipping.claimAfter,
+				skipping.completeAndClaim, skipping.completeAndClaimAfter)) {
+			assertThat(statement).contains("FOR UPDATE SKIP LOCKED").doesNotContain("AND t.claimed_by IS NULL");
+		}
+		for (String statement : List.of(unlocked.claim, unlocked.claimOthers, unlocked.claimAfter,
+				unlocked.completeAndClaim, unlocked.completeAndClaimAfter)) {
+			assertThat(statement).doesNotContain("FOR UPDATE").contains("AND t.claimed_by IS NULL");
+		}
+		UUID task = insert(0, 0, PAST);
+		assertThat(ids(transaction.<List<ClaimedTask>>execute((status) -> unlocked.claim("q", 0, this.session, 10))))
+			.containsExactly(task);
+		assertThat(transaction.<List<ClaimedTask>>execute((status) -> unlocked.claim("q", 0, this.session, 10))).isEmpty();
+	}
+
+	@Test
 	void theClaimReadsTheReadyIndexInOrderWithoutASortPlainAndFolded() {
 		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, priority, bucket) "
 				+ "SELECT gen_random_uuid(), 'q' || (i % 5), '{}', i % 3, i % 16 FROM generate_series(1, 20000) i");
