@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.jdbc.DatabaseDialect;
 import dev.taskqueue.jdbc.SerializationRetry;
+import dev.taskqueue.jdbc.TaskBuckets;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -24,6 +25,13 @@ class DatabaseConfiguration {
 			Environment environment) {
 		return DatabaseResolution.resolve(dataSource, properties.getDatabase(), properties.getNotify().isEnabled(),
 				environment.containsProperty("taskqueue.notify.enabled"));
+	}
+
+	/** The bucket count of every queue, its own or the database's default; where new tasks go and claims start. */
+	@Bean
+	@ConditionalOnMissingBean
+	TaskBuckets taskQueueBuckets(TaskQueueProperties properties, DatabaseDialect dialect) {
+		return QueueSettingsResolver.buckets(properties, dialect.database().defaultBuckets());
 	}
 
 	@Bean

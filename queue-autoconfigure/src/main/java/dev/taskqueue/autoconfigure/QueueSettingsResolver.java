@@ -34,15 +34,18 @@ final class QueueSettingsResolver {
 		return limits;
 	}
 
-	/** The bucket count of each queue that has more than one, for the inserts of new tasks. */
-	static TaskBuckets buckets(TaskQueueProperties properties) {
+	/**
+	 * The bucket count of each queue, for the inserts of new tasks and the claims: a queue's own, else
+	 * {@code defaultCount} (the database's, see {@code Database#defaultBuckets}).
+	 */
+	static TaskBuckets buckets(TaskQueueProperties properties, int defaultCount) {
 		Map<String, Integer> buckets = new LinkedHashMap<>();
 		properties.getQueues().forEach((name, queue) -> {
-			if (queue.getBuckets() > 1) {
+			if (queue.getBuckets() != null) {
 				buckets.put(name, queue.getBuckets());
 			}
 		});
-		return buckets.isEmpty() ? TaskBuckets.NONE : new TaskBuckets(buckets);
+		return (buckets.isEmpty() && defaultCount == 1) ? TaskBuckets.NONE : new TaskBuckets(buckets, defaultCount);
 	}
 
 	/**
@@ -50,7 +53,7 @@ final class QueueSettingsResolver {
 	 * @throws IllegalStateException if the queue commits groups and the transaction manager cannot
 	 */
 	static QueueSettings resolve(TaskQueueProperties properties, TaskHandlerMethod handler,
-			PlatformTransactionManager transactionManager) {
+			PlatformTransactionManager transactionManager, TaskBuckets buckets) {
 		TaskQueueProperties.Queue queue = properties.getQueues().get(handler.queue());
 		int concurrency = (queue != null && queue.getConcurrency() != null) ? queue.getConcurrency()
 				: (handler.concurrency() > 0) ? handler.concurrency() : properties.getWorker().getConcurrency();
@@ -76,7 +79,7 @@ final class QueueSettingsResolver {
 		QueueLimits limits = (queue != null) ? RateLimitProperties.limits(queue.getGlobalConcurrency(),
 				queue.getRateLimit()) : QueueLimits.NONE;
 		return new QueueSettings(concurrency, maxAttempts, retryPolicy, timeout, groupSize,
-				properties.getWorker().getGroupCommitMaxDelay(), limits, (queue != null) ? queue.getBuckets() : 1);
+				properties.getWorker().getGroupCommitMaxDelay(), limits, buckets.count(handler.queue()));
 	}
 
 }

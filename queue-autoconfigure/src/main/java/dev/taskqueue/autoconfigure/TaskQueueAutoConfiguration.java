@@ -24,6 +24,7 @@ import dev.taskqueue.jdbc.RetentionRepository;
 import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.SessionRepository;
 import dev.taskqueue.jdbc.TaskNotifications;
+import dev.taskqueue.jdbc.TaskBuckets;
 import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.jdbc.TopicRepository;
@@ -139,10 +140,9 @@ public class TaskQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	EnqueueRepository taskQueueEnqueueRepository(DataSource dataSource, TaskTables tables,
-			ObjectProvider<TaskNotifications> notifications, TaskQueueProperties properties) {
+			ObjectProvider<TaskNotifications> notifications, TaskBuckets buckets) {
 		TaskNotifications notifying = notifications.getIfAvailable();
-		return new EnqueueRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null,
-				QueueSettingsResolver.buckets(properties));
+		return new EnqueueRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null, buckets);
 	}
 
 	@Bean
@@ -161,9 +161,10 @@ public class TaskQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	TaskQueueOperations taskQueueOperations(DataSource dataSource, TaskTables tables, QueueRepository queues,
 			TaskQueueProperties properties, TaskHandlerRegistry registry, ObjectProvider<TaskWorker> worker,
-			TaskRepository tasks, ObjectProvider<ScheduleControl> schedules, BatchRepository batches) {
+			TaskRepository tasks, ObjectProvider<ScheduleControl> schedules, BatchRepository batches,
+			TaskBuckets buckets) {
 		return new DefaultTaskQueueOperations(queues,
-				new DeadTaskRepository(dataSource, tables, QueueSettingsResolver.buckets(properties)),
+				new DeadTaskRepository(dataSource, tables, buckets),
 				new QueueStatsRepository(dataSource, tables),
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
 				properties.getMetrics().getCountLimit(),
@@ -205,14 +206,15 @@ public class TaskQueueAutoConfiguration {
 	TaskRunner taskQueueTaskRunner(TaskQueueProperties properties, TaskHandlerRegistry registry, TaskRepository tasks,
 			SessionRepository sessions, DataSource dataSource,
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
-			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors) {
+			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors,
+			TaskBuckets buckets) {
 		PlatformTransactionManager manager = transactionManager
 			.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
 		return new TaskRunner(registry, tasks, sessions, manager,
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
 				new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)),
 				new TaskQueueListeners(listeners.orderedStream().toList()), interceptors.orderedStream().toList(),
-				(handler) -> QueueSettingsResolver.resolve(properties, handler, manager));
+				(handler) -> QueueSettingsResolver.resolve(properties, handler, manager, buckets));
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -243,7 +245,7 @@ public class TaskQueueAutoConfiguration {
 				ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
 				ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors,
 				ObjectProvider<TaskNotifications> notifications, TaskTables tables, Environment environment,
-				SerializationRetry retry) {
+				SerializationRetry retry, TaskBuckets buckets) {
 			Integer poolSize = ConnectionBudget.poolSize(dataSource);
 			TaskNotifications listening = notifications.getIfAvailable();
 			if (listening != null && poolSize != null && !ConnectionBudget.hasRoomForListen(poolSize)) {
@@ -270,7 +272,7 @@ public class TaskQueueAutoConfiguration {
 					completionCommit(handlerTransactionManager, dataSource, tables, properties), retry);
 			return new TaskWorker(registry, tasks, session, dispatcher, retry.transactions("claim", own), listener,
 					settings,
-					(handler) -> QueueSettingsResolver.resolve(properties, handler, handlerTransactionManager),
+					(handler) -> QueueSettingsResolver.resolve(properties, handler, handlerTransactionManager, buckets),
 					dataSource, listening);
 		}
 

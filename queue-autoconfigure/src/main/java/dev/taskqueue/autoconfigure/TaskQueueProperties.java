@@ -563,15 +563,16 @@ public class TaskQueueProperties implements Validator {
 		 * How many buckets this queue's tasks are spread over by a hash of their id (1 to 256), each claim reading
 		 * one bucket's head first and the next claim the next bucket, so that many instances do not all claim at
 		 * the head of one index. Priority order holds within a bucket only; 1 keeps one strict order. Set it
-		 * alike on the instances that enqueue and those that run the queue; a mismatch strands nothing.
+		 * alike on the instances that enqueue and those that run the queue; a mismatch strands nothing. When not
+		 * set: 1 on PostgreSQL, 16 on CockroachDB and YugabyteDB, where one index head is one hot range.
 		 */
-		private int buckets = 1;
+		private @Nullable Integer buckets;
 
-		public int getBuckets() {
+		public @Nullable Integer getBuckets() {
 			return this.buckets;
 		}
 
-		public void setBuckets(int buckets) {
+		public void setBuckets(@Nullable Integer buckets) {
 			this.buckets = buckets;
 		}
 

@@ -130,7 +130,7 @@ final class TaskQueuePropertiesValidation {
 			atLeast(property + "global-concurrency", queue.getGlobalConcurrency(), 1);
 		}
 		rateLimit(property + "rate-limit.", queue.getRateLimit());
-		if (queue.getBuckets() < 1 || queue.getBuckets() > TaskBuckets.MAX) {
+		if (queue.getBuckets() != null && (queue.getBuckets() < 1 || queue.getBuckets() > TaskBuckets.MAX)) {
 			reject(property + "buckets", queue.getBuckets(), "must be between 1 and " + TaskBuckets.MAX);
 		}
 	}

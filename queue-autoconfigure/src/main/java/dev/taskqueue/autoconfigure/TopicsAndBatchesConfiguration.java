@@ -5,6 +5,7 @@ import javax.sql.DataSource;
 import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.jdbc.BatchRepository;
 import dev.taskqueue.jdbc.SerializationRetry;
+import dev.taskqueue.jdbc.TaskBuckets;
 import dev.taskqueue.jdbc.TaskNotifications;
 import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.jdbc.TopicRepository;
@@ -30,19 +31,17 @@ class TopicsAndBatchesConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TopicRepository taskQueueTopicRepository(DataSource dataSource, TaskTables tables,
-			ObjectProvider<TaskNotifications> notifications, TaskQueueProperties properties) {
+			ObjectProvider<TaskNotifications> notifications, TaskBuckets buckets) {
 		TaskNotifications notifying = notifications.getIfAvailable();
-		return new TopicRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null,
-				QueueSettingsResolver.buckets(properties));
+		return new TopicRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null, buckets);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	BatchRepository taskQueueBatchRepository(DataSource dataSource, TaskTables tables,
-			ObjectProvider<TaskNotifications> notifications, TaskQueueProperties properties) {
+			ObjectProvider<TaskNotifications> notifications, TaskBuckets buckets) {
 		TaskNotifications notifying = notifications.getIfAvailable();
-		return new BatchRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null,
-				QueueSettingsResolver.buckets(properties));
+		return new BatchRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null, buckets);
 	}
 
 	@Bean

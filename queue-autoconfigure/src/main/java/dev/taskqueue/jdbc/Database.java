@@ -79,6 +79,14 @@ public enum Database {
 		return this != COCKROACHDB;
 	}
 
+	/**
+	 * How many buckets a queue has when {@code taskqueue.queues.<name>.buckets} is not set: 1 on PostgreSQL (one
+	 * index head serves a server's claims well), 16 on CockroachDB and YugabyteDB, where one head is one hot range.
+	 */
+	public int defaultBuckets() {
+		return (this == COCKROACHDB || this == YUGABYTEDB) ? 16 : 1;
+	}
+
 	/** Whether transactions are SERIALIZABLE unless asked otherwise. */
 	public boolean serializableByDefault() {
 		return this.serializableByDefault;

@@ -30,13 +30,15 @@ public final class TaskBuckets {
 	 * as {@link #bucket}.
 	 */
 	static final String SQL = """
-			COALESCE((SELECT CAST(mod(get_byte(uuid_send(%1$s), 12) * 256 + get_byte(uuid_send(%1$s), 13),
-			                          counts.bucket_count) AS smallint)
-			          FROM unnest(CAST(:bucketQueues AS text[]), CAST(:bucketCounts AS int[]))
-			              AS counts(bucket_queue, bucket_count)
-			          WHERE counts.bucket_queue = %2$s), 0)""";
+			CAST(mod(get_byte(uuid_send(%1$s), 12) * 256 + get_byte(uuid_send(%1$s), 13),
+			         COALESCE((SELECT counts.bucket_count
+			                   FROM unnest(CAST(:bucketQueues AS text[]), CAST(:bucketCounts AS int[]))
+			                       AS counts(bucket_queue, bucket_count)
+			                   WHERE counts.bucket_queue = %2$s), CAST(:bucketDefault AS int))) AS smallint)""";
 
 	private final Map<String, Integer> counts;
+
+	private final int defaultCount;
 
 	private final String[] queues;
 
@@ -47,6 +49,19 @@ public final class TaskBuckets {
 	 * @throws IllegalArgumentException if a count is not between 1 and {@link #MAX}
 	 */
 	public TaskBuckets(Map<String, Integer> counts) {
+		this(counts, 1);
+	}
+
+	/**
+	 * @param counts the bucket count of each queue that has its own
+	 * @param defaultCount the bucket count of the other queues
+	 * @throws IllegalArgumentException if a count is not between 1 and {@link #MAX}
+	 */
+	public TaskBuckets(Map<String, Integer> counts, int defaultCount) {
+		if (defaultCount < 1 || defaultCount > MAX) {
+			throw new IllegalArgumentException("the default bucket count must be between 1 and " + MAX);
+		}
+		this.defaultCount = defaultCount;
 		counts.forEach((queue, count) -> {
 			if (count < 1 || count > MAX) {
 				throw new IllegalArgumentException(
@@ -61,9 +76,9 @@ public final class TaskBuckets {
 		}
 	}
 
-	/** How many buckets {@code queue} has: 1 unless configured. */
+	/** How many buckets {@code queue} has: its own count, or the default (1 unless the database wants more). */
 	public int count(String queue) {
-		return this.counts.getOrDefault(queue, 1);
+		return this.counts.getOrDefault(queue, this.defaultCount);
 	}
 
 	/** The bucket of a new task {@code id} of {@code queue}. */
@@ -80,7 +95,8 @@ public final class TaskBuckets {
 	/** Binds the parameters of {@link #SQL}. */
 	JdbcClient.StatementSpec bind(JdbcClient.StatementSpec statement) {
 		return statement.param("bucketQueues", new SqlArrayValue("text", (Object[]) this.queues))
-			.param("bucketCounts", new SqlArrayValue("int4", (Object[]) this.values));
+			.param("bucketCounts", new SqlArrayValue("int4", (Object[]) this.values))
+			.param("bucketDefault", this.defaultCount);
 	}
 
 }

@@ -1,6 +1,7 @@
 package dev.taskqueue.autoconfigure;
 
 import dev.taskqueue.jdbc.Database;
+import dev.taskqueue.jdbc.TaskBuckets;
 import dev.taskqueue.jdbc.DatabaseDialect;
 import dev.taskqueue.jdbc.DatabaseDialect.SessionEnd;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,23 @@ class DatabaseResolutionTests {
 	// Nothing listens on port 1: detection fails at once and the configured database is assumed.
 	private final DriverManagerDataSource unreachable = new DriverManagerDataSource(
 			"jdbc:postgresql://127.0.0.1:1/none?connectTimeout=1");
+
+	@Test
+	void aQueueWithoutItsOwnBucketCountHasTheDatabasesDefault() {
+		assertThat(Database.POSTGRESQL.defaultBuckets()).isOne();
+		assertThat(Database.COCKROACHDB.defaultBuckets()).isEqualTo(16);
+		assertThat(Database.YUGABYTEDB.defaultBuckets()).isEqualTo(16);
+		TaskQueueProperties properties = new TaskQueueProperties();
+		properties.getQueues().computeIfAbsent("strict", (name) -> new TaskQueueProperties.Queue()).setBuckets(1);
+		properties.getQueues().computeIfAbsent("wide", (name) -> new TaskQueueProperties.Queue()).setBuckets(4);
+		properties.getQueues().computeIfAbsent("unset", (name) -> new TaskQueueProperties.Queue());
+		TaskBuckets buckets = QueueSettingsResolver.buckets(properties, Database.COCKROACHDB.defaultBuckets());
+		assertThat(buckets.count("strict")).isOne();
+		assertThat(buckets.count("wide")).isEqualTo(4);
+		assertThat(buckets.count("unset")).isEqualTo(16);
+		assertThat(buckets.count("not-configured")).isEqualTo(16);
+		assertThat(QueueSettingsResolver.buckets(properties, 1).count("unset")).isOne();
+	}
 
 	@Test
 	void cockroachDbMustLetAStatementChangeATableTwice() {
