@@ -158,7 +158,7 @@ final class ClaimLoop implements Runnable {
 			// The bucket had fewer: the rest from the other buckets, which hold tasks also with one bucket when a
 			// producer counted more (see ClaimPositions#wrapAround).
 			long again = System.nanoTime();
-				int rest = free - claimed.size();
+			int rest = free - claimed.size();
 			List<ClaimedTask> more = this.ownTransactions
 				.execute((status) -> this.tasks.claimOthers(queue.name(), bucket, sessionId, rest));
 			handOver(queue, bucket, more, true, again, more.size() == rest, false);
