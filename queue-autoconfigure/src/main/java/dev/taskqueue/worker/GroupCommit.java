@@ -118,9 +118,11 @@ final class GroupCommit {
 			}
 		}
 		if (commitFailure instanceof ClaimsLostException lost) {
-			if (lost.ids.size() < group.size()) {
-				logger.warn(lost.getMessage() + " on queue '" + queue.name() + "'; the group rolled back and its "
-						+ "other " + (group.size() - lost.ids.size()) + " tasks run again one by one");
+			if (group.size() > 1) {
+				// At REPEATABLE READ or SERIALIZABLE the group's snapshot may predate the claim of a task it took
+				// later, whose fence then fails although the claim holds: each task's own completion tells.
+				logger.info(lost.getMessage() + " on queue '" + queue.name() + "'; the group rolled back and its "
+						+ group.size() + " tasks run again one by one, each completion fenced on its own");
 			}
 		}
 		else if (commitFailure != null && group.size() > 1) {
@@ -152,7 +154,8 @@ final class GroupCommit {
 			else if (commitFailure == null) {
 				this.outcomes.completed(entry.context(), entry.duration());
 			}
-			else if (commitFailure instanceof ClaimsLostException lost && lost.ids.contains(entry.task().id())) {
+			else if (commitFailure instanceof ClaimsLostException lost && lost.ids.contains(entry.task().id())
+					&& group.size() == 1) {
 				this.outcomes.claimLost(entry.task(), entry.context());
 			}
 			else if (group.size() > 1) {
