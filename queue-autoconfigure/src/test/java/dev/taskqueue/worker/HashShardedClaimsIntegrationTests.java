@@ -39,7 +39,9 @@ class HashShardedClaimsIntegrationTests {
 		String url = TestDatabase.createDatabase();
 		String[] sixteen = { "taskqueue.queues.tx.buckets=16", "taskqueue.queues.grouped.buckets=16",
 				"taskqueue.queues.batched.buckets=16", "taskqueue.queues.grouped.group-commit-size=8",
-				"taskqueue.worker.concurrency=4", "spring.datasource.hikari.maximum-pool-size=8" };
+				"taskqueue.worker.concurrency=4", "spring.datasource.hikari.maximum-pool-size=8",
+				// Each instance sees the resume below at its next heartbeat: soon, so that none drains all alone.
+				"taskqueue.worker.heartbeat-interval=100ms" };
 		List<ConfigurableApplicationContext> instances = new ArrayList<>();
 		try {
 			ConfigurableApplicationContext producer = TestApplications.start(url, List.of(Config.class),
