@@ -44,17 +44,20 @@ final class OrderedKeys {
 	// that starts where the previous one ended sees it. The claimed_by check skips a task changed meanwhile; it is
 	// IS NOT DISTINCT FROM, not =, so that no plan can read the whole held index for it (= matches that index's
 	// predicate, and with stale statistics the planner ANDed a scan of every held task with the primary key: 23 ms
-	// instead of 0.1 per completion, measured in W6).
-	static final String PROMOTE = """
-			promoted AS (
-			    UPDATE %1$s p SET claimed_by = NULL, run_at = greatest(p.run_at, now())
-			    WHERE p.claimed_by IS NOT DISTINCT FROM HELD AND p.id = ANY(ARRAY(
+	// instead of 0.1 per completion, measured in W6). NEXT_HELD is that WHERE, shared with HAND_OFF.
+	private static final String NEXT_HELD = """
+			WHERE p.claimed_by IS NOT DISTINCT FROM HELD AND p.id = ANY(ARRAY(
 			        SELECT (SELECT h.id FROM %1$s h
 			                WHERE h.queue = d.queue AND h.ordering_key = d.ordering_key AND h.claimed_by = HELD
 			                ORDER BY h.ordering_seq LIMIT 1)
-			        FROM %2$s d WHERE d.ordering_key IS NOT NULL AND d.claimed_by IS DISTINCT FROM HELD))
+			        FROM %2$s d WHERE d.ordering_key IS NOT NULL AND d.claimed_by IS DISTINCT FROM HELD))""";
+
+	static final String PROMOTE = """
+			promoted AS (
+			    UPDATE %1$s p SET claimed_by = NULL, run_at = greatest(p.run_at, now())
+			    NEXT_HELD
 			    RETURNING p.id)
-			""".replace("HELD", HELD);
+			""".replace("NEXT_HELD", NEXT_HELD).replace("HELD", HELD);
 
 	// PROMOTE that also claims the new head for the session that completed the old one (a hand-off): one row
 	// version less than a promotion followed by a claim, which is what makes ordered keys cost little more than no
@@ -69,16 +72,14 @@ final class OrderedKeys {
 			           claimed_at = CASE WHEN TAKEN THEN now() END,
 			           attempt = p.attempt + CASE WHEN TAKEN THEN 1 ELSE 0 END,
 			           run_at = greatest(p.run_at, now())
-			    WHERE p.claimed_by IS NOT DISTINCT FROM HELD AND p.id = ANY(ARRAY(
-			        SELECT (SELECT h.id FROM %1$s h
-			                WHERE h.queue = d.queue AND h.ordering_key = d.ordering_key AND h.claimed_by = HELD
-			                ORDER BY h.ordering_seq LIMIT 1)
-			        FROM %2$s d WHERE d.ordering_key IS NOT NULL AND d.claimed_by IS DISTINCT FROM HELD))
+			    NEXT_HELD
 			    RETURNING p.id, p.queue, p.payload::text AS payload, p.priority, p.attempt, p.enqueued_at, p.run_at,
 			              p.claimed_at, p.claimed_by, p.last_error, p.headers::text AS headers, p.ordering_key,
 			              p.bucket)
-			""".replace("TAKEN", "p.run_at <= now() AND p.queue = (SELECT queue FROM hand_off) "
-			+ "AND (SELECT session FROM hand_off) IS NOT NULL").replace("HELD", HELD);
+			""".replace("NEXT_HELD", NEXT_HELD)
+		.replace("TAKEN", "p.run_at <= now() AND p.queue = (SELECT queue FROM hand_off) "
+				+ "AND (SELECT session FROM hand_off) IS NOT NULL")
+		.replace("HELD", HELD);
 
 	// One task: the head when no task of the key is held and no head exists (the unique index waits for an
 	// uncommitted head and then skips), held otherwise. "held" inserts only when "head" inserted nothing.
