@@ -1,6 +1,5 @@
 package dev.taskqueue.jdbc;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -100,35 +99,6 @@ final class ClaimRows {
 		statement.setObject(first + 15, session);
 		statement.setInt(first + 16, limit);
 		statement.setObject(first + 17, session);
-	}
-
-	/** The arrays COMPLETED unnests, built before the statement takes a connection. */
-	static final class Completions {
-
-		private final UUID[] ids;
-
-		private final Integer[] attempts;
-
-		private final UUID[] sessions;
-
-		Completions(List<ClaimedTask> done) {
-			this.ids = new UUID[done.size()];
-			this.attempts = new Integer[done.size()];
-			this.sessions = new UUID[done.size()];
-			for (int i = 0; i < this.ids.length; i++) {
-				ClaimedTask task = done.get(i);
-				this.ids[i] = task.id();
-				this.attempts[i] = task.attempt();
-				this.sessions[i] = TaskRepository.session(task.claimedBy());
-			}
-		}
-
-		void bind(PreparedStatement statement, Connection connection) throws SQLException {
-			statement.setArray(1, connection.createArrayOf("uuid", this.ids));
-			statement.setArray(2, connection.createArrayOf("int4", this.attempts));
-			statement.setArray(3, connection.createArrayOf("uuid", this.sessions));
-		}
-
 	}
 
 }

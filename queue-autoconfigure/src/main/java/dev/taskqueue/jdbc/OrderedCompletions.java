@@ -56,18 +56,11 @@ final class OrderedCompletions {
 
 	/** {@link TaskRepository#completeAll(UUID, List, String)} for tasks some of which have an ordering key. */
 	ClaimResult completeAll(UUID session, List<ClaimedTask> tasks, @Nullable String handOffQueue) {
-		UUID[] ids = new UUID[tasks.size()];
-		Integer[] attempts = new Integer[tasks.size()];
-		for (int i = 0; i < ids.length; i++) {
-			ids[i] = tasks.get(i).id();
-			attempts[i] = tasks.get(i).attempt();
-		}
-		UUID fence = TaskRepository.session(session);
+		CompletionFences fences = new CompletionFences(tasks);
+		UUID handOffSession = (handOffQueue != null) ? TaskRepository.session(session) : null;
 		return this.statements.query(this.completeAll, (statement, connection) -> {
-			statement.setArray(1, connection.createArrayOf("uuid", ids));
-			statement.setArray(2, connection.createArrayOf("int4", attempts));
-			statement.setObject(3, fence);
-			OrderedKeys.bindHandOff(statement, 4, handOffQueue, (handOffQueue != null) ? fence : null);
+			fences.bind(statement, connection, 1);
+			OrderedKeys.bindHandOff(statement, 3, handOffQueue, handOffSession);
 		}, ClaimRows::claimResult);
 	}
 

@@ -122,23 +122,20 @@ final class TaskClaims {
 	private static final String CLAIM_AFTER = "WITH " + READY_AFTER + TAKE_READY;
 
 	// The start of CLAIM or CLAIM_AFTER folded with the completions of BATCHED mode: one round trip and one commit
-	// for both (Oban Pro folds acks into its fetch the same way). Each completion is fenced like COMPLETE_ALL, but by
-	// its own claim's session, as the worker's session can change while completions wait.
+	// for both (Oban Pro folds acks into its fetch the same way), each completion fenced by its own claim
+	// (CompletionFences), as the worker's session can change while completions wait.
 	// The claim cannot take a task this statement deletes. Its CTEs run on one snapshot and do not see each other's
 	// changes (what changing a row twice in one statement does is unpredictable), but in that snapshot the two sets
 	// are disjoint: the DELETE takes a task only while its claimed_by is the session of its claim, never null, and
 	// "ready" only tasks whose claimed_by IS NULL. A row changed since by another transaction is checked again in its
 	// new version, which can drop it from either set, not add it. So a completed task whose claim was lost and
-	// released is not deleted (nor reported completed) and may be claimed again here, as it should be. The rows are
-	// found by primary key as in TaskRepository.COMPLETE_ALL.
-	// Parameters: 1 ids, 2 attempts, 3 sessions.
+	// released is not deleted (nor reported completed) and may be claimed again here, as it should be.
+	// Parameters: 1 ids, 2 claims.
 	private static final String COMPLETED = """
-			done AS MATERIALIZED (SELECT * FROM unnest(?, ?, ?) AS d(id, attempt, claimed_by)),
 			completed AS (
-			    DELETE FROM %1$s t USING done
-			    WHERE DONE_BY_ID AND t.claimed_by IS NOT DISTINCT FROM done.claimed_by
+			    DELETE FROM %1$s t WHERE FENCED
 			    RETURNING t.%2$s)
-			""".replace("DONE_BY_ID", TaskCompletions.DONE_BY_ID);
+			""".replace("FENCED", CompletionFences.FENCED);
 
 	// The end of the fold: the claimed tasks, then the ids of the completed ones (done = true), then, with ordered
 	// keys, the next tasks of their keys handed off to the claiming session (handed = true).
@@ -264,7 +261,7 @@ final class TaskClaims {
 		if (done.isEmpty()) {
 			return new ClaimResult(claimBucket(queue, bucket, session, limit), Set.of());
 		}
-		ClaimRows.Completions completions = new ClaimRows.Completions(done);
+		CompletionFences completions = new CompletionFences(done);
 		return this.statements.query(this.completeAndClaim, (statement, connection) -> {
 			bindCompletions(statement, connection, completions, queue, session);
 			ClaimRows.bindClaim(statement, firstOfClaim(), queue, bucket, session, limit);
@@ -276,7 +273,7 @@ final class TaskClaims {
 		if (done.isEmpty()) {
 			return new ClaimResult(claimAfter(queue, bucket, session, limit, priority, after, afterId), Set.of());
 		}
-		ClaimRows.Completions completions = new ClaimRows.Completions(done);
+		CompletionFences completions = new CompletionFences(done);
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.completeAndClaimAfter, (statement, connection) -> {
 			bindCompletions(statement, connection, completions, queue, session);
@@ -285,16 +282,16 @@ final class TaskClaims {
 	}
 
 	/** Binds COMPLETED and, with ordered keys, the hand-off to the claiming session of tasks of {@code queue}. */
-	private void bindCompletions(PreparedStatement statement, Connection connection,
-			ClaimRows.Completions completions, String queue, UUID session) throws SQLException {
-		completions.bind(statement, connection);
+	private void bindCompletions(PreparedStatement statement, Connection connection, CompletionFences completions,
+			String queue, UUID session) throws SQLException {
+		completions.bind(statement, connection, 1);
 		if (this.ordered) {
-			OrderedKeys.bindHandOff(statement, 4, queue, session);
+			OrderedKeys.bindHandOff(statement, 3, queue, session);
 		}
 	}
 
 	private int firstOfClaim() {
-		return this.ordered ? 6 : 4;
+		return this.ordered ? 5 : 3;
 	}
 
 }

@@ -33,21 +33,11 @@ final class TaskCompletions {
 			ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at
 			""";
 
-	// The completions of a "done" CTE (id, attempt), as COMPLETE_ALL explains.
-	static final String DONE_BY_ID = "t.id = ANY(ARRAY(SELECT id FROM done)) AND t.id = done.id "
-			+ "AND t.attempt = done.attempt";
-
-	// Many completions in one statement, each fenced by its own claim. The rows are found by primary key through
-	// = ANY of an array (DONE_BY_ID), not by a join with the unnested arrays alone: for a join the planner costs a
-	// hundred index probes above one scan of a table of some thousands of rows, and hashes all of it (6 ms instead of
-	// 0.7 for 200 completions on a table of 20,000 tasks, more when it is bloated).
+	// Many completions in one statement, each fenced by its own claim (CompletionFences).
 	private static final String COMPLETE_ALL = """
-			WITH done AS MATERIALIZED (SELECT * FROM unnest(?, ?) AS d(id, attempt))
-			DELETE FROM %1$s t USING done
-			WHERE DONE_BY_ID AND t.claimed_by IS NOT DISTINCT FROM ?
+			DELETE FROM %1$s t WHERE FENCED
 			RETURNING t.id
-			""".replace("DONE_BY_ID", DONE_BY_ID);
-
+			""".replace("FENCED", CompletionFences.FENCED);
 
 	// Keeps the tasks of a "completed" CTE in the history (%2$s), here and in TaskClaims' fold of completions into a
 	// claim.
@@ -60,15 +50,13 @@ final class TaskCompletions {
 
 	// COMPLETE_ALL as a "completed" CTE, followed by more CTEs on it (%2$s): KEPT with history, OrderedKeys'
 	// HAND_OFF for tasks with an ordering key (OrderedCompletions), or both; then the SELECT %3$s, by default
-	// COMPLETED_IDS.
+	// COMPLETED_IDS. Parameters: 1 ids, 2 claims, then those of %2$s.
 	static final String COMPLETE_ALL_AND = """
-			WITH done AS MATERIALIZED (SELECT * FROM unnest(?, ?) AS d(id, attempt)),
-			completed AS (
-			    DELETE FROM %1$s t USING done
-			    WHERE DONE_BY_ID AND t.claimed_by IS NOT DISTINCT FROM ?
+			WITH completed AS (
+			    DELETE FROM %1$s t WHERE FENCED
 			    RETURNING t.*),
 			%2$s
-			%3$s""".replace("DONE_BY_ID", DONE_BY_ID);
+			%3$s""".replace("FENCED", CompletionFences.FENCED);
 
 	static final String COMPLETED_IDS = "SELECT id FROM completed\n";
 
@@ -109,24 +97,15 @@ final class TaskCompletions {
 		if (TaskRepository.anyOrdered(tasks)) {
 			return this.ordered.completeAll(session, tasks, handOffQueue);
 		}
-		UUID[] ids = new UUID[tasks.size()];
-		Integer[] attempts = new Integer[tasks.size()];
-		for (int i = 0; i < ids.length; i++) {
-			ids[i] = tasks.get(i).id();
-			attempts[i] = tasks.get(i).attempt();
-		}
-		UUID fence = TaskRepository.session(session);
-		return this.statements.query(this.completeAll, (statement, connection) -> {
-			statement.setArray(1, connection.createArrayOf("uuid", ids));
-			statement.setArray(2, connection.createArrayOf("int4", attempts));
-			statement.setObject(3, fence);
-		}, (rows) -> {
-			Set<UUID> deleted = new HashSet<>();
-			while (rows.next()) {
-				deleted.add(rows.getObject(1, UUID.class));
-			}
-			return new ClaimResult(List.of(), deleted);
-		});
+		CompletionFences fences = new CompletionFences(tasks);
+		return this.statements.query(this.completeAll,
+				(statement, connection) -> fences.bind(statement, connection, 1), (rows) -> {
+					Set<UUID> deleted = new HashSet<>();
+					while (rows.next()) {
+						deleted.add(rows.getObject(1, UUID.class));
+					}
+					return new ClaimResult(List.of(), deleted);
+				});
 	}
 
 }

@@ -6,8 +6,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
 import javax.sql.DataSource;
@@ -206,8 +204,7 @@ class BucketClaimsTests {
 				TaskTables.inSchema(null), false, false);
 		for (String statement : List.of(claims.claim, claims.claimOthers, claims.completeAndClaim, claims.claimAfter,
 				claims.completeAndClaimAfter)) {
-			// The folded statements start with the completions' arrays, whose types their unnest cannot infer.
-			String plan = genericPlan(statement, statement.contains("unnest(") ? "(uuid[], int4[], uuid[])" : "");
+			String plan = GenericPlans.of(jdbc, statement);
 			assertThat(plan).as(plan).contains("Index Scan using taskqueue_task_ready_bucket_idx")
 				.doesNotContain("Sort")
 				.doesNotContain("Seq Scan on taskqueue_task");
@@ -215,44 +212,6 @@ class BucketClaimsTests {
 		String custom = String.join("\n", jdbc.queryForList("EXPLAIN " + claims.claim, String.class, "q1", 0,
 				this.session, 10, this.session));
 		assertThat(custom).as(custom).contains("Index Scan using taskqueue_task_ready_bucket_idx").doesNotContain("Sort");
-	}
-
-	/** The plan PostgreSQL caches for {@code sql} once it uses a generic plan, as the worker's statements do. */
-	private static String genericPlan(String sql, String types) {
-		return jdbc.execute((java.sql.Connection connection) -> {
-			try (java.sql.Statement statement = connection.createStatement()) {
-				statement.execute("SET plan_cache_mode = force_generic_plan");
-				statement.execute("PREPARE claim" + types + " AS " + numbered(sql));
-				StringBuilder nulls = new StringBuilder();
-				try (java.sql.ResultSet count = statement.executeQuery(
-						"SELECT cardinality(parameter_types) FROM pg_prepared_statements WHERE name = 'claim'")) {
-					count.next();
-					for (int i = 0; i < count.getInt(1); i++) {
-						nulls.append((i == 0) ? "NULL" : ", NULL");
-					}
-				}
-				StringBuilder plan = new StringBuilder();
-				try (java.sql.ResultSet rows = statement.executeQuery("EXPLAIN EXECUTE claim(" + nulls + ")")) {
-					while (rows.next()) {
-						plan.append(rows.getString(1)).append('\n');
-					}
-				}
-				statement.execute("DEALLOCATE claim");
-				statement.execute("RESET plan_cache_mode");
-				return plan.toString();
-			}
-		});
-	}
-
-	/** The statement with PostgreSQL's numbered parameters in place of JDBC's question marks. */
-	private static String numbered(String sql) {
-		Matcher matcher = Pattern.compile("\\?").matcher(sql);
-		StringBuilder numbered = new StringBuilder();
-		int n = 0;
-		while (matcher.find()) {
-			matcher.appendReplacement(numbered, "\\$" + (++n));
-		}
-		return matcher.appendTail(numbered).toString();
 	}
 
 	private List<ClaimedTask> claim(int bucket, int limit) {
