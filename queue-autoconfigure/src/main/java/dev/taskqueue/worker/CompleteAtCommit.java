@@ -53,7 +53,8 @@ final class CompleteAtCommit implements TransactionSynchronization {
 
 	@Override
 	public void beforeCommit(boolean readOnly) {
-		String handOffQueue = this.handOffs.queueOf(List.of(this.task)); // asked now: a pause may have come since
+		// Asked now, as a pause may have come since; only a task with an ordering key has a next task to hand off.
+		String handOffQueue = (this.task.orderingKey() != null) ? this.handOffs.queueOf(List.of(this.task)) : null;
 		if (!this.completion.completeAndCommit(this.task, handOffQueue, this.handedOff)) {
 			throw new ClaimLostAtCommit();
 		}

@@ -2,6 +2,7 @@ package dev.taskqueue.worker;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -15,6 +16,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 import dev.taskqueue.jdbc.ClaimedTask;
 import org.jspecify.annotations.Nullable;
@@ -104,10 +106,13 @@ final class HandlerExecutor implements HandOffs {
 
 	@Override
 	public void handedOff(List<ClaimedTask> tasks) {
-		for (ClaimedTask task : tasks) {
-			submit(Objects.requireNonNull(queue(task.queue()), "a task is handed off only for a queue of this worker"),
-					List.of(task));
+		if (tasks.isEmpty()) {
+			return; // the common case: a completion of a task without an ordering key, after every task
 		}
+		// Of one queue (see queueOf): submitted together, so that threads start once for all of them.
+		tasks.stream().collect(Collectors.groupingBy(ClaimedTask::queue, LinkedHashMap::new, Collectors.toList()))
+			.forEach((name, ofQueue) -> submit(
+					Objects.requireNonNull(queue(name), "a task is handed off only for a queue of this worker"), ofQueue));
 	}
 
 	private @Nullable QueueState queue(@Nullable String name) {
