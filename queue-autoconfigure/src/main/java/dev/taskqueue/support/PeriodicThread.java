@@ -43,10 +43,18 @@ public final class PeriodicThread {
 				TimeUnit.MILLISECONDS);
 	}
 
-	public synchronized void stop() {
-		if (this.executor != null) {
-			this.executor.shutdownNow();
+	/**
+	 * Stops the thread after the run under way, if any, so that its statement ends before the connection pool
+	 * closes; a run still going after {@link ExecutorShutdown#GRACE} is interrupted.
+	 */
+	public void stop() {
+		ScheduledExecutorService stopping;
+		synchronized (this) {
+			stopping = this.executor;
 			this.executor = null;
+		}
+		if (stopping != null) {
+			ExecutorShutdown.afterRunUnderWay(stopping, ExecutorShutdown.GRACE);
 		}
 	}
 

@@ -7,8 +7,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -21,6 +19,7 @@ import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskNotifications;
 import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.support.PeriodicThread;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -77,7 +76,7 @@ public class TaskWorker implements SmartLifecycle {
 
 	private Thread completionFlusher;
 
-	private ScheduledExecutorService heartbeatThread;
+	private PeriodicThread heartbeat;
 
 	/**
 	 * @param notifications where to {@code LISTEN} for enqueues on {@code dataSource}, or {@code null} to poll only
@@ -140,9 +139,9 @@ public class TaskWorker implements SmartLifecycle {
 		if (this.batched != null) {
 			this.batched.handOffTo(this.handlers);
 		}
-		this.heartbeatThread = Executors.newScheduledThreadPool(1, Threads.named("tq-heartbeat-", true));
-		long beat = this.settings.heartbeatInterval().toMillis();
-		this.heartbeatThread.scheduleWithFixedDelay(this::beat, beat, beat, TimeUnit.MILLISECONDS);
+		Duration beat = this.settings.heartbeatInterval();
+		this.heartbeat = new PeriodicThread("tq-heartbeat", beat, beat, this::beat);
+		this.heartbeat.start();
 		this.running = true;
 		ClaimLoop claims = new ClaimLoop(states, this.tasks, this.session, this.dispatcher, this.ownTransactions,
 				this.handlers, this.wakeUp, this.settings.pollInterval(), this::isRunning, this::releaseUnstarted,
@@ -247,7 +246,7 @@ public class TaskWorker implements SmartLifecycle {
 			Thread.currentThread().interrupt();
 		}
 		this.handlers.shutdownNow();
-		this.heartbeatThread.shutdownNow();
+		this.heartbeat.stop(); // after a beat under way, which must not outlive the connection pool
 		this.session.close();
 		logger.info("TaskQueue worker stopped, session " + this.session.id() + " ended");
 	}
