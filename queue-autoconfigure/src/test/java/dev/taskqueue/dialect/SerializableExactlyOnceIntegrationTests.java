@@ -64,6 +64,9 @@ class SerializableExactlyOnceIntegrationTests {
 						List.of(RestrictedPostgres.CockroachDialect.class, Config.class),
 						"taskqueue.schema.migrate=false", "taskqueue.worker.concurrency=6",
 						"spring.datasource.hikari.maximum-pool-size=10",
+						// Every instance must take part: none holds more than it runs, and none backs off for long
+						// after its claims collided, while two others drain the 2,000 tasks in a second or two.
+						"taskqueue.worker.max-prefetch=0", "taskqueue.serialization-retry.max-delay=20ms",
 						"taskqueue.worker.group-commit-size=" + (mode.equals("group-commit") ? 8 : 1)));
 			}
 			TaskQueue taskQueue = instances.get(0).getBean(TaskQueue.class);
@@ -79,8 +82,9 @@ class SerializableExactlyOnceIntegrationTests {
 			assertThat(this.database.count("SELECT count(*) FROM business")).isEqualTo(TASKS);
 			assertThat(this.database.count("SELECT count(DISTINCT task_id) FROM business")).isEqualTo(TASKS);
 			assertThat(this.database.count("SELECT count(*) FROM taskqueue_dead_task")).isZero();
-			assertThat(jdbc.queryForList("SELECT DISTINCT instance FROM business", String.class))
-				.as("every instance took part").hasSize(3);
+			List<Long> byInstance = jdbc.queryForList("SELECT count(*) FROM business GROUP BY instance", Long.class);
+			logger.info("Tasks handled in " + mode + " mode, by instance: " + byInstance);
+			assertThat(byInstance).as("every instance took part").hasSize(3);
 			Map<String, Double> retries = new TreeMap<>();
 			instances.forEach((instance) -> instance.getBean(MeterRegistry.class)
 				.find("taskqueue.serialization.retries")
