@@ -54,12 +54,12 @@ final class QueueSettingsResolver {
 	 */
 	static QueueSettings resolve(TaskQueueProperties properties, TaskHandlerMethod handler,
 			PlatformTransactionManager transactionManager, TaskBuckets buckets) {
-		TaskQueueProperties.Queue queue = properties.getQueues().get(handler.queue());
+		QueueProperties queue = properties.getQueues().get(handler.queue());
 		int concurrency = (queue != null && queue.getConcurrency() != null) ? queue.getConcurrency()
 				: (handler.concurrency() > 0) ? handler.concurrency() : properties.getWorker().getConcurrency();
 		int maxAttempts = (queue != null && queue.getMaxAttempts() != null) ? queue.getMaxAttempts()
 				: (handler.maxAttempts() > 0) ? handler.maxAttempts() : properties.getRetry().getMaxAttempts();
-		TaskQueueProperties.Backoff backoff = properties.getRetry().getBackoff();
+		RetryProperties.Backoff backoff = properties.getRetry().getBackoff();
 		RetryPolicy retryPolicy = new RetryPolicy(backoff.getInitialDelay(), backoff.getMultiplier(),
 				backoff.getMaxDelay(), backoff.getJitter());
 		Duration timeout = (queue != null && queue.getTimeout() != null) ? queue.getTimeout()

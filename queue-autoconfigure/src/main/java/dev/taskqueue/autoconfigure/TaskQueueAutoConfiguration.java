@@ -257,7 +257,7 @@ public class TaskQueueAutoConfiguration {
 			PlatformTransactionManager handlerTransactionManager = transactionManager
 				.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
 			TransactionTemplate handlerTransactions = new TransactionTemplate(handlerTransactionManager);
-			TaskQueueProperties.Worker worker = properties.getWorker();
+			WorkerProperties worker = properties.getWorker();
 			WorkerSettings settings = new WorkerSettings(worker.getPollInterval(), worker.getHeartbeatInterval(),
 					worker.getSessionTimeout(), worker.getShutdownTimeout(),
 					(poolSize != null) ? ConnectionBudget.maxHandlers(poolSize, listening != null) : Integer.MAX_VALUE,

@@ -76,7 +76,7 @@ final class TaskQueuePropertiesValidation {
 		}
 	}
 
-	private void worker(TaskQueueProperties.Worker worker) {
+	private void worker(WorkerProperties worker) {
 		atLeast("worker.concurrency", worker.getConcurrency(), 1);
 		positive("worker.poll-interval", worker.getPollInterval());
 		positive("worker.heartbeat-interval", worker.getHeartbeatInterval());
@@ -94,9 +94,9 @@ final class TaskQueuePropertiesValidation {
 		notNegative("worker.group-commit-max-delay", worker.getGroupCommitMaxDelay());
 	}
 
-	private void retry(TaskQueueProperties.Retry retry) {
+	private void retry(RetryProperties retry) {
 		atLeast("retry.max-attempts", retry.getMaxAttempts(), 1);
-		TaskQueueProperties.Backoff backoff = retry.getBackoff();
+		RetryProperties.Backoff backoff = retry.getBackoff();
 		notNegative("retry.backoff.initial-delay", backoff.getInitialDelay());
 		if (!(backoff.getMultiplier() >= 1.0) || Double.isInfinite(backoff.getMultiplier())) {
 			reject("retry.backoff.multiplier", backoff.getMultiplier(), "must be at least 1");
@@ -107,7 +107,7 @@ final class TaskQueuePropertiesValidation {
 		}
 	}
 
-	private void queue(String name, TaskQueueProperties.Queue queue) {
+	private void queue(String name, QueueProperties queue) {
 		if (!QueueName.isValid(name)) {
 			this.errors.reject(CODE, "taskqueue.queues key must be 1 to 100 letters, digits, '.', '_', "
 					+ "'-' or ':' but was '" + name + "'");

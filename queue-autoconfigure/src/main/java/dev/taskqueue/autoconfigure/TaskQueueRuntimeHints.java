@@ -1,5 +1,9 @@
 package dev.taskqueue.autoconfigure;
 
+import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
@@ -31,10 +35,24 @@ class TaskQueueRuntimeHints implements RuntimeHintsRegistrar {
 		registerPropertiesIntrospection(hints, DashboardProperties.class);
 	}
 
+	/** Registers {@code type} and, through its getters, every group of properties it holds (map values too). */
 	private static void registerPropertiesIntrospection(RuntimeHints hints, Class<?> type) {
+		if (!type.getName().startsWith("dev.taskqueue.") || hints.reflection().getTypeHint(type) != null) {
+			return;
+		}
 		hints.reflection().registerType(type, MemberCategory.INVOKE_PUBLIC_METHODS);
-		for (Class<?> nested : type.getDeclaredClasses()) {
-			registerPropertiesIntrospection(hints, nested);
+		for (Method getter : type.getMethods()) {
+			if (getter.getParameterCount() > 0 || !getter.getName().startsWith("get")) {
+				continue;
+			}
+			registerPropertiesIntrospection(hints, getter.getReturnType());
+			if (getter.getGenericReturnType() instanceof ParameterizedType generic) {
+				for (Type argument : generic.getActualTypeArguments()) {
+					if (argument instanceof Class<?> group) {
+						registerPropertiesIntrospection(hints, group);
+					}
+				}
+			}
 		}
 	}
 

@@ -109,10 +109,11 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 		return null;
 	}
 
-	/** A group of TaskQueue properties: nested in TaskQueueProperties, or a top-level class next to it. */
+	/** A group of TaskQueue properties: a *Properties class next to TaskQueueProperties, or a class inside one. */
 	private static boolean isGroup(Class<?> type) {
-		return type.getDeclaringClass() == TaskQueueProperties.class
-				|| (type.getPackage() == TaskQueueProperties.class.getPackage() && type.getName().endsWith("Properties"));
+		Class<?> declaring = type.getDeclaringClass();
+		return type.getPackage() == TaskQueueProperties.class.getPackage()
+				&& (type.getSimpleName().endsWith("Properties") || (declaring != null && isGroup(declaring)));
 	}
 
 	private static @Nullable PropertyDescriptor property(Class<?> type, String uniformName) {

@@ -47,7 +47,7 @@ class ConfigurationDocumentationTests {
 	/** The metadata cannot describe the settings inside {@code taskqueue.queues}: they are checked on the class. */
 	@Test
 	void listsEverySettingOfAQueue() throws IOException {
-		assertDocumentsEverySetting(TaskQueueProperties.Queue.class, QUEUE_PREFIX);
+		assertDocumentsEverySetting(QueueProperties.class, QUEUE_PREFIX);
 	}
 
 	@Test

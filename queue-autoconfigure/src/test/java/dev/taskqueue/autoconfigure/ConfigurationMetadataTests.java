@@ -87,7 +87,7 @@ class ConfigurationMetadataTests {
 	void queueSettingsAreDescribedOnTheMapOnly() {
 		assertThat(properties.keySet()).noneMatch((name) -> name.startsWith("taskqueue.queues."));
 		assertThat(type("taskqueue.queues"))
-			.isEqualTo("java.util.Map<java.lang.String,dev.taskqueue.autoconfigure.TaskQueueProperties$Queue>");
+			.isEqualTo("java.util.Map<java.lang.String,dev.taskqueue.autoconfigure.QueueProperties>");
 		assertThat(properties.get("taskqueue.queues").path("description").asString()).contains("keyed by queue name");
 	}
 
@@ -163,11 +163,11 @@ class ConfigurationMetadataTests {
 		}
 	}
 
-	/** A nested group: a class inside TaskQueueProperties, or a *Properties class of its own next to it. */
+	/** A nested group: a *Properties class next to TaskQueueProperties, or a class inside one. */
 	private static boolean isGroup(Class<?> type) {
-		return type.getDeclaringClass() == TaskQueueProperties.class
-				|| (type.getPackage() == TaskQueueProperties.class.getPackage()
-						&& type.getSimpleName().endsWith("Properties"));
+		Class<?> declaring = type.getDeclaringClass();
+		return type.getPackage() == TaskQueueProperties.class.getPackage()
+				&& (type.getSimpleName().endsWith("Properties") || (declaring != null && isGroup(declaring)));
 	}
 
 	/** {@code taskqueue.worker.poll-interval} as a bean property path: {@code worker.pollInterval}. */

@@ -32,9 +32,9 @@ class DatabaseResolutionTests {
 		assertThat(Database.COCKROACHDB.defaultBuckets()).isEqualTo(16);
 		assertThat(Database.YUGABYTEDB.defaultBuckets()).isEqualTo(16);
 		TaskQueueProperties properties = new TaskQueueProperties();
-		properties.getQueues().computeIfAbsent("strict", (name) -> new TaskQueueProperties.Queue()).setBuckets(1);
-		properties.getQueues().computeIfAbsent("wide", (name) -> new TaskQueueProperties.Queue()).setBuckets(4);
-		properties.getQueues().computeIfAbsent("unset", (name) -> new TaskQueueProperties.Queue());
+		properties.getQueues().computeIfAbsent("strict", (name) -> new QueueProperties()).setBuckets(1);
+		properties.getQueues().computeIfAbsent("wide", (name) -> new QueueProperties()).setBuckets(4);
+		properties.getQueues().computeIfAbsent("unset", (name) -> new QueueProperties());
 		TaskBuckets buckets = QueueSettingsResolver.buckets(properties, Database.COCKROACHDB.defaultBuckets());
 		assertThat(buckets.count("strict")).isOne();
 		assertThat(buckets.count("wide")).isEqualTo(4);

@@ -169,14 +169,14 @@ class TaskQueueAutoConfigurationIntegrationTests {
 					"taskqueue.schema.name=jobs", "taskqueue.schema.migrate=false")
 			.run((context) -> {
 				TaskQueueProperties properties = context.getBean(TaskQueueProperties.class);
-				TaskQueueProperties.Worker worker = properties.getWorker();
+				WorkerProperties worker = properties.getWorker();
 				assertThat(worker.getPollInterval()).isEqualTo(Duration.ofMillis(250));
 				assertThat(worker.getConcurrency()).isEqualTo(7);
 				assertThat(worker.getHeartbeatInterval()).isEqualTo(Duration.ofSeconds(2));
 				assertThat(worker.getSessionTimeout()).isEqualTo(Duration.ofMinutes(1));
 				assertThat(worker.getShutdownTimeout()).isEqualTo(Duration.ZERO);
 				assertThat(properties.getRetry().getMaxAttempts()).isEqualTo(9);
-				TaskQueueProperties.Backoff backoff = properties.getRetry().getBackoff();
+				RetryProperties.Backoff backoff = properties.getRetry().getBackoff();
 				assertThat(backoff.getInitialDelay()).isEqualTo(Duration.ofMillis(100));
 				assertThat(backoff.getMultiplier()).isEqualTo(3.5);
 				assertThat(backoff.getMaxDelay()).isEqualTo(Duration.ofHours(2));

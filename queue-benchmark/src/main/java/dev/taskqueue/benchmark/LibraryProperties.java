@@ -3,6 +3,7 @@ package dev.taskqueue.benchmark;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import dev.taskqueue.autoconfigure.QueueProperties;
 import dev.taskqueue.autoconfigure.TaskQueueProperties;
 
 import org.springframework.boot.context.properties.bind.Binder;
@@ -55,7 +56,7 @@ final class LibraryProperties {
 
 	/** The queue's concurrency: its own setting, else {@code taskqueue.worker.concurrency}. */
 	int concurrency(Mode mode) {
-		TaskQueueProperties.Queue queue = this.bound.getQueues().get(mode.queue());
+		QueueProperties queue = this.bound.getQueues().get(mode.queue());
 		return (queue != null && queue.getConcurrency() != null) ? queue.getConcurrency()
 				: this.bound.getWorker().getConcurrency();
 	}
@@ -65,7 +66,7 @@ final class LibraryProperties {
 	 * for the grouped mode {@link GroupedNoopHandler#DEFAULT_GROUP_SIZE}.
 	 */
 	int groupSize(Mode mode) {
-		TaskQueueProperties.Queue queue = this.bound.getQueues().get(mode.queue());
+		QueueProperties queue = this.bound.getQueues().get(mode.queue());
 		if (queue != null && queue.getGroupCommitSize() != null) {
 			return queue.getGroupCommitSize();
 		}
