@@ -61,7 +61,7 @@ class PeriodicThreadTests {
 			}
 		});
 		assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
-		assertThat(ExecutorShutdown.afterRunUnderWay(executor, Duration.ofMillis(100))).isFalse();
+		assertThat(PeriodicThread.stopAfterRunUnderWay(executor, Duration.ofMillis(100))).isFalse();
 		assertThat(interrupted.await(5, TimeUnit.SECONDS)).isTrue();
 	}
 
