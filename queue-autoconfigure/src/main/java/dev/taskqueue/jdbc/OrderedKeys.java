@@ -32,7 +32,7 @@ final class OrderedKeys {
 	static final String HELD = "uuid '00000000-0000-0000-0000-000000000000'";
 
 	// The predicate of taskqueue_task_ordering_head_idx, as ON CONFLICT must name it.
-	private static final String HEAD = "ordering_key IS NOT NULL AND claimed_by IS DISTINCT FROM " + HELD;
+	static final String HEAD = "ordering_key IS NOT NULL AND claimed_by IS DISTINCT FROM " + HELD;
 
 	private static final String RUN_AT = """
 			COALESCE(timestamptz 'epoch' + %s * interval '1 microsecond', now() + %s * interval '1 microsecond')""";

@@ -22,7 +22,7 @@ final class TaskClaims {
 	// an array, not a join): a join lets a generic plan, which guesses the LIMIT at a tenth of the table, hash the
 	// whole table instead, and it is large when it is bloated.
 	// Parameters: 1 session.
-	private static final String TAKE_READY = """
+	static final String TAKE_READY = """
 			UPDATE %1$s t SET claimed_by = ?, claimed_at = now(), attempt = t.attempt + 1
 			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))
 			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
@@ -35,7 +35,7 @@ final class TaskClaims {
 	// and never wins), and planning grows with every branch a statement has, so the wrap-around to the other buckets
 	// is a statement of its own (CLAIM_OTHERS), run only after a claim came back short.
 	// Parameters: 1 queue, 2 bucket, 3 session, 4 limit.
-	private static final String READY = """
+	static final String READY = """
 			ready AS MATERIALIZED (
 			    SELECT id FROM %1$s
 			    WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND run_at <= now()
@@ -83,7 +83,7 @@ final class TaskClaims {
 	// runs every second or so. It reads its own bucket only, as CLAIM does.
 	// Parameters: higher 1 queue, 2 bucket, 3 priority, 4 limit; same 5 queue, 6 bucket, 7 priority, 8 and 9 after
 	// (micros), 10 afterId, 11 limit; lower 12 queue, 13 bucket, 14 priority, 15 limit; 16 session, 17 limit.
-	private static final String READY_AFTER = """
+	static final String READY_AFTER = """
 			ready AS MATERIALIZED (
 			    SELECT id FROM (
 			        SELECT id FROM (
@@ -139,7 +139,7 @@ final class TaskClaims {
 
 	// The end of the fold: the claimed tasks, then the ids of the completed ones (done = true), then, with ordered
 	// keys, the next tasks of their keys handed off to the claiming session (handed = true).
-	private static final String CLAIMED_AND_COMPLETED = """
+	static final String CLAIMED_AND_COMPLETED = """
 			SELECT id, queue, payload, priority, attempt, enqueued_at, run_at, claimed_at, claimed_by, last_error, headers,
 			       ordering_key, bucket, false AS done, false AS handed
 			FROM claimed
@@ -206,14 +206,14 @@ final class TaskClaims {
 	}
 
 	/** {@code sql} as it is, or without SKIP LOCKED: reading unlocked, and updating only rows still unclaimed. */
-	private static String locking(String sql, boolean skipLocked) {
+	static String locking(String sql, boolean skipLocked) {
 		return skipLocked ? sql : sql.replace("\n    FOR UPDATE SKIP LOCKED)", ")")
 			.replace("\n            FOR UPDATE SKIP LOCKED)", ")")
 			.replace("WHERE t.id = ANY(ARRAY(SELECT id FROM ready))",
 					"WHERE t.id = ANY(ARRAY(SELECT id FROM ready)) AND t.claimed_by IS NULL");
 	}
 
-	private static String folded(String completed, String ready, String take, String end) {
+	static String folded(String completed, String ready, String take, String end) {
 		return "WITH " + completed.stripTrailing() + ",\n" + ready.stripTrailing() + ",\nclaimed AS (\n"
 				+ take.stripTrailing() + ")\n" + end;
 	}

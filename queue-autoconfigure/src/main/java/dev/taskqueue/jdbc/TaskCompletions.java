@@ -97,6 +97,11 @@ final class TaskCompletions {
 		if (TaskRepository.anyOrdered(tasks)) {
 			return this.ordered.completeAll(session, tasks, handOffQueue);
 		}
+		return deleteAll(session, tasks);
+	}
+
+	/** Deletes {@code tasks}, with or without an ordering key, leaving the next tasks of their keys held. */
+	ClaimResult deleteAll(UUID session, List<ClaimedTask> tasks) {
 		CompletionFences fences = new CompletionFences(tasks);
 		return this.statements.query(this.completeAll,
 				(statement, connection) -> fences.bind(statement, connection, 1), (rows) -> {

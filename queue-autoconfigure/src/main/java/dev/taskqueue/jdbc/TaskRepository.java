@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -73,6 +74,8 @@ public class TaskRepository {
 
 	private final TaskCompletions completions;
 
+	private final KeyHandOffs keyHandOffs;
+
 	private final String retryLater, moveToDead, releaseUnstarted;
 
 	public TaskRepository(DataSource dataSource, TaskTables tables) {
@@ -102,6 +105,7 @@ public class TaskRepository {
 		this.orderedClaims = new TaskClaims(this.statements, tables, history, true, skipLocked);
 		this.ordered = new OrderedCompletions(this.statements, this.jdbc, tables, history);
 		this.completions = new TaskCompletions(this.statements, tables, history, this.ordered);
+		this.keyHandOffs = new KeyHandOffs(this.statements, tables, skipLocked);
 		this.retryLater = RETRY_LATER.formatted(tables.task());
 		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(), "");
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
@@ -154,6 +158,37 @@ public class TaskRepository {
 	public ClaimResult completeAndClaimAfter(List<ClaimedTask> done, String queue, int bucket, UUID session,
 			int limit, int priority, Instant after, UUID afterId) {
 		return claims(done).completeAndClaimAfter(done, queue, bucket, session, limit, priority, after, afterId);
+	}
+
+	/**
+	 * Claims like {@link #completeAndClaim} without completions, handing off to {@code session} the next task of each
+	 * of {@code headless}: keys of {@code queue} whose head a completion deleted and left to this claim
+	 * ({@link #completeAllLeavingHeads}, {@link CompletionCommit#completeLeavingHeadAndCommit}) that have no head yet.
+	 * A next task that is not due yet becomes the head, for the claim at its due time.
+	 * @return the tasks claimed, and those handed off
+	 */
+	public ClaimResult handOffAndClaim(List<String> headless, String queue, int bucket, UUID session, int limit) {
+		return this.keyHandOffs.handOffAndClaim(headless, queue, bucket, session, limit);
+	}
+
+	/** {@link #handOffAndClaim} that claims like {@link #claimAfter}. */
+	public ClaimResult handOffAndClaimAfter(List<String> headless, String queue, int bucket, UUID session, int limit,
+			int priority, Instant after, UUID afterId) {
+		return this.keyHandOffs.handOffAndClaimAfter(headless, queue, bucket, session, limit, priority, after, afterId);
+	}
+
+	/** Makes the next task of each of {@code keys} of {@code queue} that has no head its head, for any claim. */
+	public int promoteHeadless(String queue, List<String> keys) {
+		return this.keyHandOffs.promote(queue, keys);
+	}
+
+	/**
+	 * Deletes the completed {@code tasks}, all claimed by {@code session}, with one statement, like tasks without a
+	 * key: the next tasks of their ordering keys are left held, for {@link #handOffAndClaim} after the commit.
+	 * @return the ids of the tasks deleted; those missing had lost their claim
+	 */
+	public Set<UUID> completeAllLeavingHeads(UUID session, List<ClaimedTask> tasks) {
+		return this.completions.deleteAll(session, tasks).completed();
 	}
 
 	/** Deletes a completed task; {@code false} when the claim was lost. */

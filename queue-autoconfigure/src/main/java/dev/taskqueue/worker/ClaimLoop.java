@@ -58,6 +58,8 @@ final class ClaimLoop implements Runnable {
 
 	private final LimitedClaimer limited;
 
+	private final HeadlessKeys headless;
+
 	private int nextQueue;
 
 	/**
@@ -65,11 +67,13 @@ final class ClaimLoop implements Runnable {
 	 * @param releaseUnstarted gives back the claimed tasks of a queue that have not started
 	 * @param batched the completions of BATCHED handlers, or {@code null} when no queue has such handlers
 	 * @param completionBatchSize the most completions one claim writes
+	 * @param headless the keys whose next task the claims hand off
 	 */
 	ClaimLoop(List<QueueState> queues, TaskRepository tasks, WorkerSession session, TaskDispatcher dispatcher,
 			TransactionOperations ownTransactions, HandlerExecutor handlers, WakeUp wakeUp, Duration pollInterval,
 			BooleanSupplier running, Consumer<@Nullable String> releaseUnstarted, @Nullable BatchedCompletions batched,
-			int completionBatchSize) {
+			int completionBatchSize, HeadlessKeys headless) {
+		this.headless = headless;
 		this.queues = List.copyOf(queues);
 		this.tasks = tasks;
 		this.session = session;
@@ -115,13 +119,18 @@ final class ClaimLoop implements Runnable {
 				}
 			}
 		}
+		this.headless.close();
 	}
 
-	/** Gives back the claimed tasks that have not started of the queues paused here or, by heartbeat, elsewhere. */
+	/**
+	 * Gives back the claimed tasks that have not started of the queues paused here or, by heartbeat, elsewhere, and
+	 * makes the next tasks of their keys left to a claim heads for any claim.
+	 */
 	private void releasePaused() {
 		for (QueueState queue : this.queues) {
 			if (this.session.isPaused(queue.name())) {
 				this.releaseUnstarted.accept(queue.name());
+				this.headless.promoteAll(queue.name());
 			}
 		}
 	}
@@ -174,27 +183,40 @@ final class ClaimLoop implements Runnable {
 		BatchedCompletions batched = queue.handler.batchedCompletion() ? this.batched : null;
 		List<BatchedCompletions.Done> done = (batched != null) ? batched.take(this.completionBatchSize) : List.of();
 		List<ClaimedTask> doneTasks = done.stream().map(BatchedCompletions.Done::task).toList();
+		// The keys whose head a completion left to this claim (HeadlessKeys): each next task takes a place.
+		List<String> keys = (batched == null) ? this.headless.take(queue.name(), free) : List.of();
 		// The next task of a completed task's key may be handed off to this claim: room is kept for it.
-		int limit = Math.max(0, free - (int) doneTasks.stream()
+		int limit = Math.max(0, free - keys.size() - (int) doneTasks.stream()
 			.filter((task) -> task.orderingKey() != null && task.queue().equals(queue.name()))
 			.count());
 		ClaimResult result;
 		try {
-			result = this.ownTransactions.execute((status) -> (from != null)
-					? this.tasks.completeAndClaimAfter(doneTasks, queue.name(), bucket, sessionId, limit,
-							from.priority(), from.runAt(), from.id())
-					: this.tasks.completeAndClaim(doneTasks, queue.name(), bucket, sessionId, limit));
+			result = this.ownTransactions.execute((status) -> claim(queue.name(), bucket, from, sessionId, limit,
+					doneTasks, keys));
 		}
 		catch (RuntimeException | Error ex) {
 			if (batched != null) {
 				batched.putBack(done);
 			}
+			this.headless.putBack(queue.name(), keys);
 			throw ex;
 		}
 		if (batched != null) {
 			batched.written(done, result.completed());
 		}
 		return new Claim(result.claimed(), result.handedOff(), limit);
+	}
+
+	private ClaimResult claim(String queue, int bucket, @Nullable ClaimedTask from, UUID sessionId, int limit,
+			List<ClaimedTask> done, List<String> keys) {
+		if (!keys.isEmpty()) {
+			return (from != null) ? this.tasks.handOffAndClaimAfter(keys, queue, bucket, sessionId, limit,
+					from.priority(), from.runAt(), from.id())
+					: this.tasks.handOffAndClaim(keys, queue, bucket, sessionId, limit);
+		}
+		return (from != null) ? this.tasks.completeAndClaimAfter(done, queue, bucket, sessionId, limit,
+				from.priority(), from.runAt(), from.id())
+				: this.tasks.completeAndClaim(done, queue, bucket, sessionId, limit);
 	}
 
 	/** What one claim statement took: {@code claimed} of the {@code limit} it asked for, and {@code handedOff}. */

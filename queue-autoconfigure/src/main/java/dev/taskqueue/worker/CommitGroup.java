@@ -29,7 +29,7 @@ final class CommitGroup {
 	volatile @Nullable Object session;
 
 	/** The tasks the group's completion handed off to its session, set once it ran: they run after the commit. */
-	List<ClaimedTask> handedOff = List.of();
+	List<ClaimedTask> leftHeadless = List.of();
 
 	/** A task taken by the group's thread that has no entry yet. */
 	@Nullable ClaimedTask current;

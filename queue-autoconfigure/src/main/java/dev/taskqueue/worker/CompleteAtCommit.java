@@ -23,27 +23,26 @@ final class CompleteAtCommit implements TransactionSynchronization {
 
 	private final HandOffs handOffs;
 
-	private final Consumer<ClaimedTask> handedOff;
+	private final Consumer<ClaimedTask> leftHeadless;
 
 	private CompleteAtCommit(CompletionCommit completion, ClaimedTask task, HandOffs handOffs,
-			Consumer<ClaimedTask> handedOff) {
+			Consumer<ClaimedTask> leftHeadless) {
 		this.completion = completion;
 		this.task = task;
 		this.handOffs = handOffs;
-		this.handedOff = handedOff;
+		this.leftHeadless = leftHeadless;
 	}
 
 	/**
 	 * Registers the completion of {@code task} with the current transaction. Call it once the handler has returned,
-	 * so that it is registered after the handler's own callbacks, and sorts after them. The next task of its
-	 * ordering key, when {@code handOffs} takes it as the completion is written (see
-	 * {@link CompletionCommit#completeAndCommit(ClaimedTask, String, Consumer)}), goes to {@code handedOff}, to run
-	 * only if the transaction ends committed.
+	 * so that it is registered after the handler's own callbacks, and sorts after them. When {@code handOffs} may
+	 * take the next task of its ordering key as the completion is written, the completion leaves it held and gives
+	 * {@code task} to {@code leftHeadless}, for {@link HandOffs#leftHeadless} once the transaction has committed.
 	 */
 	static void register(CompletionCommit completion, ClaimedTask task, HandOffs handOffs,
-			Consumer<ClaimedTask> handedOff) {
+			Consumer<ClaimedTask> leftHeadless) {
 		TransactionSynchronizationManager
-			.registerSynchronization(new CompleteAtCommit(completion, task, handOffs, handedOff));
+			.registerSynchronization(new CompleteAtCommit(completion, task, handOffs, leftHeadless));
 	}
 
 	@Override
@@ -54,9 +53,14 @@ final class CompleteAtCommit implements TransactionSynchronization {
 	@Override
 	public void beforeCommit(boolean readOnly) {
 		// Asked now, as a pause may have come since; only a task with an ordering key has a next task to hand off.
-		String handOffQueue = (this.task.orderingKey() != null) ? this.handOffs.queueOf(List.of(this.task)) : null;
-		if (!this.completion.completeAndCommit(this.task, handOffQueue, this.handedOff)) {
+		// A completion that may hand off leaves it to the claim loop (HeadlessKeys): its commit writes the delete only.
+		boolean handOff = this.task.orderingKey() != null && this.handOffs.queueOf(List.of(this.task)) != null;
+		if (!(handOff ? this.completion.completeLeavingHeadAndCommit(this.task)
+				: this.completion.completeAndCommit(this.task))) {
 			throw new ClaimLostAtCommit();
+		}
+		if (handOff) {
+			this.leftHeadless.accept(this.task);
 		}
 	}
 

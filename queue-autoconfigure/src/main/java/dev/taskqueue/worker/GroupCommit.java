@@ -14,7 +14,6 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 import dev.taskqueue.TaskContext;
-import dev.taskqueue.jdbc.ClaimResult;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskRepository;
@@ -95,7 +94,7 @@ final class GroupCommit {
 				for (ClaimedTask task = first; task != null; task = steps.nextInGroup(group.size(), started)) {
 					runInSavepoint(queue, task, status, steps, group);
 				}
-				completeAll(group, steps.mayHandOff() ? queue.name() : null);
+				completeAll(group, steps.mayHandOff());
 			});
 		}
 		catch (RuntimeException | Error ex) {
@@ -137,8 +136,8 @@ final class GroupCommit {
 				logger.warn(message);
 			}
 		}
-		if (commitFailure == null && !group.handedOff.isEmpty()) {
-			steps.handedOff(group.handedOff); // claimed by the commit, for this worker to run
+		if (commitFailure == null && !group.leftHeadless.isEmpty()) {
+			steps.leftHeadless(group.leftHeadless); // for the claim loop to hand off their keys' next tasks
 		}
 		if (group.current != null) { // taken, but the transaction failed before it ran
 			runAlone.add(group.current);
@@ -249,21 +248,22 @@ final class GroupCommit {
 
 	/**
 	 * Deletes the group's completed tasks with one statement per claiming session, fenced like one by one; when a
-	 * claim was lost, the whole group rolls back, since that task's work cannot be told apart any more. The next
-	 * tasks of the completed tasks' ordering keys are handed off to the claiming session when {@code handOffQueue}
-	 * is the queue's name (see {@link TaskRepository#completeAll(UUID, List, String)}); the group keeps them.
+	 * claim was lost, the whole group rolls back, since that task's work cannot be told apart any more. When the
+	 * worker may hand the next tasks of their ordering keys off ({@code handOff}), the deletes leave them held and
+	 * the group keeps the completed heads for the claim loop ({@link HeadlessKeys}); otherwise they become heads.
 	 */
-	private void completeAll(CommitGroup group, @Nullable String handOffQueue) {
+	private void completeAll(CommitGroup group, boolean handOff) {
 		Map<UUID, List<ClaimedTask>> bySession = CommitGroup.completedTasks(group.entries()).stream()
 			.collect(Collectors.groupingBy(ClaimedTask::claimedBy));
 		Set<UUID> lost = new HashSet<>();
-		List<ClaimedTask> handedOff = new ArrayList<>();
+		List<ClaimedTask> leftHeadless = new ArrayList<>();
 		bySession.forEach((session, completed) -> {
-			ClaimResult result = this.tasks.completeAll(session, completed, handOffQueue);
-			completed.stream().map(ClaimedTask::id).filter((id) -> !result.completed().contains(id)).forEach(lost::add);
-			handedOff.addAll(result.handedOff());
+			Set<UUID> deleted = handOff ? this.tasks.completeAllLeavingHeads(session, completed)
+					: this.tasks.completeAll(session, completed, null).completed();
+			completed.stream().map(ClaimedTask::id).filter((id) -> !deleted.contains(id)).forEach(lost::add);
+			completed.stream().filter((task) -> handOff && task.orderingKey() != null).forEach(leftHeadless::add);
 		});
-		group.handedOff = handedOff;
+		group.leftHeadless = leftHeadless;
 		if (!lost.isEmpty()) {
 			throw new ClaimsLostException(lost);
 		}

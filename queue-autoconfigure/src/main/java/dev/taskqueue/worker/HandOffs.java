@@ -25,6 +25,10 @@ interface HandOffs {
 		public void handedOff(List<ClaimedTask> tasks) {
 		}
 
+		@Override
+		public void leftHeadless(List<ClaimedTask> completed) {
+		}
+
 	};
 
 	/**
@@ -36,5 +40,11 @@ interface HandOffs {
 
 	/** Runs {@code tasks}, handed off by a completion that has committed. */
 	void handedOff(List<ClaimedTask> tasks);
+
+	/**
+	 * The completions of {@code completed}, of the queue {@link #queueOf} named, deleted them and committed, leaving
+	 * the next tasks of their keys held: the claim loop's next claim of the queue hands them off ({@link HeadlessKeys}).
+	 */
+	void leftHeadless(List<ClaimedTask> completed);
 
 }

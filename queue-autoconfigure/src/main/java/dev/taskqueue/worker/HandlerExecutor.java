@@ -58,14 +58,17 @@ final class HandlerExecutor implements HandOffs {
 
 	private final Predicate<QueueState> mayHandOff;
 
+	private final HeadlessKeys headless;
+
 	/**
 	 * @param mayHandOff whether a queue's completions may hand the next task of a key to this worker: only while
 	 * it claims for that queue (running, not paused) and the queue has no cluster-wide limit, which a hand-off
 	 * would bypass
 	 */
 	HandlerExecutor(TaskDispatcher dispatcher, BatchedCompletions batched, WakeUp wakeUp, List<QueueState> queues,
-			int maxHandlers, boolean virtualThreads, Predicate<QueueState> mayHandOff) {
+			int maxHandlers, boolean virtualThreads, Predicate<QueueState> mayHandOff, HeadlessKeys headless) {
 		this.mayHandOff = mayHandOff;
+		this.headless = headless;
 		this.dispatcher = dispatcher;
 		this.batched = batched;
 		this.wakeUp = wakeUp;
@@ -113,6 +116,11 @@ final class HandlerExecutor implements HandOffs {
 		tasks.stream().collect(Collectors.groupingBy(ClaimedTask::queue, LinkedHashMap::new, Collectors.toList()))
 			.forEach((name, ofQueue) -> submit(
 					Objects.requireNonNull(queue(name), "a task is handed off only for a queue of this worker"), ofQueue));
+	}
+
+	@Override
+	public void leftHeadless(List<ClaimedTask> completed) {
+		this.headless.add(completed);
 	}
 
 	private @Nullable QueueState queue(@Nullable String name) {
@@ -211,7 +219,8 @@ final class HandlerExecutor implements HandOffs {
 		int inFlight = queue.inFlight.decrementAndGet();
 		this.inFlight.decrementAndGet();
 		// Only when a claim is worth it: a wake-up per task would cost the claim loop a thread switch per task.
-		if (queue.mayHaveMore && queue.worthClaiming(inFlight)) {
+		// Keys left to a claim wake it whatever the last claim found (HeadlessKeys): nothing else would.
+		if ((queue.mayHaveMore || this.headless.any()) && queue.worthClaiming(inFlight)) {
 			this.wakeUp.signal();
 		}
 	}
@@ -258,7 +267,7 @@ final class HandlerExecutor implements HandOffs {
 	void releaseThread() {
 		this.handlerThreads.release();
 		for (QueueState queue : this.queues) {
-			if (queue.mayHaveMore) {
+			if (queue.mayHaveMore || this.headless.any()) {
 				this.wakeUp.signal();
 				return;
 			}

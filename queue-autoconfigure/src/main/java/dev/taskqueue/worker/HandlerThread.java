@@ -191,8 +191,8 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 	}
 
 	@Override
-	public void handedOff(List<ClaimedTask> tasks) {
-		this.executor.submit(this.queue, tasks);
+	public void leftHeadless(List<ClaimedTask> completed) {
+		this.executor.leftHeadless(completed);
 	}
 
 	private void timeOut(ClaimedTask task) {

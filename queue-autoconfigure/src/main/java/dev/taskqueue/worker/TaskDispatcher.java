@@ -205,8 +205,8 @@ public class TaskDispatcher {
 		/** Whether a completion may hand the next task of the completed task's ordering key to this worker. */
 		boolean mayHandOff();
 
-		/** A completion handed off {@code tasks}, claimed for this worker: they must run like claimed tasks. */
-		void handedOff(List<ClaimedTask> tasks);
+		/** A group's commit deleted the heads {@code completed}, leaving their keys to the claim loop's hand-off. */
+		void leftHeadless(List<ClaimedTask> completed);
 
 	}
 

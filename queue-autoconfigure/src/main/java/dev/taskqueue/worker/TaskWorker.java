@@ -133,9 +133,10 @@ public class TaskWorker implements SmartLifecycle {
 			this.completionFlusher = Threads.named("tq-completions-", false).newThread(this.batched::flushUntilStopped);
 			this.completionFlusher.start();
 		}
+		HeadlessKeys headless = new HeadlessKeys(this.tasks, this.ownTransactions);
 		this.handlers = new HandlerExecutor(this.dispatcher, this.batched, this.wakeUp, states,
 				this.settings.maxHandlers(), this.settings.virtualThreads(), (queue) -> this.running
-						&& !queue.settings.limits().any() && !this.session.isPaused(queue.name()));
+						&& !queue.settings.limits().any() && !this.session.isPaused(queue.name()), headless);
 		if (this.batched != null) {
 			this.batched.handOffTo(this.handlers);
 		}
@@ -145,7 +146,7 @@ public class TaskWorker implements SmartLifecycle {
 		this.running = true;
 		ClaimLoop claims = new ClaimLoop(states, this.tasks, this.session, this.dispatcher, this.ownTransactions,
 				this.handlers, this.wakeUp, this.settings.pollInterval(), this::isRunning, this::releaseUnstarted,
-				this.batched, this.settings.completionBatchSize());
+				this.batched, this.settings.completionBatchSize(), headless);
 		this.claimLoop = Threads.named("tq-claim-", false).newThread(claims);
 		this.claimLoop.start();
 		if (this.notifications != null) {

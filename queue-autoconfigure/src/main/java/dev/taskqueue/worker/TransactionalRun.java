@@ -22,8 +22,8 @@ import org.springframework.transaction.support.TransactionOperations;
 /**
  * A task of a {@code TRANSACTIONAL} queue without group commit: its handler and its fenced completion in one
  * transaction of the application's transaction manager, the completion sent with the commit when it can be
- * ({@link CompletionCommit}). A serialization failure runs the whole transaction again, handler included; the next
- * task of an ordering key handed off by the completion runs once the transaction has committed.
+ * ({@link CompletionCommit}). A serialization failure runs the whole transaction again, handler included; the key
+ * of a task with an ordering key goes to the claim loop's hand-off once the transaction has committed.
  */
 final class TransactionalRun {
 
@@ -56,10 +56,10 @@ final class TransactionalRun {
 			Object payload, BooleanSupplier takeOutcome, HandOffs handOffs) {
 		long start = System.nanoTime();
 		Boolean completed = null;
-		List<ClaimedTask> next = new ArrayList<>(1); // handed off by the completion, run once it has committed
+		List<ClaimedTask> next = new ArrayList<>(1); // its key left to the claim loop, once the commit is done
 		for (int attempt = 1;; attempt++) {
 			CommitWatch commit = new CommitWatch();
-			next.clear(); // what an attempt that rolled back handed off is not claimed
+			next.clear(); // an attempt that rolled back deleted nothing
 			try {
 				completed = runOnce(task, handler, context, payload, takeOutcome, commit, handOffs, next);
 				break;
@@ -71,7 +71,7 @@ final class TransactionalRun {
 				}
 				failed(task, settings, context, takeOutcome, start, commit, ex);
 				if (commit.committed()) {
-					handOffs.handedOff(next);
+					handOffs.leftHeadless(next);
 				}
 				return;
 			}
@@ -81,7 +81,7 @@ final class TransactionalRun {
 		}
 		if (Boolean.TRUE.equals(completed)) {
 			this.outcomes.completed(context, Duration.ofNanos(System.nanoTime() - start));
-			handOffs.handedOff(next);
+			handOffs.leftHeadless(next);
 		}
 		else {
 			this.outcomes.claimLost(task, context);

@@ -160,30 +160,58 @@ class OrderedKeysTests {
 	}
 
 	@Test
-	void aCompletionAtCommitHandsTheNextTaskOffOnlyWhenItCommits() {
+	void aCompletionLeavingTheHeadLeavesTheKeyToAClaimThatHandsItsNextTaskOff() {
 		UUID first = offer("q", "k", 0);
 		UUID second = offer("q", "k", 0);
 		UUID third = offer("q", "k", 0);
-		List<ClaimedTask> handedOff = new ArrayList<>();
-		ClaimedTask head = claimOne("q");
+		UUID other = offer("q", "other", 0);
+		ClaimedTask head = tasks.claim("q", 0, this.session, 1).get(0);
 		assertThat(head.id()).isEqualTo(first);
-		assertThat(transaction.<Boolean>execute((status) -> completionCommit.completeAndCommit(head, "q", handedOff::add)))
-			.isTrue();
-		assertThat(ids(handedOff)).containsExactly(second);
-		assertThat(handedOff.get(0).claimedBy()).isEqualTo(this.session);
-		// A lost claim hands nothing off: the fence fails the statement, the transaction rolls back.
-		ClaimedTask lost = new ClaimedTask(second, "q", "{}", 0, 7, head.enqueuedAt(), head.runAt(), head.claimedAt(),
+		// A lost claim deletes nothing: the fence fails the statement, the transaction rolls back.
+		ClaimedTask lost = new ClaimedTask(first, "q", "{}", 0, 7, head.enqueuedAt(), head.runAt(), head.claimedAt(),
 				this.session, null, "{}", "k");
 		assertThat(transaction.<Boolean>execute((status) -> {
-			boolean completed = completionCommit.completeAndCommit(lost, "q", handedOff::add);
+			boolean completed = completionCommit.completeLeavingHeadAndCommit(lost);
 			status.setRollbackOnly();
 			return completed;
 		})).isFalse();
-		assertThat(handedOff).hasSize(1);
+		assertThat(transaction.<Boolean>execute((status) -> completionCommit.completeLeavingHeadAndCommit(head)))
+			.isTrue();
+		// The key has no head now, yet its held tasks stay held: an enqueue goes behind them, and no claim takes them.
+		UUID fourth = offer("q", "k", 0);
+		assertThat(heldCount("q")).isEqualTo(3);
+		ClaimResult result = tasks.handOffAndClaim(List.of("k"), "q", 0, this.session, 5);
+		assertThat(ids(result.claimed())).containsExactly(other);
+		assertThat(result.handedOff()).singleElement().satisfies((task) -> {
+			assertThat(task.id()).isEqualTo(second);
+			assertThat(task.claimedBy()).isEqualTo(this.session);
+			assertThat(task.attempt()).isOne();
+		});
+		// The key has a head again (handed off, or given by the sweep or an enqueue): nothing more is handed off.
+		assertThat(tasks.handOffAndClaim(List.of("k"), "q", 0, this.session, 5).handedOff()).isEmpty();
+		assertThat(heldCount("q")).isEqualTo(2);
+		// A next task that is not due yet becomes the head for the claim at its due time, not handed off.
+		assertThat(committedLeavingHead(result.handedOff().get(0))).isTrue();
+		jdbc.update("UPDATE taskqueue_task SET run_at = now() + interval '1 hour' WHERE id = ?", third);
+		assertThat(tasks.handOffAndClaim(List.of("k"), "q", 0, this.session, 5).handedOff()).isEmpty();
+		assertThat(jdbc.queryForObject("SELECT claimed_by IS NULL FROM taskqueue_task WHERE id = ?", Boolean.class,
+				third)).isTrue();
 		assertThat(heldCount("q")).isOne();
-		assertThat(transaction.<Boolean>execute((status) -> completionCommit.completeAndCommit(handedOff.get(0), "q",
-				handedOff::add))).isTrue();
-		assertThat(ids(handedOff)).containsExactly(second, third);
+		// Without a claim (a paused queue, a worker that stops), the next task becomes the head for any claim.
+		jdbc.update("UPDATE taskqueue_task SET run_at = now() WHERE id = ?", third);
+		assertThat(committedLeavingHead(claimOne("q"))).isTrue();
+		assertThat(tasks.promoteHeadless("q", List.of("k", "unknown"))).isOne();
+		assertThat(claimOne("q").id()).isEqualTo(fourth);
+	}
+
+	@Test
+	void aKeyWithoutHeldTasksGetsNoHeadFromAClaimAndTakesTheNextEnqueueAsItsHead() {
+		offer("q", "k", 0);
+		assertThat(committedLeavingHead(claimOne("q"))).isTrue();
+		assertThat(tasks.handOffAndClaim(List.of("k"), "q", 0, this.session, 5).handedOff()).isEmpty();
+		UUID next = offer("q", "k", 0);
+		assertThat(heldCount("q")).isZero();
+		assertThat(claimOne("q").id()).isEqualTo(next);
 	}
 
 	@Test
@@ -296,6 +324,10 @@ class OrderedKeysTests {
 
 	private static @Nullable Boolean committed(ClaimedTask task) {
 		return transaction.execute((status) -> completionCommit.completeAndCommit(task));
+	}
+
+	private static @Nullable Boolean committedLeavingHead(ClaimedTask task) {
+		return transaction.execute((status) -> completionCommit.completeLeavingHeadAndCommit(task));
 	}
 
 	private long heldCount(String queue) {

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskHandler.Completion;
@@ -57,6 +58,23 @@ class OrderedKeysHandOffIntegrationTests {
 			Await.until("the key's other tasks run once resumed", WAIT, () -> handlers.started.size() == 3);
 			assertThat(handlers.started).containsExactly(1, 2, 3);
 			Await.until("the table is empty", WAIT, () -> count(jdbc, "id IS NOT NULL") == 0);
+		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "h-transactional", "h-grouped", "h-batched" })
+	void aKeysTasksFollowEachOtherWithoutWaitingForThePollInterval(String queue) {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(Handlers.class), "taskqueue.worker.heartbeat-interval=1m", "taskqueue.worker.session-timeout=5m",
+				"taskqueue.worker.poll-interval=1m",
+				"taskqueue.queues.h-grouped.group-commit-size=5")) {
+			Handlers handlers = context.getBean(Handlers.class);
+			List<Integer> steps = IntStream.rangeClosed(2, 201).boxed().toList();
+			context.getBean(TaskQueue.class)
+				.enqueueAll(steps.stream().map((step) -> TaskRequest.of(queue, step).withOrderingKey("k")).toList());
+			// Each next task is handed off by the claim the completion wakes, not left to a poll or the sweep.
+			Await.until("the key's 200 tasks ran", WAIT, () -> handlers.started.size() == steps.size());
+			assertThat(handlers.started).containsExactlyElementsOf(steps);
 		}
 	}
 
