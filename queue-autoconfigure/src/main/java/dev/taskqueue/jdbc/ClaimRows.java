@@ -6,8 +6,11 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
@@ -44,6 +47,39 @@ final class ClaimRows {
 			}
 		}
 		return new ClaimResult(claimed, completed, handedOff);
+	}
+
+	/**
+	 * Reads the rows of KeyHandOffs' claims: the claimed tasks, those handed off, and the tasks that follow each one
+	 * handed off, up to the first that is not due.
+	 */
+	static ClaimResult handOffResult(ResultSet rows) throws SQLException {
+		List<ClaimedTask> claimed = new ArrayList<>();
+		List<ClaimedTask> handedOff = new ArrayList<>();
+		record Next(ClaimedTask task, long seq, boolean due) {
+		}
+		Map<String, List<Next>> next = new HashMap<>();
+		while (rows.next()) {
+			ClaimedTask task = claimedTask(rows);
+			long seq = rows.getLong(15);
+			if (!rows.wasNull()) {
+				next.computeIfAbsent(task.orderingKey(), (key) -> new ArrayList<>())
+					.add(new Next(task, seq, rows.getBoolean(16)));
+			}
+			else {
+				(rows.getBoolean(14) ? handedOff : claimed).add(task);
+			}
+		}
+		Map<UUID, List<ClaimedTask>> following = new HashMap<>();
+		for (ClaimedTask task : handedOff) {
+			List<Next> after = next.getOrDefault(task.orderingKey(), List.of());
+			List<ClaimedTask> due = after.stream().sorted(Comparator.comparingLong(Next::seq))
+				.takeWhile(Next::due).map(Next::task).toList();
+			if (!due.isEmpty()) {
+				following.put(task.id(), due);
+			}
+		}
+		return new ClaimResult(claimed, Set.of(), handedOff, following);
 	}
 
 	private static ClaimedTask claimedTask(ResultSet rows) throws SQLException {

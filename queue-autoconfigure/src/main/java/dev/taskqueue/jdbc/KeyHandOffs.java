@@ -31,8 +31,34 @@ final class KeyHandOffs {
 			                      WHERE x.queue = q.queue AND x.ordering_key = k.ordering_key AND x.HEAD))
 			""".replace("x.HEAD", "x." + OrderedKeys.HEAD.replace("claimed_by", "x.claimed_by"));
 
-	// The end of the claims with hand-offs, as ClaimRows.claimResult reads it: the claimed tasks, then those handed off.
-	private static final String HANDED_OFF = "SELECT *, false, true FROM promoted WHERE claimed_by IS NOT NULL\n";
+	// The end of the claims with hand-offs, as ClaimRows.handOffResult reads it: the claimed tasks, those handed off,
+	// and after each task handed off up to :following tasks of its key that come next (for group commit, which runs
+	// them in the group that runs the handed-off task, see worker/KeyRuns): still held, so shown as they will be once
+	// claimed by the same session, with their ordering_seq and whether they are due. Parameter: the last, :following.
+	private static final String END = """
+			SELECT id, queue, payload, priority, attempt, enqueued_at, run_at, claimed_at, claimed_by, last_error, headers,
+			       ordering_key, bucket, false AS handed, CAST(NULL AS bigint) AS seq, true AS due
+			FROM claimed
+			UNION ALL
+			SELECT *, true, NULL, true FROM promoted WHERE claimed_by IS NOT NULL
+			UNION ALL
+			SELECT n.id, n.queue, n.payload::text, n.priority, n.attempt + 1, n.enqueued_at, n.run_at, now(), p.claimed_by,
+			       n.last_error, n.headers::text, n.ordering_key, n.bucket, false, n.ordering_seq, n.run_at <= now()
+			FROM promoted p CROSS JOIN LATERAL (
+			    SELECT h.* FROM %1$s h
+			    WHERE h.queue = p.queue AND h.ordering_key = p.ordering_key AND h.claimed_by = HELD AND h.id <> p.id
+			    ORDER BY h.ordering_seq LIMIT ?) n
+			WHERE p.claimed_by IS NOT NULL
+			""".replace("HELD", OrderedKeys.HELD);
+
+	// TaskRepository.claimHeld: the claim a hand-off makes, of tasks still held. Parameters: 1 session, 2 ids.
+	private static final String CLAIM_HELD = """
+			UPDATE %1$s SET claimed_by = ?, claimed_at = now(), attempt = attempt + 1
+			WHERE id = ANY(?) AND claimed_by IS NOT DISTINCT FROM HELD
+			""".replace("HELD", OrderedKeys.HELD);
+
+	/** How many parameters TaskClaims' READY and TAKE_READY have, and READY_AFTER and TAKE_READY. */
+	private static final int CLAIM_PARAMETERS = 5, CLAIM_AFTER_PARAMETERS = 18;
 
 	private final HotStatements statements;
 
@@ -42,6 +68,8 @@ final class KeyHandOffs {
 
 	private final String promote;
 
+	private final String claimHeld;
+
 	KeyHandOffs(HotStatements statements, TaskTables tables, boolean skipLocked) {
 		this.statements = statements;
 		String headless = HEADLESS.formatted(tables.task()).stripTrailing() + ",\n"
@@ -50,9 +78,10 @@ final class KeyHandOffs {
 		String readyAfter = TaskClaims.locking(TaskClaims.READY_AFTER, skipLocked)
 			.formatted(tables.task(), tables.session());
 		String take = TaskClaims.locking(TaskClaims.TAKE_READY, skipLocked).formatted(tables.task());
-		String end = TaskClaims.CLAIMED_AND_COMPLETED + HANDED_OFF;
+		String end = END.formatted(tables.task());
 		this.handOffAndClaim = TaskClaims.folded(headless, ready, take, end);
 		this.handOffAndClaimAfter = TaskClaims.folded(headless, readyAfter, take, end);
+		this.claimHeld = CLAIM_HELD.formatted(tables.task());
 		this.promote = "WITH " + HEADLESS.formatted(tables.task()).stripTrailing() + ",\n"
 				+ OrderedKeys.promote(tables, "headless") + "SELECT count(*) FROM promoted\n";
 	}
@@ -60,23 +89,27 @@ final class KeyHandOffs {
 	/**
 	 * Makes the next task of each of {@code keys} of {@code queue} that has no head its head, claimed for
 	 * {@code session} when it is due (else ready at its due time), and claims up to {@code limit} ready tasks of
-	 * {@code bucket} like {@link TaskClaims#claimBucket}, in one statement.
+	 * {@code bucket} like {@link TaskClaims#claimBucket}, in one statement. For each task handed off, it also reads up
+	 * to {@code following} due tasks of its key that come next, without claiming them
+	 * ({@link ClaimResult#following()}).
 	 */
-	ClaimResult handOffAndClaim(List<String> keys, String queue, int bucket, UUID session, int limit) {
+	ClaimResult handOffAndClaim(List<String> keys, String queue, int bucket, UUID session, int limit, int following) {
 		return this.statements.query(this.handOffAndClaim, (statement, connection) -> {
 			bindKeys(statement, connection.createArrayOf("text", keys.toArray()), queue, session);
 			ClaimRows.bindClaim(statement, 5, queue, bucket, session, limit);
-		}, ClaimRows::claimResult);
+			statement.setInt(5 + CLAIM_PARAMETERS, following);
+		}, ClaimRows::handOffResult);
 	}
 
 	/** {@link #handOffAndClaim} that claims like {@link TaskClaims#claimAfter}. */
 	ClaimResult handOffAndClaimAfter(List<String> keys, String queue, int bucket, UUID session, int limit,
-			int priority, Instant after, UUID afterId) {
+			int following, int priority, Instant after, UUID afterId) {
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.handOffAndClaimAfter, (statement, connection) -> {
 			bindKeys(statement, connection.createArrayOf("text", keys.toArray()), queue, session);
 			ClaimRows.bindClaimAfter(statement, 5, queue, bucket, session, limit, priority, afterMicros, afterId);
-		}, ClaimRows::claimResult);
+			statement.setInt(5 + CLAIM_AFTER_PARAMETERS, following);
+		}, ClaimRows::handOffResult);
 	}
 
 	/**
@@ -89,6 +122,13 @@ final class KeyHandOffs {
 			statement.setString(1, queue);
 			statement.setArray(2, connection.createArrayOf("text", keys.toArray()));
 		}, (rows) -> rows.next() ? rows.getInt(1) : 0);
+	}
+
+	int claimHeld(UUID session, List<UUID> ids) {
+		return this.statements.update(this.claimHeld, (statement, connection) -> {
+			statement.setObject(1, session);
+			statement.setArray(2, connection.createArrayOf("uuid", ids.toArray()));
+		});
 	}
 
 	private static void bindKeys(PreparedStatement statement, java.sql.Array keys, String queue, UUID session)

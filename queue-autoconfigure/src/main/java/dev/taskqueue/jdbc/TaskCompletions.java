@@ -40,11 +40,12 @@ final class TaskCompletions {
 			""".replace("FENCED", CompletionFences.FENCED);
 
 	// Keeps the tasks of a "completed" CTE in the history (%2$s), here and in TaskClaims' fold of completions into a
-	// claim.
+	// claim. A task that followed its key's head in a group (worker/KeyRuns) is deleted unclaimed, at attempt 0: it
+	// ran once.
 	static final String KEPT = """
 			kept AS (
 			    INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
-			    SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers FROM completed
+			    SELECT id, queue, payload, priority, greatest(attempt, 1), enqueued_at, now(), headers FROM completed
 			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
 			""";
 

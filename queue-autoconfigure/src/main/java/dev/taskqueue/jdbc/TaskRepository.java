@@ -165,16 +165,29 @@ public class TaskRepository {
 	 * of {@code headless}: keys of {@code queue} whose head a completion deleted and left to this claim
 	 * ({@link #completeAllLeavingHeads}, {@link CompletionCommit#completeLeavingHeadAndCommit}) that have no head yet.
 	 * A next task that is not due yet becomes the head, for the claim at its due time.
-	 * @return the tasks claimed, and those handed off
+	 * @param following how many of the due tasks that follow each task handed off to read as well, unclaimed
+	 * @return the tasks claimed, those handed off, and those that follow them
 	 */
-	public ClaimResult handOffAndClaim(List<String> headless, String queue, int bucket, UUID session, int limit) {
-		return this.keyHandOffs.handOffAndClaim(headless, queue, bucket, session, limit);
+	public ClaimResult handOffAndClaim(List<String> headless, String queue, int bucket, UUID session, int limit,
+			int following) {
+		return this.keyHandOffs.handOffAndClaim(headless, queue, bucket, session, limit, following);
 	}
 
 	/** {@link #handOffAndClaim} that claims like {@link #claimAfter}. */
 	public ClaimResult handOffAndClaimAfter(List<String> headless, String queue, int bucket, UUID session, int limit,
-			int priority, Instant after, UUID afterId) {
-		return this.keyHandOffs.handOffAndClaimAfter(headless, queue, bucket, session, limit, priority, after, afterId);
+			int following, int priority, Instant after, UUID afterId) {
+		return this.keyHandOffs.handOffAndClaimAfter(headless, queue, bucket, session, limit, following, priority,
+				after, afterId);
+	}
+
+	/**
+	 * Claims held tasks for {@code session}, as a hand-off would: tasks of {@link ClaimResult#following()} that a
+	 * group ran, right after their key's head and in its transaction, and that failed, so that the failure is
+	 * recorded like any claimed task's. Run it after the statement that deleted the key's head.
+	 * @return how many of {@code ids} were still held and are now claimed
+	 */
+	public int claimHeld(UUID session, List<UUID> ids) {
+		return this.keyHandOffs.claimHeld(session, ids);
 	}
 
 	/** Makes the next task of each of {@code keys} of {@code queue} that has no head its head, for any claim. */

@@ -192,7 +192,7 @@ final class ClaimLoop implements Runnable {
 		ClaimResult result;
 		try {
 			result = this.ownTransactions.execute((status) -> claim(queue.name(), bucket, from, sessionId, limit,
-					doneTasks, keys));
+					KeyRuns.following(queue), doneTasks, keys));
 		}
 		catch (RuntimeException | Error ex) {
 			if (batched != null) {
@@ -204,15 +204,16 @@ final class ClaimLoop implements Runnable {
 		if (batched != null) {
 			batched.written(done, result.completed());
 		}
+		queue.following.putAll(result.following()); // before the tasks they follow are handed to the threads
 		return new Claim(result.claimed(), result.handedOff(), limit);
 	}
 
 	private ClaimResult claim(String queue, int bucket, @Nullable ClaimedTask from, UUID sessionId, int limit,
-			List<ClaimedTask> done, List<String> keys) {
+			int following, List<ClaimedTask> done, List<String> keys) {
 		if (!keys.isEmpty()) {
-			return (from != null) ? this.tasks.handOffAndClaimAfter(keys, queue, bucket, sessionId, limit,
+			return (from != null) ? this.tasks.handOffAndClaimAfter(keys, queue, bucket, sessionId, limit, following,
 					from.priority(), from.runAt(), from.id())
-					: this.tasks.handOffAndClaim(keys, queue, bucket, sessionId, limit);
+					: this.tasks.handOffAndClaim(keys, queue, bucket, sessionId, limit, following);
 		}
 		return (from != null) ? this.tasks.completeAndClaimAfter(done, queue, bucket, sessionId, limit,
 				from.priority(), from.runAt(), from.id())

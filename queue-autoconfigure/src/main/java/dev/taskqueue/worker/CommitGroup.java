@@ -1,9 +1,14 @@
 package dev.taskqueue.worker;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 
 import dev.taskqueue.TaskContext;
@@ -30,6 +35,12 @@ final class CommitGroup {
 
 	/** The tasks the group's completion handed off to its session, set once it ran: they run after the commit. */
 	List<ClaimedTask> leftHeadless = List.of();
+
+	/** The tasks of the group that followed a task of their key in it, unclaimed (see {@link KeyRuns}). */
+	final Set<UUID> following = ConcurrentHashMap.newKeySet();
+
+	/** The tasks of the key of the group's last task that may follow it in the group, in order. */
+	final Deque<ClaimedTask> run = new ArrayDeque<>();
 
 	/** A task taken by the group's thread that has no entry yet. */
 	@Nullable ClaimedTask current;

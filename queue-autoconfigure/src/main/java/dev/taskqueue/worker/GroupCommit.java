@@ -90,8 +90,8 @@ final class GroupCommit {
 		try {
 			this.handlerTransactions.executeWithoutResult((status) -> {
 				commit.watch();
-				group.session = session();
-				for (ClaimedTask task = first; task != null; task = steps.nextInGroup(group.size(), started)) {
+				group.session = this.giveUp.identify(groupDataSource());
+				for (ClaimedTask task = first; task != null; task = next(queue, group, steps, started)) {
 					runInSavepoint(queue, task, status, steps, group);
 				}
 				completeAll(group, steps.mayHandOff());
@@ -101,8 +101,8 @@ final class GroupCommit {
 			if (group.givenUp) {
 				if (!group.released) {
 					// Ending the backend failed, so the group's tasks were left claimed until this thread came back.
-					this.outcomes.release(CommitGroup.completedTasks(group.entries()));
-					this.giveUp.settleAfterRollback(group.entries(), queue.settings, steps);
+					this.outcomes.release(GroupGiveUp.claimedCompleted(group, group.entries()));
+					this.giveUp.settleAfterRollback(group, group.entries(), queue.settings, steps);
 				}
 				return runAlone;
 			}
@@ -139,19 +139,18 @@ final class GroupCommit {
 		if (commitFailure == null && !group.leftHeadless.isEmpty()) {
 			steps.leftHeadless(group.leftHeadless); // for the claim loop to hand off their keys' next tasks
 		}
-		if (group.current != null) { // taken, but the transaction failed before it ran
+		if (group.current != null && !KeyRuns.followed(group, group.current)) { // taken, but not run
 			runAlone.add(group.current);
 		}
 		for (CommitGroup.Entry entry : group.entries()) {
-			if (entry.rejected()) {
-				this.outcomes.deadLetter(entry.task(), entry.context(), entry.rejection());
+			// A task that followed its key's head in the group was never claimed: it is not settled, and a rollback
+			// leaves it held again, to run after its head.
+			boolean followed = KeyRuns.followed(group, entry.task());
+			if (commitFailure == null || (!entry.succeeded() && !followed)) {
+				this.outcomes.recorded(entry, queue.settings);
 			}
-			else if (entry.failure() != null) {
-				this.outcomes.failed(entry.task(), entry.context(), queue.settings, entry.failure(),
-						entry.duration());
-			}
-			else if (commitFailure == null) {
-				this.outcomes.completed(entry.context(), entry.duration());
+			else if (followed) {
+				continue;
 			}
 			else if (commitFailure instanceof ClaimsLostException lost && lost.ids.contains(entry.task().id())
 					&& group.size() == 1) {
@@ -165,23 +164,33 @@ final class GroupCommit {
 				this.outcomes.failed(entry.task(), entry.context(), queue.settings, commitFailure,
 						entry.duration());
 			}
-			steps.settled(entry.task());
+			if (!followed) {
+				steps.settled(entry.task());
+			}
 		}
 		return runAlone;
+	}
+
+	/** The next task of the group: the next of its key's run (KeyRuns), else one the queue's thread takes. */
+	private static @Nullable ClaimedTask next(QueueState queue, CommitGroup group, Steps steps, long started) {
+		ClaimedTask following = KeyRuns.next(queue, group, steps, started);
+		return (following != null) ? following : steps.nextInGroup(group.size(), started);
 	}
 
 	private void runInSavepoint(QueueState queue, ClaimedTask task, TransactionStatus status, Steps steps,
 			CommitGroup group) {
 		group.current = task;
+		KeyRuns.taken(queue, group, task);
 		TaskContext context = TaskInvoker.context(task);
 		// Sent to the dead letters after the group, not on the group's connection, where a rollback would undo it.
 		Object payload = this.invoker.prepare(task, queue.handler, queue.settings, context,
 				(reason) -> group.add(new CommitGroup.Entry(task, context, reason, Duration.ZERO, true)));
 		if (payload == TaskInvoker.NOT_RUNNABLE) {
 			group.current = null;
+			KeyRuns.failed(group);
 			return;
 		}
-		TaskConnectionHolder connection = bindTaskConnection();
+		TaskConnectionHolder connection = TaskConnectionHolder.bindFor(groupDataSource());
 		List<TransactionSynchronization> synchronizations = TaskSynchronizations.current();
 		steps.begin(task, group);
 		long start = System.nanoTime();
@@ -202,8 +211,7 @@ final class GroupCommit {
 			failure = TaskInvoker.unwrap(ex);
 		}
 		finally {
-			TransactionSynchronizationManager.unbindResource(groupDataSource());
-			TransactionSynchronizationManager.bindResource(groupDataSource(), connection.group());
+			connection.unbind(groupDataSource());
 		}
 		long nanos = System.nanoTime() - start;
 		if (!steps.end(task)) {
@@ -215,6 +223,7 @@ final class GroupCommit {
 		group.add(new CommitGroup.Entry(task, context, failure, Duration.ofNanos(nanos), false));
 		group.current = null;
 		if (failure != null) {
+			KeyRuns.failed(group);
 			try {
 				connection.rollBack();
 			}
@@ -225,27 +234,6 @@ final class GroupCommit {
 		}
 	}
 
-	/** The session of the group's own connection, the one its transaction manager bound. */
-	private Object session() {
-		ConnectionHolder holder = (ConnectionHolder) Objects
-			.requireNonNull(TransactionSynchronizationManager.getResource(groupDataSource()));
-		try {
-			return this.tasks.sessionEnder().identify(holder.getConnection());
-		}
-		catch (SQLException ex) {
-			throw new CannotCreateTransactionException("Could not identify the session of a group's connection", ex);
-		}
-	}
-
-	/** Binds the group's connection as a task's: its savepoint is set when the handler first uses it. */
-	private TaskConnectionHolder bindTaskConnection() {
-		ConnectionHolder groupConnection = (ConnectionHolder) TransactionSynchronizationManager
-			.unbindResource(groupDataSource());
-		TaskConnectionHolder connection = new TaskConnectionHolder(groupConnection);
-		TransactionSynchronizationManager.bindResource(groupDataSource(), connection);
-		return connection;
-	}
-
 	/**
 	 * Deletes the group's completed tasks with one statement per claiming session, fenced like one by one; when a
 	 * claim was lost, the whole group rolls back, since that task's work cannot be told apart any more. When the
@@ -254,6 +242,7 @@ final class GroupCommit {
 	 */
 	private void completeAll(CommitGroup group, boolean handOff) {
 		Map<UUID, List<ClaimedTask>> bySession = CommitGroup.completedTasks(group.entries()).stream()
+			.filter((task) -> !KeyRuns.followed(group, task))
 			.collect(Collectors.groupingBy(ClaimedTask::claimedBy));
 		Set<UUID> lost = new HashSet<>();
 		List<ClaimedTask> leftHeadless = new ArrayList<>();
@@ -263,6 +252,11 @@ final class GroupCommit {
 			completed.stream().map(ClaimedTask::id).filter((id) -> !deleted.contains(id)).forEach(lost::add);
 			completed.stream().filter((task) -> handOff && task.orderingKey() != null).forEach(leftHeadless::add);
 		});
+		if (!group.following.isEmpty()) { // runs of keys: without a hand-off their heads' next tasks were promoted
+			Set<String> failed = handOff ? KeyRuns.settle(this.tasks, group, lost) : Set.of();
+			lost.addAll(handOff ? Set.of() : group.following);
+			leftHeadless.removeIf((task) -> failed.contains(task.orderingKey()));
+		}
 		group.leftHeadless = leftHeadless;
 		if (!lost.isEmpty()) {
 			throw new ClaimsLostException(lost);

@@ -2,6 +2,9 @@ package dev.taskqueue.worker;
 
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Objects;
+
+import javax.sql.DataSource;
 
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
@@ -10,7 +13,10 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.support.TransactionOperations;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Gives up a group of {@link GroupCommit} whose task ran past its timeout: ends the database session serving the
@@ -50,7 +56,7 @@ final class GroupGiveUp {
 		try {
 			group.released = endSession(group.session, timedOut);
 			if (group.released) {
-				this.outcomes.release(CommitGroup.completedTasks(entries));
+				this.outcomes.release(claimedCompleted(group, entries));
 			}
 		}
 		finally {
@@ -59,11 +65,18 @@ final class GroupGiveUp {
 		logger.warn(OutcomeRecorder.describe(timedOut) + " ran past its timeout inside a group of "
 				+ (entries.size() + 1) + " tasks; " + (group.released ? "the group's transaction was rolled back and "
 						+ "its other tasks run again" : "its other tasks stay claimed until the handler returns"));
-		this.outcomes.failed(timedOut, TaskInvoker.context(timedOut), settings, timeout, settings.timeout());
-		steps.settled(timedOut);
-		if (group.released) {
-			settleAfterRollback(entries, settings, steps);
+		if (!KeyRuns.followed(group, timedOut)) { // else it is held again, and runs after its key's head
+			this.outcomes.failed(timedOut, TaskInvoker.context(timedOut), settings, timeout, settings.timeout());
+			steps.settled(timedOut);
 		}
+		if (group.released) {
+			settleAfterRollback(group, entries, settings, steps);
+		}
+	}
+
+	/** The tasks of {@code group} that completed and were claimed (not those that followed their key's head). */
+	static List<ClaimedTask> claimedCompleted(CommitGroup group, List<CommitGroup.Entry> entries) {
+		return CommitGroup.completedTasks(entries).stream().filter((task) -> !KeyRuns.followed(group, task)).toList();
 	}
 
 	private boolean endSession(@Nullable Object session, ClaimedTask timedOut) {
@@ -88,9 +101,25 @@ final class GroupGiveUp {
 	}
 
 
+	/** The database session of the group's own connection, the one its transaction manager bound to {@code dataSource}. */
+	Object identify(DataSource dataSource) {
+		ConnectionHolder holder = (ConnectionHolder) Objects
+			.requireNonNull(TransactionSynchronizationManager.getResource(dataSource));
+		try {
+			return this.tasks.sessionEnder().identify(holder.getConnection());
+		}
+		catch (SQLException ex) {
+			throw new CannotCreateTransactionException("Could not identify the session of a group's connection", ex);
+		}
+	}
+
 	/** Settles the tasks of a group that was rolled back: failures are recorded, completed tasks released. */
-	void settleAfterRollback(List<CommitGroup.Entry> entries, QueueSettings settings, Steps steps) {
+	void settleAfterRollback(CommitGroup group, List<CommitGroup.Entry> entries, QueueSettings settings,
+			Steps steps) {
 		for (CommitGroup.Entry entry : entries) {
+			if (KeyRuns.followed(group, entry.task())) {
+				continue; // never claimed, and held again
+			}
 			if (entry.rejected()) {
 				this.outcomes.deadLetter(entry.task(), entry.context(), entry.rejection());
 			}

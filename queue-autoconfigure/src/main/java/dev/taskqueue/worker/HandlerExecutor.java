@@ -148,6 +148,10 @@ final class HandlerExecutor implements HandOffs {
 		for (ClaimedTask task : List.copyOf(this.unstarted.values())) {
 			if ((queue == null || queue.equals(task.queue())) && this.unstarted.remove(task.id()) != null) {
 				drained.add(task);
+				QueueState state = queue(task.queue());
+				if (state != null) {
+					state.following.remove(task.id()); // its key's run is left held
+				}
 			}
 		}
 		return drained;

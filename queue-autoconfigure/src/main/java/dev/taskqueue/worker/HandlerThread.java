@@ -205,6 +205,9 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 			this.givenUp = true;
 			this.deadline = TimeoutWatch.NONE;
 			group = this.currentGroup;
+			if (group != null) {
+				KeyRuns.timedOut(this.queue, group, task);
+			}
 			handlerThread = Objects.requireNonNull(this.thread, "a handler runs on its thread");
 			handlerThread.interrupt();
 		}

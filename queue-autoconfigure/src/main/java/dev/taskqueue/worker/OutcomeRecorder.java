@@ -95,6 +95,19 @@ final class OutcomeRecorder {
 	}
 
 	/** The task's transaction committed with its completion. */
+	/** Records the outcome of a task of a group that committed: its dead letter, its failure or its completion. */
+	void recorded(CommitGroup.Entry entry, QueueSettings settings) {
+		if (entry.rejected()) {
+			deadLetter(entry.task(), entry.context(), entry.rejection());
+		}
+		else if (entry.failure() != null) {
+			failed(entry.task(), entry.context(), settings, entry.failure(), entry.duration());
+		}
+		else {
+			completed(entry.context(), entry.duration());
+		}
+	}
+
 	void completed(TaskContext context, Duration duration) {
 		this.listener.completed(context, duration);
 	}

@@ -4,11 +4,14 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 
+import javax.sql.DataSource;
+
 import dev.taskqueue.jdbc.PostgresConnections;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The connection of a group's transaction as one task's handler sees it. The task's savepoint is set when the
@@ -40,8 +43,21 @@ final class TaskConnectionHolder extends ConnectionHolder {
 		return super.getConnection();
 	}
 
-	ConnectionHolder group() {
-		return this.group;
+	/**
+	 * Binds a holder of the group's connection, bound to {@code dataSource}, in its place, for a task of the group:
+	 * its savepoint is set when its handler first uses the connection.
+	 */
+	static TaskConnectionHolder bindFor(DataSource dataSource) {
+		ConnectionHolder group = (ConnectionHolder) TransactionSynchronizationManager.unbindResource(dataSource);
+		TaskConnectionHolder connection = new TaskConnectionHolder(group);
+		TransactionSynchronizationManager.bindResource(dataSource, connection);
+		return connection;
+	}
+
+	/** Binds the group's connection to {@code dataSource} again, in this holder's place, once the task has run. */
+	void unbind(DataSource dataSource) {
+		TransactionSynchronizationManager.unbindResource(dataSource);
+		TransactionSynchronizationManager.bindResource(dataSource, this.group);
 	}
 
 	/** Whether a statement of the handler failed and left the transaction unusable until it rolls back. */

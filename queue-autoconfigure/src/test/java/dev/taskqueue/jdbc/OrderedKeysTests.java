@@ -180,20 +180,24 @@ class OrderedKeysTests {
 		// The key has no head now, yet its held tasks stay held: an enqueue goes behind them, and no claim takes them.
 		UUID fourth = offer("q", "k", 0);
 		assertThat(heldCount("q")).isEqualTo(3);
-		ClaimResult result = tasks.handOffAndClaim(List.of("k"), "q", 0, this.session, 5);
+		ClaimResult result = tasks.handOffAndClaim(List.of("k"), "q", 0, this.session, 5, 5);
 		assertThat(ids(result.claimed())).containsExactly(other);
 		assertThat(result.handedOff()).singleElement().satisfies((task) -> {
 			assertThat(task.id()).isEqualTo(second);
 			assertThat(task.claimedBy()).isEqualTo(this.session);
 			assertThat(task.attempt()).isOne();
 		});
+		// The due tasks that follow it, in order, still held: shown as the session's claim would make them.
+		assertThat(ids(result.following().get(second))).containsExactly(third, fourth);
+		assertThat(result.following().get(second).get(0).claimedBy()).isEqualTo(this.session);
+		assertThat(result.following().get(second).get(0).attempt()).isOne();
 		// The key has a head again (handed off, or given by the sweep or an enqueue): nothing more is handed off.
-		assertThat(tasks.handOffAndClaim(List.of("k"), "q", 0, this.session, 5).handedOff()).isEmpty();
+		assertThat(tasks.handOffAndClaim(List.of("k"), "q", 0, this.session, 5, 0).handedOff()).isEmpty();
 		assertThat(heldCount("q")).isEqualTo(2);
 		// A next task that is not due yet becomes the head for the claim at its due time, not handed off.
 		assertThat(committedLeavingHead(result.handedOff().get(0))).isTrue();
 		jdbc.update("UPDATE taskqueue_task SET run_at = now() + interval '1 hour' WHERE id = ?", third);
-		assertThat(tasks.handOffAndClaim(List.of("k"), "q", 0, this.session, 5).handedOff()).isEmpty();
+		assertThat(tasks.handOffAndClaim(List.of("k"), "q", 0, this.session, 5, 0).handedOff()).isEmpty();
 		assertThat(jdbc.queryForObject("SELECT claimed_by IS NULL FROM taskqueue_task WHERE id = ?", Boolean.class,
 				third)).isTrue();
 		assertThat(heldCount("q")).isOne();
@@ -205,10 +209,28 @@ class OrderedKeysTests {
 	}
 
 	@Test
+	void theTasksThatFollowAHandedOffTaskEndBeforeTheFirstThatIsNotDue() {
+		offer("q", "k", 0);
+		UUID second = offer("q", "k", 0);
+		UUID third = offer("q", "k", 0);
+		enqueue.offer(new NewTask(UUID.randomUUID(), "q", "{}", 0, Duration.ofHours(1), null, "{}", null, false, "k"));
+		offer("q", "k", 0);
+		assertThat(committedLeavingHead(claimOne("q"))).isTrue();
+		ClaimResult result = tasks.handOffAndClaim(List.of("k"), "q", 0, this.session, 5, 10);
+		assertThat(ids(result.handedOff())).containsExactly(second);
+		assertThat(ids(result.following().get(second))).containsExactly(third);
+		assertThat(heldCount("q")).isEqualTo(3);
+		// Claimed for the session only by claimHeld, which a group runs for one that failed, after the head's delete.
+		assertThat(committedLeavingHead(result.handedOff().get(0))).isTrue();
+		assertThat(tasks.claimHeld(this.session, List.of(third))).isOne();
+		assertThat(tasks.claimHeld(this.session, List.of(third))).as("no longer held").isZero();
+	}
+
+	@Test
 	void aKeyWithoutHeldTasksGetsNoHeadFromAClaimAndTakesTheNextEnqueueAsItsHead() {
 		offer("q", "k", 0);
 		assertThat(committedLeavingHead(claimOne("q"))).isTrue();
-		assertThat(tasks.handOffAndClaim(List.of("k"), "q", 0, this.session, 5).handedOff()).isEmpty();
+		assertThat(tasks.handOffAndClaim(List.of("k"), "q", 0, this.session, 5, 0).handedOff()).isEmpty();
 		UUID next = offer("q", "k", 0);
 		assertThat(heldCount("q")).isZero();
 		assertThat(claimOne("q").id()).isEqualTo(next);

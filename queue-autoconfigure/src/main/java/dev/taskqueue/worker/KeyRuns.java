@@ -1,0 +1,133 @@
+package dev.taskqueue.worker;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import dev.taskqueue.jdbc.ClaimResult;
+import dev.taskqueue.jdbc.ClaimedTask;
+import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.worker.TaskDispatcher.Steps;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Runs of a key in group commit (docs/ordered-keys.md, "Runs of a key"). A task of an ordering key handed off to this
+ * worker comes with the due tasks of its key that follow it, read by the same claim and left held
+ * ({@link ClaimResult#following()}). The group that runs the handed-off task runs them right after it, one after the
+ * other in its transaction, while the one before succeeded, the group has room and the worker may take the queue's
+ * tasks; it deletes them with their head. No one else can take them meanwhile: their key's head is the group's until
+ * the group commits. So most tasks of a busy key cost a delete, and no claim or hand-off of their own.
+ * <p>
+ * A task of the run that fails is claimed for the group's session in its transaction, after the head's delete, so
+ * that its failure is recorded like a claimed task's (its attempt counted, the key held while it waits to retry). A
+ * group that rolls back leaves its run's tasks held, as they were: they run again after their head.
+ */
+final class KeyRuns {
+
+	/** A held task's {@code claimed_by} (the nil UUID), which fences the delete of a task of a run. */
+	private static final UUID HELD = new UUID(0, 0);
+
+	private KeyRuns() {
+	}
+
+	/** How many following tasks a hand-off of {@code queue} reads: the room its group has after the task, or none. */
+	static int following(QueueState queue) {
+		return queue.grouped() ? queue.settings.groupSize() - 1 : 0;
+	}
+
+	/** {@code task} starts in {@code group}: a task handed off starts its key's run, any other task ends it. */
+	static void taken(QueueState queue, CommitGroup group, ClaimedTask task) {
+		if (group.following.contains(task.id())) {
+			return;
+		}
+		group.run.clear();
+		queue.timedOutInRuns.remove(task.id()); // claimed now: its attempts count
+		List<ClaimedTask> run = queue.following.remove(task.id());
+		if (run != null) {
+			group.run.addAll(run);
+		}
+	}
+
+	/** The task {@code group} ran last failed, or was rejected: its key's run ends. */
+	static void failed(CommitGroup group) {
+		group.run.clear();
+	}
+
+	/**
+	 * The next task of the run, when the group has room for it and the worker may take the queue's tasks now; else
+	 * {@code null}, and the run ends.
+	 */
+	static @Nullable ClaimedTask next(QueueState queue, CommitGroup group, Steps steps, long startedNanos) {
+		if (group.run.isEmpty()) {
+			return null;
+		}
+		long elapsed = System.nanoTime() - startedNanos;
+		if (group.size() >= queue.settings.groupSize()
+				|| elapsed + queue.typicalHandlerNanos() > queue.settings.groupMaxDelay().toNanos()
+				|| queue.timedOutInRuns.contains(group.run.peek().id()) || !steps.mayHandOff()) {
+			group.run.clear();
+			return null;
+		}
+		ClaimedTask next = group.run.poll();
+		group.following.add(next.id());
+		return next;
+	}
+
+	/**
+	 * Deletes the tasks of {@code group}'s runs that completed, fenced as still held, and claims those that failed
+	 * for the session of their run, in the group's transaction, after the heads' deletes; the ids of tasks that were
+	 * no longer held go to {@code lost}.
+	 * @return the keys whose run ended in a failure: they have a head again, the task that failed
+	 */
+	static Set<String> settle(TaskRepository tasks, CommitGroup group, Set<UUID> lost) {
+		List<ClaimedTask> completed = new ArrayList<>();
+		Map<UUID, List<UUID>> failed = new HashMap<>();
+		Set<String> failedKeys = new HashSet<>();
+		for (CommitGroup.Entry entry : group.entries()) {
+			ClaimedTask task = entry.task();
+			if (!group.following.contains(task.id())) {
+				continue;
+			}
+			if (entry.succeeded()) {
+				completed.add(new ClaimedTask(task.id(), task.queue(), task.payload(), task.priority(),
+						task.attempt() - 1, task.enqueuedAt(), task.runAt(), task.claimedAt(), HELD, task.lastError(),
+						task.headers(), task.orderingKey(), task.bucket()));
+			}
+			else {
+				failed.computeIfAbsent(task.claimedBy(), (session) -> new ArrayList<>()).add(task.id());
+				failedKeys.add(task.orderingKey());
+			}
+		}
+		if (!completed.isEmpty()) {
+			Set<UUID> deleted = tasks.completeAllLeavingHeads(HELD, completed);
+			completed.stream().map(ClaimedTask::id).filter((id) -> !deleted.contains(id)).forEach(lost::add);
+		}
+		failed.forEach((session, ids) -> {
+			if (tasks.claimHeld(session, ids) != ids.size()) {
+				lost.addAll(ids);
+			}
+		});
+		return failedKeys;
+	}
+
+	/**
+	 * {@code task} ran past its timeout in its key's run in {@code group}, which is given up: it was never claimed,
+	 * so its attempt cannot be counted, and it is held again. Here it runs again only claimed (handed off after its
+	 * head), where a timeout counts, so that a task that always hangs ends in the dead letters.
+	 */
+	static void timedOut(QueueState queue, CommitGroup group, ClaimedTask task) {
+		if (followed(group, task)) {
+			queue.timedOutInRuns.add(task.id());
+		}
+	}
+
+	/** Whether {@code task} followed its key's head in {@code group}: it was never claimed, nor counted in flight. */
+	static boolean followed(CommitGroup group, ClaimedTask task) {
+		return group.following.contains(task.id());
+	}
+
+}
