@@ -1,5 +1,6 @@
 package dev.taskqueue.jdbc;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -95,7 +96,7 @@ final class KeyHandOffs {
 	 */
 	ClaimResult handOffAndClaim(List<String> keys, String queue, int bucket, UUID session, int limit, int following) {
 		return this.statements.query(this.handOffAndClaim, (statement, connection) -> {
-			bindKeys(statement, connection.createArrayOf("text", keys.toArray()), queue, session);
+			bindKeys(statement, connection, keys, queue, session);
 			ClaimRows.bindClaim(statement, 5, queue, bucket, session, limit);
 			statement.setInt(5 + CLAIM_PARAMETERS, following);
 		}, ClaimRows::handOffResult);
@@ -106,7 +107,7 @@ final class KeyHandOffs {
 			int following, int priority, Instant after, UUID afterId) {
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.handOffAndClaimAfter, (statement, connection) -> {
-			bindKeys(statement, connection.createArrayOf("text", keys.toArray()), queue, session);
+			bindKeys(statement, connection, keys, queue, session);
 			ClaimRows.bindClaimAfter(statement, 5, queue, bucket, session, limit, priority, afterMicros, afterId);
 			statement.setInt(5 + CLAIM_AFTER_PARAMETERS, following);
 		}, ClaimRows::handOffResult);
@@ -124,6 +125,7 @@ final class KeyHandOffs {
 		}, (rows) -> rows.next() ? rows.getInt(1) : 0);
 	}
 
+	/** {@link TaskRepository#claimHeld}. */
 	int claimHeld(UUID session, List<UUID> ids) {
 		return this.statements.update(this.claimHeld, (statement, connection) -> {
 			statement.setObject(1, session);
@@ -131,10 +133,11 @@ final class KeyHandOffs {
 		});
 	}
 
-	private static void bindKeys(PreparedStatement statement, java.sql.Array keys, String queue, UUID session)
-			throws SQLException {
+	/** Binds HEADLESS and HAND_OFF: the keys of {@code queue}, handed off to {@code session}. */
+	private static void bindKeys(PreparedStatement statement, Connection connection, List<String> keys, String queue,
+			UUID session) throws SQLException {
 		statement.setString(1, queue);
-		statement.setArray(2, keys);
+		statement.setArray(2, connection.createArrayOf("text", keys.toArray()));
 		OrderedKeys.bindHandOff(statement, 3, queue, session);
 	}
 

@@ -139,7 +139,7 @@ final class TaskClaims {
 
 	// The end of the fold: the claimed tasks, then the ids of the completed ones (done = true), then, with ordered
 	// keys, the next tasks of their keys handed off to the claiming session (handed = true).
-	static final String CLAIMED_AND_COMPLETED = """
+	private static final String CLAIMED_AND_COMPLETED = """
 			SELECT id, queue, payload, priority, attempt, enqueued_at, run_at, claimed_at, claimed_by, last_error, headers,
 			       ordering_key, bucket, false AS done, false AS handed
 			FROM claimed

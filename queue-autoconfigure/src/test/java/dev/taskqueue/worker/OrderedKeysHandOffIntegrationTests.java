@@ -47,8 +47,9 @@ class OrderedKeysHandOffIntegrationTests {
 
 			context.getBean(TaskQueueOperations.class).pause(queue);
 			handlers.releaseFirst.countDown();
-			Await.until("the first task's completion is written", WAIT,
-					() -> count(jdbc, "id IS NOT NULL") == 2);
+			Await.until(() -> "the first task's completion is written (tasks: " + jdbc.queryForList(
+					"SELECT claimed_by, attempt, ordering_seq FROM taskqueue_task") + ", started: " + handlers.started
+					+ ")", WAIT, () -> count(jdbc, "id IS NOT NULL") == 2);
 			Thread.sleep(500); // claim polls and flushes: a hand-off or a claim would have started the second task
 			assertThat(handlers.started).containsExactly(1);
 			assertThat(count(jdbc, "claimed_by IS NULL")).as("the next task: the key's head, unclaimed").isOne();
@@ -72,8 +73,11 @@ class OrderedKeysHandOffIntegrationTests {
 			List<Integer> steps = IntStream.rangeClosed(2, 201).boxed().toList();
 			context.getBean(TaskQueue.class)
 				.enqueueAll(steps.stream().map((step) -> TaskRequest.of(queue, step).withOrderingKey("k")).toList());
+			// The first task's NOTIFY may come before the worker listens: the test starts it, not a poll a minute on.
+			context.getBean(TaskWorker.class).wakeUp();
 			// Each next task is handed off by the claim the completion wakes, not left to a poll or the sweep.
-			Await.until("the key's 200 tasks ran", WAIT, () -> handlers.started.size() == steps.size());
+			Await.until(() -> "the key's 200 tasks ran (" + handlers.started.size() + " did)", WAIT,
+					() -> handlers.started.size() == steps.size());
 			assertThat(handlers.started).containsExactlyElementsOf(steps);
 		}
 	}
