@@ -100,18 +100,22 @@ final class ClaimRows {
 		return rows.getObject(column, OffsetDateTime.class).toInstant();
 	}
 
-	/** Binds TaskClaims' READY and TAKE_READY from position {@code first}. */
-	static void bindClaim(PreparedStatement statement, int first, String queue, int bucket, UUID session,
+	/** Binds TaskClaims' READY and TAKE_READY from position {@code first}; returns the position after them. */
+	static int bindClaim(PreparedStatement statement, int first, String queue, int bucket, UUID session,
 			int limit) throws SQLException {
 		statement.setString(first, queue);
 		statement.setInt(first + 1, bucket);
 		statement.setObject(first + 2, session);
 		statement.setInt(first + 3, limit);
 		statement.setObject(first + 4, session);
+		return first + 5;
 	}
 
-	/** Binds TaskClaims' READY_AFTER and TAKE_READY from position {@code first}: each use of a parameter has its own. */
-	static void bindClaimAfter(PreparedStatement statement, int first, String queue, int bucket,
+	/**
+	 * Binds TaskClaims' READY_AFTER and TAKE_READY from position {@code first}: each use of a parameter has its own.
+	 * Returns the position after them.
+	 */
+	static int bindClaimAfter(PreparedStatement statement, int first, String queue, int bucket,
 			UUID session, int limit, int priority, @Nullable Long afterMicros, UUID afterId) throws SQLException {
 		// higher
 		statement.setString(first, queue);
@@ -135,6 +139,7 @@ final class ClaimRows {
 		statement.setObject(first + 15, session);
 		statement.setInt(first + 16, limit);
 		statement.setObject(first + 17, session);
+		return first + 18;
 	}
 
 }

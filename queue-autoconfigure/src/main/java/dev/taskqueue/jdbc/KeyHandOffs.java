@@ -29,8 +29,8 @@ final class KeyHandOffs {
 			    SELECT q.queue, k.ordering_key, CAST(NULL AS uuid) AS claimed_by
 			    FROM (SELECT CAST(? AS text) AS queue) q CROSS JOIN unnest(CAST(? AS text[])) AS k(ordering_key)
 			    WHERE NOT EXISTS (SELECT 1 FROM %1$s x
-			                      WHERE x.queue = q.queue AND x.ordering_key = k.ordering_key AND x.HEAD))
-			""".replace("x.HEAD", "x." + OrderedKeys.HEAD.replace("claimed_by", "x.claimed_by"));
+			                      WHERE x.queue = q.queue AND x.ordering_key = k.ordering_key AND HEAD_OF_X))
+			""".replace("HEAD_OF_X", OrderedKeys.head("x"));
 
 	// The end of the claims with hand-offs, as ClaimRows.handOffResult reads it: the claimed tasks, those handed off,
 	// and after each task handed off up to :following tasks of its key that come next (for group commit, which runs
@@ -57,9 +57,6 @@ final class KeyHandOffs {
 			UPDATE %1$s SET claimed_by = ?, claimed_at = now(), attempt = attempt + 1
 			WHERE id = ANY(?) AND claimed_by IS NOT DISTINCT FROM HELD
 			""".replace("HELD", OrderedKeys.HELD);
-
-	/** How many parameters TaskClaims' READY and TAKE_READY have, and READY_AFTER and TAKE_READY. */
-	private static final int CLAIM_PARAMETERS = 5, CLAIM_AFTER_PARAMETERS = 18;
 
 	private final HotStatements statements;
 
@@ -97,8 +94,7 @@ final class KeyHandOffs {
 	ClaimResult handOffAndClaim(List<String> keys, String queue, int bucket, UUID session, int limit, int following) {
 		return this.statements.query(this.handOffAndClaim, (statement, connection) -> {
 			bindKeys(statement, connection, keys, queue, session);
-			ClaimRows.bindClaim(statement, 5, queue, bucket, session, limit);
-			statement.setInt(5 + CLAIM_PARAMETERS, following);
+			statement.setInt(ClaimRows.bindClaim(statement, 5, queue, bucket, session, limit), following);
 		}, ClaimRows::handOffResult);
 	}
 
@@ -108,8 +104,8 @@ final class KeyHandOffs {
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.handOffAndClaimAfter, (statement, connection) -> {
 			bindKeys(statement, connection, keys, queue, session);
-			ClaimRows.bindClaimAfter(statement, 5, queue, bucket, session, limit, priority, afterMicros, afterId);
-			statement.setInt(5 + CLAIM_AFTER_PARAMETERS, following);
+			statement.setInt(ClaimRows.bindClaimAfter(statement, 5, queue, bucket, session, limit, priority, afterMicros,
+					afterId), following);
 		}, ClaimRows::handOffResult);
 	}
 

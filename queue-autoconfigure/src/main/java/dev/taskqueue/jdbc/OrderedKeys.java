@@ -32,7 +32,7 @@ final class OrderedKeys {
 	static final String HELD = "uuid '00000000-0000-0000-0000-000000000000'";
 
 	// The predicate of taskqueue_task_ordering_head_idx, as ON CONFLICT must name it.
-	static final String HEAD = "ordering_key IS NOT NULL AND claimed_by IS DISTINCT FROM " + HELD;
+	private static final String HEAD = "ordering_key IS NOT NULL AND claimed_by IS DISTINCT FROM " + HELD;
 
 	private static final String RUN_AT = """
 			COALESCE(timestamptz 'epoch' + %s * interval '1 microsecond', now() + %s * interval '1 microsecond')""";
@@ -154,11 +154,11 @@ final class OrderedKeys {
 			orphans AS (
 			    SELECT s.queue, s.ordering_key, NULL::uuid AS claimed_by FROM scanned s
 			    WHERE NOT EXISTS (SELECT 1 FROM %1$s x
-			                      WHERE x.queue = s.queue AND x.ordering_key = s.ordering_key AND x.HEAD)),
+			                      WHERE x.queue = s.queue AND x.ordering_key = s.ordering_key AND HEAD_OF_X)),
 			PROMOTE_ORPHANS
 			SELECT s.queue, s.ordering_key, s.n, (SELECT count(*) FROM promoted) AS promoted
 			FROM scanned s ORDER BY s.n DESC LIMIT 1
-			""".replace("x.HEAD", "x." + HEAD.replace("claimed_by", "x.claimed_by")).replace("HELD", HELD);
+			""".replace("HEAD_OF_X", head("x")).replace("HELD", HELD);
 
 	private final JdbcClient jdbc;
 
@@ -187,6 +187,11 @@ final class OrderedKeys {
 				RUN_AT.formatted("f.run_at_micros", "f.delay_micros"), notified);
 		this.promoteOrphans = PROMOTE_ORPHANS.formatted(tables.task())
 			.replace("PROMOTE_ORPHANS", promote(tables, "orphans").stripTrailing());
+	}
+
+	/** The predicate of taskqueue_task_ordering_head_idx on the task table as {@code alias}, for a probe of that index. */
+	static String head(String alias) {
+		return alias + "." + HEAD.replace("claimed_by", alias + ".claimed_by");
 	}
 
 	/** {@link #PROMOTE} for the task table, promoting the keys of CTE {@code source}. */

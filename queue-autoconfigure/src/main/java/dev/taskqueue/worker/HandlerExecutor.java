@@ -208,8 +208,8 @@ final class HandlerExecutor implements HandOffs {
 	}
 
 	/**
-	 * {@code task}'s outcome is settled. A task with an ordering key made the next task of its key ready as it ended
-	 * (no NOTIFY tells of that one), so its queue may have more to claim.
+	 * {@code task}'s outcome is settled. A task with an ordering key made the next task of its key ready as it ended,
+	 * or left it to the next claim (HeadlessKeys); no NOTIFY tells of either, so its queue may have more to claim.
 	 */
 	void settle(QueueState queue, ClaimedTask task) {
 		if (task.orderingKey() != null) {

@@ -45,6 +45,9 @@ final class KeyRuns {
 			return;
 		}
 		group.run.clear();
+		if (task.orderingKey() == null) {
+			return; // neither handed off nor given up in a run: nothing to look up
+		}
 		queue.timedOutInRuns.remove(task.id()); // claimed now: its attempts count
 		List<ClaimedTask> run = queue.following.remove(task.id());
 		if (run != null) {
