@@ -113,9 +113,10 @@ final class TaskQueueTestDatabases {
 		if (server == null) {
 			return;
 		}
-		if (server.embedded() != null) {
+		EmbeddedPostgres embedded = server.embedded();
+		if (embedded != null) {
 			try {
-				server.embedded().close(); // deletes its temporary data directory, and the databases with it
+				embedded.close(); // deletes its temporary data directory, and the databases with it
 			}
 			catch (IOException ex) {
 				// the JVM is exiting
