@@ -16,8 +16,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -28,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@link TaskQueueTester} in a test without a transaction, the worker off: every task commits as in production.
  */
 @SpringBootTest(classes = TesterTestApplication.class, properties = "taskqueue.worker.enabled=false")
+@AutoConfigureTaskQueueDatabase
 class TaskQueueTesterIntegrationTests {
 
 	@Autowired
@@ -41,11 +40,6 @@ class TaskQueueTesterIntegrationTests {
 
 	@Autowired
 	private Handlers handlers;
-
-	@DynamicPropertySource
-	static void database(DynamicPropertyRegistry registry) {
-		TesterTestApplication.newDatabase(registry);
-	}
 
 	@BeforeEach
 	void clean() {

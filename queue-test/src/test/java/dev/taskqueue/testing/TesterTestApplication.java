@@ -9,13 +9,11 @@ import dev.taskqueue.NonRetryableTaskException;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskQueue;
-import dev.taskqueue.test.TestDatabase;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
  * An application with handlers that write what they did to the {@code written} table, configured as an
@@ -25,12 +23,6 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 @EnableAutoConfiguration
 @Import(TesterTestApplication.Handlers.class)
 class TesterTestApplication {
-
-	/** Points the application at a new database of the test server. */
-	static void newDatabase(DynamicPropertyRegistry registry) {
-		String url = TestDatabase.createDatabase();
-		registry.add("spring.datasource.url", () -> url);
-	}
 
 	record Note(String text) {
 	}

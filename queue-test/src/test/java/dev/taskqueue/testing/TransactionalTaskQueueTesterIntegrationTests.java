@@ -9,8 +9,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.transaction.AfterTransaction;
 import org.springframework.test.context.transaction.TestTransaction;
 import org.springframework.transaction.annotation.Transactional;
@@ -22,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and everything rolls back with the test.
  */
 @SpringBootTest(classes = TesterTestApplication.class, properties = "taskqueue.worker.enabled=false")
+@AutoConfigureTaskQueueDatabase
 @Transactional
 class TransactionalTaskQueueTesterIntegrationTests {
 
@@ -33,11 +32,6 @@ class TransactionalTaskQueueTesterIntegrationTests {
 
 	@Autowired
 	private JdbcClient jdbc;
-
-	@DynamicPropertySource
-	static void database(DynamicPropertyRegistry registry) {
-		TesterTestApplication.newDatabase(registry);
-	}
 
 	@Test
 	void runsTheTasksTheTestHasNotCommitted() {

@@ -6,8 +6,6 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * and runs the tasks of a transaction, which the worker cannot see.
  */
 @SpringBootTest(classes = TesterTestApplication.class, properties = "taskqueue.worker.poll-interval=50ms")
+@AutoConfigureTaskQueueDatabase
 class WorkerRunningIntegrationTests {
 
 	@Autowired
@@ -28,11 +27,6 @@ class WorkerRunningIntegrationTests {
 
 	@Autowired
 	private TransactionTemplate transactions;
-
-	@DynamicPropertySource
-	static void database(DynamicPropertyRegistry registry) {
-		TesterTestApplication.newDatabase(registry);
-	}
 
 	@Test
 	void runOutsideATransactionSaysToTurnTheWorkerOff() {

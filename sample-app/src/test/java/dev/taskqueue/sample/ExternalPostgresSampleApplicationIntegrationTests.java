@@ -1,21 +1,15 @@
 package dev.taskqueue.sample;
 
-import dev.taskqueue.test.TestDatabase;
+import dev.taskqueue.testing.AutoConfigureTaskQueueDatabase;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
-
 /**
- * The same tests on a new database of the PostgreSQL server that {@code TASKQUEUE_TEST_JDBC_URL} points at.
+ * The same tests on a new database of the PostgreSQL server that {@code TASKQUEUE_TEST_JDBC_URL} points at, which
+ * {@link AutoConfigureTaskQueueDatabase} uses when it is set: the sample's own embedded PostgreSQL backs off for a
+ * configured {@code spring.datasource.url}.
  */
-@EnabledIfEnvironmentVariable(named = TestDatabase.URL_VARIABLE, matches = ".+")
+@EnabledIfEnvironmentVariable(named = "TASKQUEUE_TEST_JDBC_URL", matches = ".+")
+@AutoConfigureTaskQueueDatabase
 class ExternalPostgresSampleApplicationIntegrationTests extends SampleApplicationIntegrationTests {
-
-	@DynamicPropertySource
-	static void database(DynamicPropertyRegistry registry) {
-		String url = TestDatabase.createDatabase();
-		registry.add("spring.datasource.url", () -> url);
-	}
 
 }

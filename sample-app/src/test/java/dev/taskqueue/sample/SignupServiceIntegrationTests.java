@@ -3,15 +3,13 @@ package dev.taskqueue.sample;
 import java.util.UUID;
 
 import dev.taskqueue.TaskQueue;
-import dev.taskqueue.test.TestDatabase;
+import dev.taskqueue.testing.AutoConfigureTaskQueueDatabase;
 import dev.taskqueue.testing.TaskQueueTester;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.annotation.Transactional;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,9 +17,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The signup and its welcome email, tested with {@link TaskQueueTester}: each test enqueues, checks what it
  * enqueued, runs the handler on the test's thread and checks its effect, all in the test's transaction, which rolls
- * back. The worker is off, as it should be in tests that run tasks themselves.
+ * back. The worker is off, as it should be in tests that run tasks themselves. The database is a new one of the
+ * test's own, as an application's tests get it from {@code queue-test}.
  */
 @SpringBootTest(properties = "taskqueue.worker.enabled=false")
+@AutoConfigureTaskQueueDatabase
 @Transactional
 class SignupServiceIntegrationTests {
 
@@ -36,12 +36,6 @@ class SignupServiceIntegrationTests {
 
 	@Autowired
 	private JdbcClient jdbc;
-
-	@DynamicPropertySource
-	static void database(DynamicPropertyRegistry registry) {
-		String url = TestDatabase.createDatabase();
-		registry.add("spring.datasource.url", () -> url);
-	}
 
 	@Test
 	void signUpEnqueuesAWelcomeEmailThatTheHandlerRecords() {
