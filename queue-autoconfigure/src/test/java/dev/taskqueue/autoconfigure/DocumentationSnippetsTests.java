@@ -14,6 +14,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.handler.IgnoreTopLevelConverterNotFoundBindHandler;
 import org.springframework.boot.context.properties.bind.validation.ValidationBindHandler;
@@ -141,7 +142,7 @@ class DocumentationSnippetsTests {
 		sources.forEach(environment.getPropertySources()::addLast);
 		UnknownPropertyCheck.requireKnown(environment);
 		Binder.get(environment)
-			.bindOrCreate("taskqueue", TaskQueueProperties.class, new ValidationBindHandler(
+			.bindOrCreate("taskqueue", Bindable.of(TaskQueueProperties.class), new ValidationBindHandler(
 					new IgnoreTopLevelConverterNotFoundBindHandler(), new TaskQueueProperties()));
 	}
 

@@ -14,13 +14,13 @@ import org.springframework.transaction.annotation.Transactional;
 // docs/testing.md, "With Docker: Testcontainers". Skipped where no Docker engine runs (as in CI here).
 
 @SpringBootTest(properties = "taskqueue.worker.enabled=false")
-@Testcontainers(disabledWithoutDocker = true)
+@Testcontainers(disabledWithoutDocker = true)   // skipped, not failed, where there is no Docker engine
 @Transactional
 class ContainerTests {
 
     @Container
     @ServiceConnection
-    static PostgreSQLContainer postgres = new PostgreSQLContainer("postgres:17");
+    static PostgreSQLContainer postgres = new PostgreSQLContainer("postgres:18-alpine");
 
     @Autowired Signups signups;
     @Autowired TaskQueueTester tester;
