@@ -1,10 +1,8 @@
 package com.example.signup;
 
 import java.math.BigDecimal;
-import java.util.List;
 import java.util.UUID;
 
-import dev.taskqueue.BatchResult;
 import dev.taskqueue.testing.AutoConfigureTaskQueueDatabase;
 import dev.taskqueue.testing.TaskQueueTester;
 import org.junit.jupiter.api.Test;
@@ -26,8 +24,6 @@ class DocsExamplesTests {
 
     @Autowired DocsExamples examples;
     @Autowired Checkout checkout;
-    @Autowired Imports imports;
-    @Autowired Mailer mailer;
     @Autowired TaskQueueTester tester;
 
     @Test
@@ -57,15 +53,6 @@ class DocsExamplesTests {
         this.tester.assertEnqueued("billing", new OrderPlaced("order-7"));
         this.tester.assertEnqueued("shipping", new OrderPlaced("order-7"));
         this.tester.runUntilEmpty().assertAllCompleted();
-    }
-
-    @Test
-    void aBatchReportsOnceItsRowsAreDone() {
-        BatchResult batch = this.imports.importFile("file-1", List.of(new Row(1, "a"), new Row(2, "b")));
-
-        assertThat(batch.taskIds()).hasSize(2);
-        this.tester.runUntilEmpty().assertAllCompleted();
-        assertThat(this.mailer.sent()).contains("ops@example.com: Import done: 2 of 2 rows, 0 failed");
     }
 
 }

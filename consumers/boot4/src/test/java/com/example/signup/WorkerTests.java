@@ -2,6 +2,7 @@ package com.example.signup;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 import dev.taskqueue.testing.AutoConfigureTaskQueueDatabase;
 import org.junit.jupiter.api.Test;
@@ -12,8 +13,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The same sign-up as {@link SignupsTests}, committed, and handled by the real worker of the application, as in
- * production.
+ * The same sign-up as {@link SignupsTests}, and docs/topics-and-batches.md's batch, committed and handled by the
+ * real worker of the application, as in production.
  */
 @SpringBootTest
 @AutoConfigureTaskQueueDatabase
@@ -22,6 +23,7 @@ class WorkerTests {
     @Autowired Signups signups;
     @Autowired Users users;
     @Autowired Mailer mailer;
+    @Autowired Imports imports;
 
     @Test
     void theWorkerWelcomesNewUsers() throws InterruptedException {
@@ -31,8 +33,20 @@ class WorkerTests {
         while (!this.mailer.sent().contains("grace@example.com: Welcome!") && Instant.now().isBefore(deadline)) {
             Thread.sleep(20);
         }
-        assertThat(this.mailer.sent()).containsExactly("grace@example.com: Welcome!");
+        assertThat(this.mailer.sent()).containsOnlyOnce("grace@example.com: Welcome!");
         assertThat(this.users.count()).isOne();
+    }
+
+    @Test
+    void aBatchReportsOnceItsRowsAreDone() throws InterruptedException {
+        String report = "ops@example.com: Import done: 2 of 2 rows, 0 failed";
+        this.imports.importFile("file-1", List.of(new Row(1, "a"), new Row(2, "b")));
+
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));   // the batch ends at an instance's sweep
+        while (!this.mailer.sent().contains(report) && Instant.now().isBefore(deadline)) {
+            Thread.sleep(50);
+        }
+        assertThat(this.mailer.sent()).containsOnlyOnce(report);
     }
 
 }
