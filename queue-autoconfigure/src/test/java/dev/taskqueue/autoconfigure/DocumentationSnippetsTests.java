@@ -11,6 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -78,6 +79,18 @@ class DocumentationSnippetsTests {
 			found.add(new Snippet(ROOT.relativize(page) + ":" + (start + 1), fence.group(1), body, marker));
 		}
 		return found.stream();
+	}
+
+	/** The version users are told to use is the one this build makes: README.md and both consumers say it. */
+	@Test
+	void usersAreToldThisVersion() {
+		Matcher revision = Pattern.compile("-Drevision=(\\S+)")
+			.matcher(String.join("\n", read(ROOT.resolve(".mvn/maven.config"))));
+		assertThat(revision.find()).as(".mvn/maven.config sets -Drevision").isTrue();
+		String expected = "<taskqueue.version>" + revision.group(1) + "</taskqueue.version>";
+		for (String file : List.of("README.md", "consumers/boot4/pom.xml", "consumers/boot35/pom.xml")) {
+			assertThat(read(ROOT.resolve(file))).as(file).anyMatch((line) -> line.strip().equals(expected));
+		}
 	}
 
 	@ParameterizedTest(name = "{0}")
