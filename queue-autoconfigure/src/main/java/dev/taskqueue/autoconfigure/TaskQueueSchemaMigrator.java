@@ -3,17 +3,16 @@ package dev.taskqueue.autoconfigure;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 
 import javax.sql.DataSource;
 
 import dev.taskqueue.jdbc.MigrationLock;
 import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.support.DatabaseFailures;
 import dev.taskqueue.support.StartupFailure;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.InitializingBean;
 
@@ -72,37 +71,15 @@ public class TaskQueueSchemaMigrator implements InitializingBean {
 	 * down or unreachable shows: said as such, apart from a migration that failed.
 	 */
 	static StartupFailure startupFailure(RuntimeException ex) {
-		SQLException connection = connectionFailure(ex);
-		if (connection != null) {
-			String reason = (connection.getMessage() != null && !String.valueOf(ex.getMessage())
-				.contains(connection.getMessage())) ? " (" + connection.getMessage() + ")" : "";
-			return new StartupFailure("TaskQueue could not connect to the database to migrate its tables: "
-					+ ex.getMessage() + reason,
-					"Check that the database is running and reachable from this application, and "
-							+ "spring.datasource.url, spring.datasource.username and spring.datasource.password.",
-					ex);
+		StartupFailure unreachable = DatabaseFailures.unreachable(ex, "migrate its tables");
+		if (unreachable != null) {
+			return unreachable;
 		}
 		return new StartupFailure("TaskQueue's schema migration failed: " + ex.getMessage(),
 				"Fix the cause above and start again: on PostgreSQL a failed migration is rolled back, so the next "
 						+ "start runs it again. TaskQueue's migrations are in " + LOCATION + ", their history in "
 						+ "the table " + HISTORY_TABLE + ", apart from the application's own.",
 				ex);
-	}
-
-	/**
-	 * A failure to connect in {@code ex}'s causes: SQLSTATE class 08 (connection exception), or a pool that ran
-	 * out of time waiting for one.
-	 */
-	private static @Nullable SQLException connectionFailure(Throwable ex) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause instanceof SQLTransientConnectionException
-					|| (cause instanceof SQLException sql && sql.getSQLState() != null
-							&& sql.getSQLState().startsWith("08"))) {
-				SQLException deeper = (cause.getCause() != null) ? connectionFailure(cause.getCause()) : null;
-				return (deeper != null) ? deeper : (SQLException) cause;
-			}
-		}
-		return null;
 	}
 
 	private void migrate(DataSource connection) {

@@ -125,6 +125,26 @@ class StartupFailureReportIntegrationTests {
 	}
 
 	@Test
+	void aDatabaseThatIsDownWithoutMigration(CapturedOutput output) {
+		assertFailsToStart("jdbc:postgresql://127.0.0.1:1/none?user=postgres", List.of(Handlers.class),
+				"spring.datasource.hikari.connection-timeout=500", "taskqueue.schema.migrate=false");
+		// Without migration the topic subscriptions are stored first: the first statement of TaskQueue's.
+		assertReport(output, "TaskQueue could not connect to the database to store its topic subscriptions: ",
+				"Check that the database is running and reachable from this application, and spring.datasource.url, "
+						+ "spring.datasource.username and spring.datasource.password.");
+		assertThat(output).contains("Connection to 127.0.0.1:1 refused");
+	}
+
+	@Test
+	void tablesThatWereNeverCreated(CapturedOutput output) {
+		assertFailsToStart(TestDatabase.createDatabase(), List.of(Handlers.class), "taskqueue.schema.migrate=false");
+		assertReport(output, "TaskQueue could not store its topic subscriptions: its tables are not there (ERROR: "
+				+ "relation \"taskqueue_topic_subscription\" does not exist",
+				"Apply TaskQueue's migrations (classpath:db/taskqueue) to this database and schema, or remove "
+						+ "taskqueue.schema.migrate=false to have TaskQueue apply them at startup.");
+	}
+
+	@Test
 	void aMigrationThatFails(CapturedOutput output) {
 		String url = TestDatabase.createDatabase();
 		// A table of the application's in the way of TaskQueue's first migration.
