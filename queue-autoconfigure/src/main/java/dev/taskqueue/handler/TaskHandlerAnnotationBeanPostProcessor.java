@@ -60,8 +60,11 @@ public class TaskHandlerAnnotationBeanPostProcessor
 		return bean;
 	}
 
-	/** What to do: the registry refuses a second handler of a queue, the checks below a method. */
-	private static String action(RuntimeException ex) {
+	/** What to do: the registry refuses a handler after startup or a queue's second, the checks below a method. */
+	private String action(RuntimeException ex) {
+		if (this.registry.isFrozen()) {
+			return "Make the bean a singleton created at startup: handlers are found only then.";
+		}
 		return (ex instanceof IllegalStateException)
 				? "Keep one @TaskHandler method per queue: remove one of the two, or give it a queue of its own."
 				: "Change the @TaskHandler method as said above. A handler is a public or package-private instance "
