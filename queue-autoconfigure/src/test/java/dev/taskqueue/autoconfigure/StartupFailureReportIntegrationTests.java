@@ -34,8 +34,8 @@ class StartupFailureReportIntegrationTests {
 		String url = TestDatabase.createDatabase();
 		assertFailsToStart(url, List.of(), "taskqueue.worker.concurency=2");
 		assertReport(output,
-				"taskqueue.worker.concurency (set in \"taskqueue.worker.concurency\" from property source \"defaultProperties\") is not a TaskQueue property; "
-						+ "taskqueue.worker has completion-batch-size, ",
+				"taskqueue.worker.concurency (set in \"taskqueue.worker.concurency\" from property source "
+						+ "\"defaultProperties\") is not a TaskQueue property; taskqueue.worker has completion-batch-size, ",
 				"Correct the name of each property above, or remove it. TaskQueue's properties are listed in "
 						+ "docs/configuration.md");
 		assertThat(tables(url)).as("TaskQueue's tables").isZero();
@@ -71,7 +71,8 @@ class StartupFailureReportIntegrationTests {
 		finally {
 			System.clearProperty("taskqueue.version");
 		}
-		assertReport(output, "taskqueue.worker.concurency (set in \"taskqueue.worker.concurency\" from property source \"defaultProperties\") is not a TaskQueue property",
+		assertReport(output, "taskqueue.worker.concurency (set in \"taskqueue.worker.concurency\" from property "
+				+ "source \"defaultProperties\") is not a TaskQueue property",
 				"Correct the name of each property above");
 		assertThat(output).as("the fatal list names the misspelt property only")
 			.doesNotContain("taskqueue.version (set in");
