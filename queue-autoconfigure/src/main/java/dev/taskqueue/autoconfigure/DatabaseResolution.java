@@ -9,6 +9,7 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.jdbc.Database;
 import dev.taskqueue.jdbc.DatabaseDialect;
+import dev.taskqueue.support.StartupFailure;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -40,9 +41,12 @@ final class DatabaseResolution {
 		Database database = (configured != Database.AUTO) ? configured
 				: (detected != null) ? detected.database() : Database.POSTGRESQL;
 		if (detected != null && configured != Database.AUTO && detected.database() != configured) {
-			throw new IllegalStateException("taskqueue.database is " + configured.propertyValue() + " but the database "
+			throw new StartupFailure("taskqueue.database is " + configured.propertyValue() + " but the database "
 					+ "is " + detected.database().displayName() + " (SELECT version() says '" + detected.version()
-					+ "'): set taskqueue.database=" + detected.database().propertyValue() + " or auto");
+					+ "'): set taskqueue.database=" + detected.database().propertyValue() + " or auto",
+					"Set taskqueue.database=" + detected.database().propertyValue() + ", or remove it (auto, the "
+							+ "default, detects the database), or point spring.datasource.url at the database you "
+							+ "meant.");
 		}
 		if (detected != null && database == Database.COCKROACHDB) {
 			requireMultipleModifications(dataSource);
@@ -64,9 +68,9 @@ final class DatabaseResolution {
 			return true; // the user says this cluster has LISTEN/NOTIFY
 		}
 		if (notifySet) {
-			throw new IllegalStateException("taskqueue.notify.enabled=true, but " + database.displayName() + " has no "
+			throw new StartupFailure("taskqueue.notify.enabled=true, but " + database.displayName() + " has no "
 					+ "LISTEN/NOTIFY: remove the property (workers then poll every taskqueue.worker.poll-interval) or "
-					+ "set it to false");
+					+ "set it to false", "Remove taskqueue.notify.enabled, or set it to false.");
 		}
 		logger.info(database.displayName() + " has no LISTEN/NOTIFY" + ((database == Database.YUGABYTEDB)
 				? " unless the cluster enables it (then set taskqueue.notify.enabled=true)" : "")
@@ -91,10 +95,11 @@ final class DatabaseResolution {
 			return;
 		}
 		if (!multipleModificationsAllowed(value)) {
-			throw new IllegalStateException("CockroachDB's " + MULTIPLE_MODIFICATIONS + " is " + value + ", but "
+			throw new StartupFailure("CockroachDB's " + MULTIPLE_MODIFICATIONS + " is " + value + ", but "
 					+ "TaskQueue's completions change the task table twice in one statement: set the cluster setting "
 					+ "sql.multiple_modifications_of_table.enabled = true, or add options=-c" + MULTIPLE_MODIFICATIONS
-					+ "=on to the JDBC URL");
+					+ "=on to the JDBC URL", "Set the cluster setting sql.multiple_modifications_of_table.enabled = "
+							+ "true, or add options=-c" + MULTIPLE_MODIFICATIONS + "=on to spring.datasource.url.");
 		}
 	}
 

@@ -7,6 +7,7 @@ import java.util.Map;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.QueueLimits;
 import dev.taskqueue.jdbc.TaskBuckets;
+import dev.taskqueue.support.StartupFailure;
 import dev.taskqueue.worker.QueueSettings;
 import dev.taskqueue.worker.RetryPolicy;
 
@@ -70,11 +71,12 @@ final class QueueSettingsResolver {
 		if (groupSize > 1 && !(transactionManager instanceof DataSourceTransactionManager)) {
 			String property = (queueGroupSize != null) ? "taskqueue.queues." + handler.queue() + ".group-commit-size"
 					: "taskqueue.worker.group-commit-size";
-			throw new IllegalStateException("Queue '" + handler.queue() + "' is set to commit groups of "
+			throw new StartupFailure("Queue '" + handler.queue() + "' is set to commit groups of "
 					+ groupSize + " tasks (" + property + "), each task in a savepoint, which needs a "
 					+ "DataSourceTransactionManager or JdbcTransactionManager; the application's is a "
 					+ transactionManager.getClass().getName() + ", whose savepoints, if any, do not undo what "
-					+ "a failed task left in a persistence context. Set " + property + " to 1");
+					+ "a failed task left in a persistence context. Set " + property + " to 1",
+					"Set " + property + " to 1.");
 		}
 		QueueLimits limits = (queue != null) ? RateLimitProperties.limits(queue.getGlobalConcurrency(),
 				queue.getRateLimit()) : QueueLimits.NONE;

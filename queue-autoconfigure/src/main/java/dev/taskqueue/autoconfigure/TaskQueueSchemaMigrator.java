@@ -9,6 +9,8 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.jdbc.MigrationLock;
 import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.support.DatabaseFailures;
+import dev.taskqueue.support.StartupFailure;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 
@@ -56,7 +58,28 @@ public class TaskQueueSchemaMigrator implements InitializingBean {
 
 	@Override
 	public void afterPropertiesSet() {
-		MigrationLock.holding(this.dataSource, this.tables, this.advisoryLocks, this::migrate);
+		try {
+			MigrationLock.holding(this.dataSource, this.tables, this.advisoryLocks, this::migrate);
+		}
+		catch (RuntimeException ex) {
+			throw startupFailure(ex);
+		}
+	}
+
+	/**
+	 * The migration is the first thing of TaskQueue's to need the database, so this is where a database that is
+	 * down or unreachable shows: said as such, apart from a migration that failed.
+	 */
+	static StartupFailure startupFailure(RuntimeException ex) {
+		StartupFailure unreachable = DatabaseFailures.unreachable(ex, "migrate its tables");
+		if (unreachable != null) {
+			return unreachable;
+		}
+		return new StartupFailure("TaskQueue's schema migration failed: " + ex.getMessage(),
+				"Fix the cause above and start again: on PostgreSQL a failed migration is rolled back, so the next "
+						+ "start runs it again. TaskQueue's migrations are in " + LOCATION + ", their history in "
+						+ "the table " + HISTORY_TABLE + ", apart from the application's own.",
+				ex);
 	}
 
 	private void migrate(DataSource connection) {

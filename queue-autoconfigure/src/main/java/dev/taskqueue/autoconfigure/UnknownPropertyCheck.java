@@ -10,6 +10,9 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import dev.taskqueue.support.StartupFailure;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanUtils;
@@ -24,6 +27,8 @@ import org.springframework.boot.context.properties.source.IterableConfigurationP
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
@@ -34,11 +39,15 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  * <p>
  * Environment variables are not checked, as Spring Boot's own strict binding does not check them either: platforms
  * set variables of their own that look like ours, such as {@code TASKQUEUE_WORKER_SERVICE_HOST} on Kubernetes for
- * a service named {@code taskqueue-worker}.
+ * a service named {@code taskqueue-worker}. Nor are JVM system properties fatal: build tools hand their own to the
+ * JVM (Surefire passes Maven's {@code -Dtaskqueue.version=...} to the tests), so a property set only there is
+ * said in one WARN line instead.
  * <p>
  * A {@link BeanFactoryPostProcessor}, so that it runs before any bean is created, and so before any migration.
  */
 final class UnknownPropertyCheck implements BeanFactoryPostProcessor, EnvironmentAware {
+
+	private static final Log logger = LogFactory.getLog(UnknownPropertyCheck.class);
 
 	private static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of("taskqueue");
 
@@ -52,33 +61,63 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 
 	@Override
 	public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
-		requireKnown(this.environment);
+		try {
+			String ignored = requireKnown(this.environment);
+			if (ignored != null) {
+				logger.warn(ignored);
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			throw new StartupFailure(String.valueOf(ex.getMessage()), "Correct the name of each property above, or "
+					+ "remove it. TaskQueue's properties are listed in docs/configuration.md; an IDE completes "
+					+ "them from the starter's configuration metadata.", ex);
+		}
 	}
 
 	/**
 	 * Fails if {@code environment} sets a property under {@code taskqueue} that {@link TaskQueueProperties} does
-	 * not have.
+	 * not have, in any source but the JVM's system properties.
+	 * @return one line naming the unknown properties set only as JVM system properties, {@code null} if none
 	 * @throws IllegalArgumentException naming each unknown property, where it was set, and the valid ones
 	 */
-	static void requireKnown(Environment environment) {
+	static @Nullable String requireKnown(Environment environment) {
 		Map<String, String> unknown = new TreeMap<>();
+		Map<String, String> systemOnly = new TreeMap<>();
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
 			if (source instanceof IterableConfigurationPropertySource iterable
 					&& !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource)) {
+				Map<String, String> found = isSystemProperties(source) ? systemOnly : unknown;
 				iterable.filter(ROOT::isAncestorOf).forEach((name) -> {
 					String problem = problem(name);
 					if (problem != null) {
-						unknown.putIfAbsent(name.toString(), origin(source.getConfigurationProperty(name)) + problem);
+						found.putIfAbsent(name.toString(), origin(source.getConfigurationProperty(name)) + problem);
 					}
 				});
 			}
 		}
 		if (!unknown.isEmpty()) {
-			throw new IllegalArgumentException(unknown.entrySet()
-				.stream()
-				.map((entry) -> entry.getKey() + entry.getValue())
-				.collect(Collectors.joining("; ")));
+			throw new IllegalArgumentException(joined(unknown));
 		}
+		systemOnly.keySet().removeAll(unknown.keySet());
+		return systemOnly.isEmpty() ? null : "Ignoring JVM system properties that are not TaskQueue's: "
+				+ joined(systemOnly) + ". A build tool may pass its own to the JVM (Maven's -D does to tests); set "
+				+ "TaskQueue's properties in the application's configuration, where a misspelt one stops startup";
+	}
+
+	/**
+	 * The JVM's system properties. Only the standard source: {@code @SpringBootTest(properties)} and the command
+	 * line's arguments are sources of their own, and checked.
+	 */
+	private static boolean isSystemProperties(ConfigurationPropertySource source) {
+		return source.getUnderlyingSource() instanceof PropertySource<?> underlying
+				&& StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(underlying.getName());
+	}
+
+	private static String joined(Map<String, String> problems) {
+		return problems.entrySet()
+			.stream()
+			.map((entry) -> entry.getKey() + entry.getValue())
+			.collect(Collectors.joining("; "));
 	}
 
 	/** What is wrong with {@code name}, {@code null} if it names a TaskQueue property. */

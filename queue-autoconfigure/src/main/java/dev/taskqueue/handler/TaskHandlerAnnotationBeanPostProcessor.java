@@ -11,6 +11,7 @@ import java.util.stream.Collectors;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
+import dev.taskqueue.support.StartupFailure;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.AopProxyUtils;
@@ -52,11 +53,22 @@ public class TaskHandlerAnnotationBeanPostProcessor
 				this.registry.register(handlerMethod(bean, beanName, method, annotation));
 			}
 			catch (IllegalStateException | IllegalArgumentException ex) {
-				String message = ex.getMessage();
-				throw new BeanCreationException(beanName, (message != null) ? message : ex.toString(), ex);
+				String message = (ex.getMessage() != null) ? ex.getMessage() : ex.toString();
+				throw new BeanCreationException(beanName, message, new StartupFailure(message, action(ex), ex));
 			}
 		});
 		return bean;
+	}
+
+	/** What to do: the registry refuses a handler after startup or a queue's second, the checks below a method. */
+	private String action(RuntimeException ex) {
+		if (this.registry.isFrozen()) {
+			return "Make the bean a singleton created at startup: handlers are found only then.";
+		}
+		return (ex instanceof IllegalStateException)
+				? "Keep one @TaskHandler method per queue: remove one of the two, or give it a queue of its own."
+				: "Change the @TaskHandler method as said above. A handler is a public or package-private instance "
+						+ "method of a bean that takes (P payload) or (P payload, TaskContext context).";
 	}
 
 	@Override

@@ -35,6 +35,11 @@ public class TaskHandlerRegistry {
 		this.frozen = true;
 	}
 
+	/** Whether startup is over, and with it registration. */
+	boolean isFrozen() {
+		return this.frozen;
+	}
+
 	/** The handler of {@code queue}, or {@code null} when this application has none. */
 	public synchronized @Nullable TaskHandlerMethod get(String queue) {
 		return this.handlers.get(queue);

@@ -8,6 +8,7 @@ import java.util.Set;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.jdbc.TopicRepository;
+import dev.taskqueue.support.DatabaseFailures;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -53,8 +54,14 @@ public class TopicSubscriptions implements SmartInitializingSingleton {
 		if (topicsByQueue.isEmpty()) {
 			return;
 		}
-		List<String> removed = this.transactions
-			.execute((status) -> this.topics.declare(topicsByQueue.keySet(), topicsByQueue));
+		List<String> removed;
+		try {
+			removed = this.transactions.execute((status) -> this.topics.declare(topicsByQueue.keySet(), topicsByQueue));
+		}
+		catch (RuntimeException ex) {
+			// With taskqueue.schema.migrate=false, TaskQueue's first statement at startup.
+			throw DatabaseFailures.atStartup(ex, "store its topic subscriptions");
+		}
 		if (removed != null && !removed.isEmpty()) {
 			logger.info("Removed topic subscriptions that no @TaskHandler of this application declares any more: "
 					+ String.join(", ", removed));

@@ -26,6 +26,8 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
 /**
  * The {@link TaskQueue} on the application's database: writes the payload as JSON and inserts the task on the
  * application's {@code DataSource}, inside the caller's transaction when there is one. Each insert is observed as
@@ -72,6 +74,7 @@ public class DefaultTaskQueue implements TaskQueue {
 
 	@Override
 	public PublishResult publish(String topic, Object payload) {
+		requireWritableTransaction("publish");
 		QueueName.requireValid(topic, "topic");
 		// The topic stands in for the queue in checks and messages: the subscribed queues are known only in SQL.
 		NewTask task = newTask(TaskRequest.of(topic, payload), "payload");
@@ -83,6 +86,7 @@ public class DefaultTaskQueue implements TaskQueue {
 
 	@Override
 	public BatchResult enqueueBatch(List<TaskRequest> requests, TaskRequest then) {
+		requireWritableTransaction("enqueueBatch");
 		if (requests == null) {
 			throw new IllegalArgumentException("tasks must not be null");
 		}
@@ -111,11 +115,13 @@ public class DefaultTaskQueue implements TaskQueue {
 
 	@Override
 	public UUID enqueue(TaskRequest request) {
+		requireWritableTransaction("enqueue");
 		return offer(request).id();
 	}
 
 	@Override
 	public EnqueueResult offer(TaskRequest request) {
+		requireWritableTransaction("offer");
 		NewTask task = newTask(request, "request");
 		EnqueueResult result = observed(task.queue(), 1, (headers) -> this.tasks.offer(task.withHeaders(headers)));
 		if (!result.duplicate()) {
@@ -126,11 +132,13 @@ public class DefaultTaskQueue implements TaskQueue {
 
 	@Override
 	public List<UUID> enqueueAll(List<TaskRequest> requests) {
+		requireWritableTransaction("enqueueAll");
 		return offerAll(requests).stream().map(EnqueueResult::id).toList();
 	}
 
 	@Override
 	public List<EnqueueResult> offerAll(List<TaskRequest> requests) {
+		requireWritableTransaction("offerAll");
 		if (requests == null) {
 			throw new IllegalArgumentException("requests must not be null");
 		}
@@ -172,7 +180,22 @@ public class DefaultTaskQueue implements TaskQueue {
 		}
 	}
 
-	/** Runs {@code insert} with the headers of a {@code taskqueue.enqueue} observation around it. */
+	/**
+	 * Refuses to write in a read-only transaction before any SQL runs. PostgreSQL would refuse the statement
+	 * ({@code cannot execute INSERT in a read-only transaction}) and with it every later statement of the caller's
+	 * transaction; refused here, nothing is written and the caller's transaction goes on. Only a transaction that
+	 * is actually active counts: {@code readOnly} on a propagation that starts none leaves the connection writable.
+	 */
+	private static void requireWritableTransaction(String operation) {
+		if (TransactionSynchronizationManager.isActualTransactionActive()
+				&& TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
+			throw new IllegalStateException("TaskQueue." + operation + " was called in a read-only transaction "
+					+ "(such as @Transactional(readOnly = true)), which cannot write the task; nothing was enqueued. "
+					+ "Call it in a read-write transaction: drop readOnly = true from the @Transactional around the "
+					+ "call, or move the call to a method whose transaction is not read-only");
+		}
+	}
+
 	/**
 	 * Runs {@code insert} with the headers to store, observed. Outside a transaction the insert is its own, and a
 	 * serialization failure (CockroachDB, YugabyteDB, SERIALIZABLE) runs it again; inside the caller's, the failure

@@ -10,6 +10,7 @@ import dev.taskqueue.RecurringTask;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.handler.TaskHandlerMethod;
+import dev.taskqueue.support.StartupFailure;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
@@ -63,8 +64,11 @@ public class RecurringTaskAnnotationBeanPostProcessor
 				register(bean, beanName, method, annotation);
 			}
 			catch (IllegalStateException | IllegalArgumentException ex) {
-				String message = ex.getMessage();
-				throw new BeanCreationException(beanName, (message != null) ? message : ex.toString(), ex);
+				String message = (ex.getMessage() != null) ? ex.getMessage() : ex.toString();
+				throw new BeanCreationException(beanName, message, new StartupFailure(message,
+						"Change the @RecurringTask method or its schedule as said above; docs/recurring-tasks.md "
+								+ "describes what a schedule may be.",
+						ex));
 			}
 		});
 		return bean;

@@ -12,6 +12,7 @@ import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.ScheduleRepository;
 import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.support.StartupFailure;
 import dev.taskqueue.support.TaskQueueListeners;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.LazyInitializationExcludeFilter;
@@ -76,8 +77,15 @@ public class RecurringTaskAutoConfiguration {
 	RecurringScheduler taskQueueRecurringScheduler(RecurringTaskAnnotationBeanPostProcessor annotated,
 			ScheduleRepository schedules, TickRunner ticks, TaskQueueProperties properties,
 			ObjectProvider<JsonMapper> jsonMapper) {
-		List<Schedule> all = ConfiguredSchedules.merge(annotated.getSchedules(),
-				ConfiguredSchedules.of(properties.getSchedules(), jsonMapper.getIfAvailable(JsonMapper::new)));
+		List<Schedule> all;
+		try {
+			all = ConfiguredSchedules.merge(annotated.getSchedules(),
+					ConfiguredSchedules.of(properties.getSchedules(), jsonMapper.getIfAvailable(JsonMapper::new)));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new StartupFailure(String.valueOf(ex.getMessage()), "Change taskqueue.schedules as said above; "
+					+ "docs/recurring-tasks.md describes what a schedule may be.", ex);
+		}
 		return new RecurringScheduler(all, schedules, ticks, properties.getWorker().getPollInterval(),
 				properties.getWorker().getHeartbeatInterval());
 	}

@@ -7,6 +7,7 @@ import java.util.UUID;
 
 import dev.taskqueue.jdbc.QueueRepository;
 import dev.taskqueue.jdbc.SessionRepository;
+import dev.taskqueue.support.DatabaseFailures;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -73,7 +74,13 @@ public class WorkerSession {
 
 	void open() {
 		UUID newId = UUID.randomUUID();
-		this.transactions.executeWithoutResult((status) -> this.sessions.register(newId, this.name));
+		try {
+			this.transactions.executeWithoutResult((status) -> this.sessions.register(newId, this.name));
+		}
+		catch (RuntimeException ex) {
+			// The worker's first statement, with taskqueue.schema.migrate=false maybe TaskQueue's first at all.
+			throw DatabaseFailures.atStartup(ex, "open the worker's session");
+		}
 		this.id = newId;
 		readPausedQueues();
 	}

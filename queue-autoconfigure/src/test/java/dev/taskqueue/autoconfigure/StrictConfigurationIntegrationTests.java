@@ -5,6 +5,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.taskqueue.TaskHandler;
+import dev.taskqueue.support.StartupFailure;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -79,7 +80,8 @@ class StrictConfigurationIntegrationTests {
 	void everyMistakeIsNamedInOneMessage() {
 		this.runner.withPropertyValues("taskqueue.queues.emails.concurency=1", "taskqueue.worker.polInterval=1s")
 			.run((context) -> assertThat(context).getFailure()
-				.isInstanceOf(IllegalArgumentException.class)
+				.isInstanceOf(StartupFailure.class)
+				.hasCauseInstanceOf(IllegalArgumentException.class)
 				.message()
 				.contains("taskqueue.queues.emails.concurency (set in ")
 				.contains("; taskqueue.worker.polinterval (set in ")
@@ -168,7 +170,8 @@ class StrictConfigurationIntegrationTests {
 	private void assertStartupFails(String property, String messageStart, String messagePart) {
 		this.runner.withPropertyValues(property)
 			.run((context) -> assertThat(context).getFailure()
-				.isInstanceOf(IllegalArgumentException.class)
+				.isInstanceOf(StartupFailure.class)
+				.hasCauseInstanceOf(IllegalArgumentException.class)
 				.message()
 				.startsWith(messageStart)
 				.contains(messagePart));

@@ -2,13 +2,16 @@ package dev.taskqueue.handler;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
+import dev.taskqueue.support.StartupFailure;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Handlers that stop the application, and the messages that say which bean and method to fix.
@@ -39,6 +42,17 @@ class TaskHandlerValidationTests {
 				.hasMessage("Queue 'emails' has two @TaskHandler methods: bean 'first' method "
 						+ "EmailHandler.send(String) and bean 'second' method OtherEmailHandler.deliver(String); "
 						+ "a queue has exactly one handler"));
+	}
+
+	@Test
+	void aHandlerBeanCreatedAfterStartupIsToldToBeASingleton() {
+		this.runner
+			.withBean("late", EmailHandler.class, EmailHandler::new, (definition) -> definition.setScope("prototype"))
+			.run((context) -> assertThatExceptionOfType(BeanCreationException.class)
+				.isThrownBy(() -> context.getBean("late"))
+				.havingCause()
+				.isInstanceOfSatisfying(StartupFailure.class, (failure) -> assertThat(failure.action())
+					.isEqualTo("Make the bean a singleton created at startup: handlers are found only then.")));
 	}
 
 	@Test
