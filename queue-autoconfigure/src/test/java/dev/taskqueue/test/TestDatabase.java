@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
+import org.springframework.boot.SpringApplication;
+
 /**
  * The PostgreSQL server the tests talk to: the one {@code TASKQUEUE_TEST_JDBC_URL} points at (a JDBC URL with
  * user and password as parameters, e.g. {@code jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres}), or else
@@ -92,7 +94,10 @@ public final class TestDatabase {
 				}
 				serverUrl = embedded.getJdbcUrl("postgres", "postgres");
 			}
-			Runtime.getRuntime().addShutdownHook(new Thread(TestDatabase::dropAll, "drop-test-databases"));
+			// Spring Boot runs its shutdown handlers after it has closed the application contexts (the test framework's
+			// cached ones included); a JVM shutdown hook of our own would race them, and a worker ending its session
+			// would wait the pool's connection timeout for a server already gone, past the test JVM's exit deadline.
+			SpringApplication.getShutdownHandlers().add(TestDatabase::dropAll);
 		}
 		return serverUrl;
 	}
