@@ -101,7 +101,7 @@ public class TaskDispatcher {
 		TaskContext context = TaskInvoker.context(task);
 		try {
 			Object payload = this.invoker.prepare(task, handler, settings, context,
-					(reason) -> this.outcomes.deadLetter(task, context, reason));
+					(reason) -> this.outcomes.deadLetter(task, context, reason, settings.maxAttempts()));
 			if (payload == TaskInvoker.NOT_RUNNABLE) {
 				return;
 			}
@@ -169,6 +169,11 @@ public class TaskDispatcher {
 			return;
 		}
 		this.groups.timedOut(task, settings, timeout, group, steps);
+	}
+
+	/** Gives back, now, the tasks whose handlers the worker's shutdown interrupted (see OutcomeRecorder). */
+	void giveBackAtShutdown(List<ClaimedTask> interrupted) {
+		this.outcomes.giveBackAtShutdown(interrupted);
 	}
 
 	/** Tries again to record the outcomes that could not be recorded before. */

@@ -230,7 +230,12 @@ public class TaskWorker implements SmartLifecycle {
 			releaseUnstarted(null);
 			if (!this.handlers.awaitIdle(Duration.ofMillis(remainingMillis(handlersDeadline)))) {
 				logger.warn("TaskQueue handlers still running after the shutdown timeout of " + timeout
-						+ "; interrupting them. Their tasks are released and their transactions cannot complete them");
+						+ "; interrupting them. Their tasks are given back, ready at once and (the first "
+						+ TaskRepository.FREE_SHUTDOWN_GIVE_BACKS + " times for a task) without counting an attempt; "
+						+ "their transactions cannot complete them");
+				// Written here, before the session ends: a handler thread's own outcome, written as it notices the
+				// interrupt, would race with the end of the session and be lost, and the task would count an attempt.
+				this.dispatcher.giveBackAtShutdown(this.handlers.takeRunningForShutdown());
 			}
 			if (this.batched != null) {
 				this.batched.stop();
