@@ -51,7 +51,7 @@ class SchemaMigrationIntegrationTests {
 			assertHandled(context);
 		}
 		try (ConfigurableApplicationContext restarted = TestApplications.start(url, List.of(Handlers.class))) {
-			assertThat(history(url, "taskqueue_schema_history")).hasSize(10);
+			assertThat(history(url, "taskqueue_schema_history")).hasSize(11);
 		}
 	}
 
@@ -103,7 +103,7 @@ class SchemaMigrationIntegrationTests {
 		try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config)) {
 			new TaskQueueSchemaMigrator(pool, TaskTables.inSchema(null)).afterPropertiesSet();
 		}
-		assertThat(history(url, "taskqueue_schema_history")).hasSize(9);
+		assertThat(history(url, "taskqueue_schema_history")).hasSize(10);
 	}
 
 	@Test
