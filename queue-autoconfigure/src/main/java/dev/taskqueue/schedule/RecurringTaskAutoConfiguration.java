@@ -12,7 +12,6 @@ import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.ScheduleRepository;
 import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskTables;
-import dev.taskqueue.support.StartupFailure;
 import dev.taskqueue.support.TaskQueueListeners;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.LazyInitializationExcludeFilter;
@@ -38,6 +37,12 @@ public class RecurringTaskAutoConfiguration {
 	@Bean
 	static RecurringTaskAnnotationBeanPostProcessor recurringTaskAnnotationBeanPostProcessor() {
 		return new RecurringTaskAnnotationBeanPostProcessor();
+	}
+
+	/** Checks the schedules before any bean is created, and so before TaskQueue migrates its tables. */
+	@Bean
+	static ScheduleStartupCheck taskQueueScheduleStartupCheck() {
+		return new ScheduleStartupCheck();
 	}
 
 	@Bean
@@ -71,6 +76,20 @@ public class RecurringTaskAutoConfiguration {
 	}
 
 	@Bean
+	ConfiguredSchedulePayloads taskQueueConfiguredSchedulePayloads(TaskQueueProperties properties,
+			TaskHandlerRegistry handlers, ObjectProvider<JsonMapper> jsonMapper) {
+		JsonMapper mapper = jsonMapper.getIfAvailable(JsonMapper::new);
+		List<Schedule> configured;
+		try {
+			configured = ConfiguredSchedules.of(properties.getSchedules(), mapper);
+		}
+		catch (IllegalArgumentException ex) {
+			configured = List.of(); // said by the scheduler's own check, with its report
+		}
+		return new ConfiguredSchedulePayloads(configured, handlers, mapper);
+	}
+
+	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "taskqueue.worker.enabled", matchIfMissing = true)
 	@DependsOnDatabaseInitialization
@@ -83,8 +102,7 @@ public class RecurringTaskAutoConfiguration {
 					ConfiguredSchedules.of(properties.getSchedules(), jsonMapper.getIfAvailable(JsonMapper::new)));
 		}
 		catch (IllegalArgumentException ex) {
-			throw new StartupFailure(String.valueOf(ex.getMessage()), "Change taskqueue.schedules as said above; "
-					+ "docs/recurring-tasks.md describes what a schedule may be.", ex);
+			throw ConfiguredSchedules.failure(ex);
 		}
 		return new RecurringScheduler(all, schedules, ticks, properties.getWorker().getPollInterval(),
 				properties.getWorker().getHeartbeatInterval());
