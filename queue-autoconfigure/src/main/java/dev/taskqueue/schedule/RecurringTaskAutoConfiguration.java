@@ -12,6 +12,7 @@ import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.ScheduleRepository;
 import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.TaskQueueListeners;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.LazyInitializationExcludeFilter;
@@ -95,7 +96,7 @@ public class RecurringTaskAutoConfiguration {
 	@DependsOnDatabaseInitialization
 	RecurringScheduler taskQueueRecurringScheduler(RecurringTaskAnnotationBeanPostProcessor annotated,
 			ScheduleRepository schedules, TickRunner ticks, TaskQueueProperties properties,
-			ObjectProvider<JsonMapper> jsonMapper) {
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<DatabaseOutage> outage) {
 		List<Schedule> all;
 		try {
 			all = ConfiguredSchedules.merge(annotated.getSchedules(),
@@ -104,8 +105,10 @@ public class RecurringTaskAutoConfiguration {
 		catch (IllegalArgumentException ex) {
 			throw ConfiguredSchedules.failure(ex);
 		}
-		return new RecurringScheduler(all, schedules, ticks, properties.getWorker().getPollInterval(),
-				properties.getWorker().getHeartbeatInterval());
+		RecurringScheduler scheduler = new RecurringScheduler(all, schedules, ticks,
+				properties.getWorker().getPollInterval(), properties.getWorker().getHeartbeatInterval());
+		scheduler.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
+		return scheduler;
 	}
 
 }

@@ -12,6 +12,7 @@ import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.TaskQueueListeners;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -41,11 +42,17 @@ final class OutcomeRecorder {
 
 	private volatile long lastUnrecordedWarning;
 
+	private volatile DatabaseOutage outage = new DatabaseOutage();
+
 	OutcomeRecorder(TaskRepository tasks, TransactionOperations ownTransactions, TaskQueueListener listener) {
 		this.tasks = tasks;
 		this.ownTransactions = ownTransactions;
 		// Listeners are the application's code: whatever they throw must not reach the worker.
 		this.listener = (listener instanceof TaskQueueListeners all) ? all : new TaskQueueListeners(List.of(listener));
+	}
+
+	void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
 	}
 
 	/** The listeners, safe to call: they never throw. */
@@ -193,6 +200,9 @@ final class OutcomeRecorder {
 		}
 		catch (Throwable ex) {
 			this.unrecorded.add(outcome);
+			if (this.outage.failed("record a task outcome (" + this.unrecorded.size() + " waiting)", ex)) {
+				return; // written when the database is back; the outage is said once
+			}
 			// Said once a minute at most: while the database is away this would fail on every poll.
 			long now = System.nanoTime();
 			if (now - this.lastUnrecordedWarning > LOG_INTERVAL_NANOS || this.lastUnrecordedWarning == 0) {

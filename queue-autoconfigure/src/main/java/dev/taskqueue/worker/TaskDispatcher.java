@@ -14,6 +14,7 @@ import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.CompletionCommit;
 import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.support.DatabaseOutage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -174,6 +175,11 @@ public class TaskDispatcher {
 	/** Gives back, now, the tasks whose handlers the worker's shutdown interrupted (see OutcomeRecorder). */
 	void giveBackAtShutdown(List<ClaimedTask> interrupted) {
 		this.outcomes.giveBackAtShutdown(interrupted);
+	}
+
+	/** Says outcomes that cannot be written for want of the database through {@code outage}. */
+	public void reportOutagesTo(DatabaseOutage outage) {
+		this.outcomes.reportOutagesTo(outage);
 	}
 
 	/** Tries again to record the outcomes that could not be recorded before. */

@@ -19,6 +19,7 @@ import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskNotifications;
 import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.PeriodicThread;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -78,6 +79,8 @@ public class TaskWorker implements SmartLifecycle {
 
 	private PeriodicThread heartbeat;
 
+	private DatabaseOutage outage = new DatabaseOutage();
+
 	/**
 	 * @param notifications where to {@code LISTEN} for enqueues on {@code dataSource}, or {@code null} to poll only
 	 */
@@ -107,6 +110,16 @@ public class TaskWorker implements SmartLifecycle {
 		return this.running;
 	}
 
+	/**
+	 * Says failures to reach the database through {@code outage}, shared by the instance's background loops: the
+	 * claim loop, heartbeats, LISTEN, batched completions and outcomes written later. Before {@link #start()}.
+	 */
+	public void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
+		this.session.reportOutagesTo(outage);
+		this.dispatcher.reportOutagesTo(outage);
+	}
+
 	/** This instance's session id, {@code null} while the worker has not started. */
 	public UUID sessionId() {
 		return this.session.id();
@@ -130,6 +143,7 @@ public class TaskWorker implements SmartLifecycle {
 		if (states.stream().anyMatch((state) -> state.handler.batchedCompletion())) {
 			this.batched = new BatchedCompletions(this.tasks, this.ownTransactions, this.listener,
 					this.settings.completionBatchSize(), this.settings.completionFlushInterval());
+			this.batched.reportOutagesTo(this.outage);
 			this.completionFlusher = Threads.named("tq-completions-", false).newThread(this.batched::flushUntilStopped);
 			this.completionFlusher.start();
 		}
@@ -147,12 +161,14 @@ public class TaskWorker implements SmartLifecycle {
 		ClaimLoop claims = new ClaimLoop(states, this.tasks, this.session, this.dispatcher, this.ownTransactions,
 				this.handlers, this.wakeUp, this.settings.pollInterval(), this::isRunning, this::releaseUnstarted,
 				this.batched, this.settings.completionBatchSize(), headless);
+		claims.reportOutagesTo(this.outage);
 		this.claimLoop = Threads.named("tq-claim-", false).newThread(claims);
 		this.claimLoop.start();
 		if (this.notifications != null) {
 			Set<String> names = states.stream().map(QueueState::name).collect(Collectors.toSet());
 			this.notificationListener = new NotificationListener(this.dataSource, this.notifications, names,
 					this.wakeUp::signal, this.settings.pollInterval());
+			this.notificationListener.reportOutagesTo(this.outage);
 			Threads.named("tq-listen-", true).newThread(this.notificationListener).start();
 		}
 		logStarted(states);
