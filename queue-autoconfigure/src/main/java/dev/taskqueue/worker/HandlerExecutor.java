@@ -169,10 +169,7 @@ final class HandlerExecutor implements HandOffs {
 		return true;
 	}
 
-	/**
-	 * Shutdown: takes the outcomes of the handlers still running alone and interrupts them.
-	 * @return their tasks, for the worker to give back before its session ends
-	 */
+	/** Shutdown: takes the outcomes of the handlers still running alone, interrupts them, and returns their tasks. */
 	List<ClaimedTask> takeRunningForShutdown() {
 		List<ClaimedTask> taken = new ArrayList<>();
 		for (HandlerThread runner : this.runners) {

@@ -171,7 +171,7 @@ public class TaskWorker implements SmartLifecycle {
 			this.notificationListener.reportOutagesTo(this.outage);
 			Threads.named("tq-listen-", true).newThread(this.notificationListener).start();
 		}
-		logStarted(states);
+		WorkerStartLog.log(logger, this.session.id(), states, this.settings, this.notifications);
 	}
 
 	@Override
@@ -294,27 +294,6 @@ public class TaskWorker implements SmartLifecycle {
 		catch (RuntimeException ex) {
 			logger.warn("Could not release " + release.size() + " claimed tasks that had not started; "
 					+ "they become ready when this session ends or expires: " + ErrorText.summary(ex));
-		}
-	}
-
-	private void logStarted(List<QueueState> states) {
-		logger.info("TaskQueue worker started as session " + this.session.id() + ": queues "
-				+ states.stream().map(QueueState::describe).collect(Collectors.joining(", ")) + "; poll-interval "
-				+ this.settings.pollInterval() + ", heartbeat-interval " + this.settings.heartbeatInterval()
-				+ ", session-timeout " + this.settings.sessionTimeout() + ", shutdown-timeout "
-				+ this.settings.shutdownTimeout() + (this.settings.virtualThreads() ? ", virtual threads" : "")
-				+ ((this.notifications != null) ? ", LISTEN on '" + this.notifications.channel() + "'"
-						: ", polling only")
-				+ ((this.settings.maxHandlers() < Integer.MAX_VALUE)
-						? ", at most " + this.settings.maxHandlers() + " handlers at once (connection pool)" : ""));
-		int wanted = states.stream().mapToInt((state) -> state.settings.concurrency()).sum();
-		if (wanted > this.settings.maxHandlers()) {
-			logger.warn("The queues' concurrency adds up to " + wanted + " but the connection pool leaves room for "
-					+ this.settings.maxHandlers() + " handlers (the worker keeps one connection for its bookkeeping"
-					+ ((this.notifications != null) ? " and one for LISTEN" : "") + "): TaskQueue runs at most "
-					+ this.settings.maxHandlers() + " at once. Size "
-					+ "the pool at least the sum of the queues' concurrency + 2, plus what the rest of the application "
-					+ "uses");
 		}
 	}
 
