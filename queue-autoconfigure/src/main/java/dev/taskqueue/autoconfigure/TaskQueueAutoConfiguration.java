@@ -35,6 +35,7 @@ import dev.taskqueue.operations.RetentionPruner;
 import dev.taskqueue.producer.DefaultTaskQueue;
 import dev.taskqueue.schedule.ScheduleControl;
 import dev.taskqueue.producer.TopicsAndBatches;
+import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.TaskQueueListeners;
 import dev.taskqueue.worker.PayloadReader;
 import dev.taskqueue.worker.TaskDispatcher;
@@ -174,14 +175,23 @@ public class TaskQueueAutoConfiguration {
 				schedules.getIfAvailable(), batches);
 	}
 
+	/** One per instance: its background loops say an outage of the database once, together (support.DatabaseOutage). */
+	@Bean
+	@ConditionalOnMissingBean
+	DatabaseOutage taskQueueDatabaseOutage() {
+		return new DatabaseOutage();
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	RetentionPruner taskQueueRetentionPruner(DataSource dataSource, TaskTables tables,
-			TaskQueueProperties properties) {
+			TaskQueueProperties properties, ObjectProvider<DatabaseOutage> outage) {
 		TaskQueueProperties.Retention retention = properties.getRetention();
-		return new RetentionPruner(new RetentionRepository(dataSource, tables), retention.getDeadLetters(),
-				retention.getHistory(), retention.getPruneInterval());
+		RetentionPruner pruner = new RetentionPruner(new RetentionRepository(dataSource, tables),
+				retention.getDeadLetters(), retention.getHistory(), retention.getPruneInterval());
+		pruner.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
+		return pruner;
 	}
 
 	@Bean
@@ -245,7 +255,7 @@ public class TaskQueueAutoConfiguration {
 				ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
 				ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors,
 				ObjectProvider<TaskNotifications> notifications, TaskTables tables, Environment environment,
-				SerializationRetry retry, TaskBuckets buckets) {
+				SerializationRetry retry, TaskBuckets buckets, ObjectProvider<DatabaseOutage> outage) {
 			Integer poolSize = ConnectionBudget.poolSize(dataSource);
 			TaskNotifications listening = notifications.getIfAvailable();
 			if (listening != null && poolSize != null && !ConnectionBudget.hasRoomForListen(poolSize)) {
@@ -270,10 +280,12 @@ public class TaskQueueAutoConfiguration {
 					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)), handlerTransactions,
 					retry.transactions("outcome", own), listener, interceptors.orderedStream().toList(),
 					completionCommit(handlerTransactionManager, dataSource, tables, properties), retry);
-			return new TaskWorker(registry, tasks, session, dispatcher, retry.transactions("claim", own), listener,
-					settings,
+			TaskWorker taskWorker = new TaskWorker(registry, tasks, session, dispatcher,
+					retry.transactions("claim", own), listener, settings,
 					(handler) -> QueueSettingsResolver.resolve(properties, handler, handlerTransactionManager, buckets),
 					dataSource, listening);
+			taskWorker.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
+			return taskWorker;
 		}
 
 		/**

@@ -11,6 +11,7 @@ import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.jdbc.TopicRepository;
 import dev.taskqueue.operations.BatchSweeper;
 import dev.taskqueue.operations.TopicSubscriptions;
+import dev.taskqueue.support.DatabaseOutage;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -57,10 +58,12 @@ class TopicsAndBatchesConfiguration {
 	@ConditionalOnBooleanProperty(name = "taskqueue.worker.enabled", matchIfMissing = true)
 	@DependsOnDatabaseInitialization
 	BatchSweeper taskQueueBatchSweeper(BatchRepository batches, DataSource dataSource,
-			TaskQueueProperties properties, SerializationRetry retry) {
-		return new BatchSweeper(batches, retry.transactions("batch-sweep", transactions(dataSource)),
-				properties.getWorker().getPollInterval(),
+			TaskQueueProperties properties, SerializationRetry retry, ObjectProvider<DatabaseOutage> outage) {
+		BatchSweeper sweeper = new BatchSweeper(batches,
+				retry.transactions("batch-sweep", transactions(dataSource)), properties.getWorker().getPollInterval(),
 				properties.getWorker().getHeartbeatInterval(), properties.getRetention().getDeadLetters());
+		sweeper.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
+		return sweeper;
 	}
 
 	private static TransactionTemplate transactions(DataSource dataSource) {

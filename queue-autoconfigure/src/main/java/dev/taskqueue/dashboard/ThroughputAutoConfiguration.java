@@ -6,8 +6,10 @@ import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueProperties;
 import dev.taskqueue.jdbc.QueueMinuteRepository;
 import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.worker.TaskWorker;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -26,9 +28,11 @@ public class ThroughputAutoConfiguration {
 	@Bean
 	@DependsOnDatabaseInitialization
 	ThroughputRecorder taskQueueThroughputRecorder(DataSource dataSource, TaskTables tables,
-			TaskQueueProperties properties) {
-		return new ThroughputRecorder(new QueueMinuteRepository(dataSource, tables),
+			TaskQueueProperties properties, ObjectProvider<DatabaseOutage> outage) {
+		ThroughputRecorder recorder = new ThroughputRecorder(new QueueMinuteRepository(dataSource, tables),
 				properties.getWorker().getHeartbeatInterval());
+		recorder.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
+		return recorder;
 	}
 
 }

@@ -12,6 +12,7 @@ import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.jdbc.QueueMinuteRepository;
 import dev.taskqueue.jdbc.QueueMinuteRepository.QueueCount;
+import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.PeriodicThread;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -32,6 +33,14 @@ class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 	private static final Duration LAST_FLUSH = Duration.ofSeconds(2);
 
 	private static final Log logger = LogFactory.getLog(ThroughputRecorder.class);
+
+	/** Where failures to reach the database are said, once per outage for the whole instance. */
+	private volatile DatabaseOutage outage = new DatabaseOutage();
+
+	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
+	void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
+	}
 
 	private final Map<String, Counts> counts = new ConcurrentHashMap<>();
 
@@ -80,6 +89,7 @@ class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 				this.lastPruneMinute = minute;
 			}
 			this.warned = false;
+			this.outage.succeeded();
 		}
 		catch (RuntimeException ex) {
 			for (QueueCount count : taken) {
@@ -88,7 +98,7 @@ class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 				back.failed.add(count.failed());
 			}
 			// Once per outage: the dashboard's charts are not worth a log line every few seconds.
-			if (!this.warned) {
+			if (!this.warned && !this.outage.failed("add the task counts for the dashboard", ex)) {
 				logger.warn("Could not add this instance's task counts to taskqueue_queue_minute (the dashboard's "
 						+ "charts); will try again: " + ex);
 				this.warned = true;

@@ -64,12 +64,13 @@ final class OrderedCompletions {
 		}, ClaimRows::claimResult);
 	}
 
-	boolean moveToDead(ClaimedTask task, String error) {
+	boolean moveToDead(ClaimedTask task, String error, int maxAttempts) {
 		return this.jdbc.sql(this.moveToDead)
 			.param("id", task.id())
 			.param("session", TaskRepository.session(task.claimedBy()))
 			.param("attempt", task.attempt())
 			.param("error", error)
+			.param("maxAttempts", maxAttempts)
 			.update() == 1;
 	}
 

@@ -37,12 +37,15 @@ public class TaskRepository {
 			""";
 
 	// The dead letter keeps batch_id: a dead task of a batch counts as dead in it. %3$s is more CTEs on "dead", empty
-	// but for OrderedCompletions, which promotes the next task of the key there.
+	// but for OrderedCompletions, which promotes the next task of the key there. Its attempts are at most
+	// :maxAttempts: a task whose last attempt ended without an outcome (its worker died) is claimed once more only
+	// to be given up, and that claim ran nothing.
 	static final String MOVE_TO_DEAD = """
 			WITH dead AS (DELETE FROM %1$s
 			    WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt RETURNING *)%3$s
 			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, headers, batch_id)
-			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), :error, headers, batch_id FROM dead
+			SELECT id, queue, payload, priority, LEAST(attempt, :maxAttempts), enqueued_at, now(), :error, headers,
+			       batch_id FROM dead
 			ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, attempts = excluded.attempts,
 			       failed_at = excluded.failed_at, error = excluded.error, headers = excluded.headers,
 			       batch_id = excluded.batch_id
@@ -56,6 +59,25 @@ public class TaskRepository {
 			       attempt = CASE WHEN unique_key IS NULL OR attempt > 1 THEN attempt - 1 ELSE attempt END
 			WHERE id = ANY(:ids) AND claimed_by IS NOT DISTINCT FROM :session
 			""";
+
+	// A task whose handler was interrupted by its worker's shutdown: ready again at once, fenced by its claim like any
+	// outcome. A deploy must not use up attempts, so its attempt is not counted, but only for its first
+	// FREE_SHUTDOWN_GIVE_BACKS give-backs: a task that outlasts every shutdown would otherwise never end, so later ones
+	// count like any interrupted attempt. A unique task on its first attempt keeps it counted, as in
+	// RELEASE_UNSTARTED.
+	private static final String GIVE_BACK_AT_SHUTDOWN = """
+			UPDATE %1$s SET claimed_by = NULL, claimed_at = NULL, run_at = LEAST(run_at, now()),
+			       shutdown_give_backs = shutdown_give_backs + 1,
+			       attempt = CASE WHEN shutdown_give_backs < :free AND (unique_key IS NULL OR attempt > 1)
+			                      THEN attempt - 1 ELSE attempt END
+			WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt
+			""";
+
+	/**
+	 * How many times a task may be given back by a worker that shut down while its handler ran without that counting
+	 * an attempt; from the next one on, such a give-back counts (see docs/failure-semantics.md).
+	 */
+	public static final int FREE_SHUTDOWN_GIVE_BACKS = 3;
 
 	private final JdbcClient jdbc;
 
@@ -76,7 +98,7 @@ public class TaskRepository {
 
 	private final KeyHandOffs keyHandOffs;
 
-	private final String retryLater, moveToDead, releaseUnstarted;
+	private final String retryLater, moveToDead, releaseUnstarted, giveBackAtShutdown;
 
 	public TaskRepository(DataSource dataSource, TaskTables tables) {
 		this(dataSource, tables, false);
@@ -109,6 +131,7 @@ public class TaskRepository {
 		this.retryLater = RETRY_LATER.formatted(tables.task());
 		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(), "");
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
+		this.giveBackAtShutdown = GIVE_BACK_AT_SHUTDOWN.formatted(tables.task());
 		this.limitedClaims = new LimitedClaims(dataSource, tables, this, retry);
 	}
 
@@ -237,10 +260,18 @@ public class TaskRepository {
 
 	/** Moves a task to the dead letters; {@code false} when the claim was lost. */
 	public boolean moveToDead(ClaimedTask task, String error) {
+		return moveToDead(task, error, Integer.MAX_VALUE);
+	}
+
+	/**
+	 * Moves a task to the dead letters with at most {@code maxAttempts} attempts; {@code false} when the claim was
+	 * lost.
+	 */
+	public boolean moveToDead(ClaimedTask task, String error, int maxAttempts) {
 		if (task.orderingKey() != null) {
-			return this.ordered.moveToDead(task, error);
+			return this.ordered.moveToDead(task, error, maxAttempts);
 		}
-		return fenced(this.moveToDead, task).param("error", error).update() == 1;
+		return fenced(this.moveToDead, task).param("error", error).param("maxAttempts", maxAttempts).update() == 1;
 	}
 
 	/** Gives back tasks that were claimed but never started, without counting an attempt. */
@@ -252,6 +283,15 @@ public class TaskRepository {
 			.param("ids", new SqlArrayValue("uuid", ids.toArray()))
 			.param("session", session(session))
 			.update();
+	}
+
+	/**
+	 * Gives back a task whose handler was interrupted because its worker shut down: ready at once, its attempt not
+	 * counted unless it was given back so {@link #FREE_SHUTDOWN_GIVE_BACKS} times already; {@code false} when the
+	 * claim was lost.
+	 */
+	public boolean giveBackAtShutdown(ClaimedTask task) {
+		return fenced(this.giveBackAtShutdown, task).param("free", FREE_SHUTDOWN_GIVE_BACKS).update() == 1;
 	}
 
 	/** Ends the session serving a transaction from another thread (group commit's give-up), as the database can. */

@@ -12,6 +12,7 @@ import dev.taskqueue.TaskQueueOperations.QueueStats;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
+import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.PeriodicThread;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -26,6 +27,14 @@ import org.springframework.context.SmartLifecycle;
 class QueueGauges implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(QueueGauges.class);
+
+	/** Where failures to reach the database are said, once per outage for the whole instance. */
+	private volatile DatabaseOutage outage = new DatabaseOutage();
+
+	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
+	void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
+	}
 
 	private static final QueueStats EMPTY = new QueueStats("", 0, 0, 0, 0, Duration.ZERO, false);
 
@@ -68,6 +77,7 @@ class QueueGauges implements SmartLifecycle {
 			for (QueueStats stats : this.operations.queueStats()) {
 				read.put(stats.queue(), stats);
 			}
+			this.outage.succeeded();
 			this.latest.replaceAll((queue, stats) -> read.getOrDefault(queue, EMPTY));
 			read.forEach((queue, stats) -> {
 				if (this.latest.put(queue, stats) == null) {
@@ -79,8 +89,10 @@ class QueueGauges implements SmartLifecycle {
 			});
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not read the TaskQueue queue statistics for the gauges, trying again in "
-					+ this.interval + ": " + ex);
+			if (!this.outage.failed("read the queue statistics for the gauges", ex)) {
+				logger.warn("Could not read the TaskQueue queue statistics for the gauges, trying again in "
+						+ this.interval + ": " + ex);
+			}
 		}
 	}
 

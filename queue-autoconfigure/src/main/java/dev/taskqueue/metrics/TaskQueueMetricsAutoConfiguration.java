@@ -5,8 +5,10 @@ import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueProperties;
 import dev.taskqueue.jdbc.SerializationRetry;
+import dev.taskqueue.support.DatabaseOutage;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -40,8 +42,10 @@ public class TaskQueueMetricsAutoConfiguration {
 	@Bean
 	@DependsOnDatabaseInitialization
 	QueueGauges taskQueueGauges(TaskQueueOperations operations, MeterRegistry meterRegistry,
-			TaskQueueProperties properties) {
-		return new QueueGauges(operations, meterRegistry, properties.getMetrics().getRefreshInterval());
+			TaskQueueProperties properties, ObjectProvider<DatabaseOutage> outage) {
+		QueueGauges gauges = new QueueGauges(operations, meterRegistry, properties.getMetrics().getRefreshInterval());
+		gauges.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
+		return gauges;
 	}
 
 }

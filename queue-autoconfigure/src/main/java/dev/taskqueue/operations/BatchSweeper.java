@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.taskqueue.jdbc.BatchRepository;
+import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.PeriodicThread;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -29,6 +30,14 @@ public class BatchSweeper implements SmartLifecycle {
 	static final int LIMIT = 100;
 
 	private static final Log logger = LogFactory.getLog(BatchSweeper.class);
+
+	/** Where failures to reach the database are said, once per outage for the whole instance. */
+	private volatile DatabaseOutage outage = new DatabaseOutage();
+
+	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
+	public void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
+	}
 
 	private final BatchRepository batches;
 
@@ -91,12 +100,15 @@ public class BatchSweeper implements SmartLifecycle {
 				this.lastSlowLook = System.nanoTime();
 				this.transactions.execute((status) -> this.batches.pruneFinished(this.keepFinished, 1000));
 			}
+			this.outage.succeeded();
 		}
 		catch (RuntimeException ex) {
 			// Tried again at the next slow look: a missing table or grant must not fill the log at the fast pace.
 			this.lastSlowLook = System.nanoTime();
-			logger.warn("Could not look for finished TaskQueue batches, trying again in " + Duration.ofNanos(this.slowNanos)
-					+ ": " + ex);
+			if (!this.outage.failed("look for finished batches", ex)) {
+				logger.warn("Could not look for finished TaskQueue batches, trying again in "
+						+ Duration.ofNanos(this.slowNanos) + ": " + ex);
+			}
 		}
 	}
 

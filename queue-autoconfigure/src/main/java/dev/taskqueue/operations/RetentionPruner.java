@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.function.ToIntBiFunction;
 
 import dev.taskqueue.jdbc.RetentionRepository;
+import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.PeriodicThread;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -21,6 +22,14 @@ public class RetentionPruner implements SmartLifecycle {
 	static final int BATCH = 1000;
 
 	private static final Log logger = LogFactory.getLog(RetentionPruner.class);
+
+	/** Where failures to reach the database are said, once per outage for the whole instance. */
+	private volatile DatabaseOutage outage = new DatabaseOutage();
+
+	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
+	public void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
+	}
 
 	private final RetentionRepository retention;
 
@@ -73,11 +82,14 @@ public class RetentionPruner implements SmartLifecycle {
 				logger.debug("Deleted " + dead + " dead letters older than " + this.deadLetters + " and " + completed
 						+ " history rows older than " + this.history);
 			}
+			this.outage.succeeded();
 			return dead + completed;
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not delete old TaskQueue dead letters or history, trying again in " + this.interval
-					+ ": " + ex);
+			if (!this.outage.failed("delete old dead letters and history", ex)) {
+				logger.warn("Could not delete old TaskQueue dead letters or history, trying again in "
+						+ this.interval + ": " + ex);
+			}
 			return 0;
 		}
 	}

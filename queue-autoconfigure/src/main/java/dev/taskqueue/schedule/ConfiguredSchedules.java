@@ -6,6 +6,7 @@ import java.util.Map;
 
 import dev.taskqueue.QueueName;
 import dev.taskqueue.autoconfigure.ScheduleProperties;
+import dev.taskqueue.support.StartupFailure;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -39,6 +40,12 @@ final class ConfiguredSchedules {
 					where));
 		});
 		return schedules;
+	}
+
+	/** What a bad configured schedule stops the application with. */
+	static StartupFailure failure(IllegalArgumentException ex) {
+		return new StartupFailure(String.valueOf(ex.getMessage()), "Change taskqueue.schedules as said above; "
+				+ "docs/recurring-tasks.md describes what a schedule may be.", ex);
 	}
 
 	/** {@code annotated} and {@code configured} together; one name declared twice is an error naming both. */

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import dev.taskqueue.jdbc.ScheduleRepository;
 import dev.taskqueue.jdbc.ScheduleRepository.ScheduleState;
+import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.worker.TaskWorker;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -34,6 +35,9 @@ public class RecurringScheduler implements SmartLifecycle {
 
 	private final Duration seenInterval;
 
+	/** Where failures to reach the database are said, once per outage for the whole instance. */
+	private volatile DatabaseOutage outage = new DatabaseOutage();
+
 	private final Object monitor = new Object();
 
 	private volatile boolean running;
@@ -49,6 +53,11 @@ public class RecurringScheduler implements SmartLifecycle {
 		this.ticks = ticks;
 		this.pollInterval = pollInterval;
 		this.seenInterval = seenInterval;
+	}
+
+	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
+	public void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
 	}
 
 	/** After the worker, so that a tick's task finds its handler; stops first. */
@@ -117,9 +126,12 @@ public class RecurringScheduler implements SmartLifecycle {
 					this.repository.seen(this.schedules.keySet());
 					lastSeen = System.nanoTime();
 				}
+				this.outage.succeeded();
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Recurring schedules could not be ticked; trying again in " + this.pollInterval, ex);
+				if (!this.outage.failed("tick the recurring schedules", ex)) {
+					logger.warn("Recurring schedules could not be ticked; trying again in " + this.pollInterval, ex);
+				}
 			}
 			if (!pause(sleep)) {
 				return;

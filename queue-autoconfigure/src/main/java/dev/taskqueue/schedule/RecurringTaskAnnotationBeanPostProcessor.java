@@ -5,6 +5,7 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 import dev.taskqueue.RecurringTask;
 import dev.taskqueue.TaskContext;
@@ -64,17 +65,35 @@ public class RecurringTaskAnnotationBeanPostProcessor
 				register(bean, beanName, method, annotation);
 			}
 			catch (IllegalStateException | IllegalArgumentException ex) {
-				String message = (ex.getMessage() != null) ? ex.getMessage() : ex.toString();
-				throw new BeanCreationException(beanName, message, new StartupFailure(message,
-						"Change the @RecurringTask method or its schedule as said above; docs/recurring-tasks.md "
-								+ "describes what a schedule may be.",
-						ex));
+				throw failure(beanName, ex);
 			}
 		});
 		return bean;
 	}
 
 	private synchronized void register(Object bean, String beanName, Method method, RecurringTask annotation) {
+		Schedule schedule = declared(beanName, method, annotation, this::resolve);
+		for (Schedule other : this.schedules) {
+			if (other.name().equals(schedule.name())) {
+				throw new IllegalArgumentException(schedule.source() + " and " + other.source()
+						+ " both declare schedule '" + schedule.name() + "'; give one of them another name");
+			}
+		}
+		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+		ReflectionUtils.makeAccessible(invocable);
+		handlers().register(new TaskHandlerMethod(schedule.queue(), beanName, new RecurringMethod(bean, invocable),
+				RecurringMethod.RUN, Object.class, true, 0, 0, false));
+		this.schedules.add(schedule);
+	}
+
+	/**
+	 * The schedule {@code method} of bean {@code beanName} declares, checked; also used before any bean is created
+	 * (ScheduleStartupCheck), so it needs the method only, not the bean.
+	 * @param resolve resolves a placeholder in an attribute, given the value and where it is for messages
+	 * @throws IllegalArgumentException naming the bean and method when the declaration is wrong
+	 */
+	static Schedule declared(String beanName, Method method, RecurringTask annotation,
+			BiFunction<String, String, String> resolve) {
 		String where = "@RecurringTask on bean '" + beanName + "' method " + method.getDeclaringClass().getSimpleName()
 				+ "." + method.getName() + "()";
 		if (Modifier.isStatic(method.getModifiers()) || Modifier.isPrivate(method.getModifiers())) {
@@ -87,23 +106,22 @@ public class RecurringTaskAnnotationBeanPostProcessor
 					+ "task takes none or one TaskContext");
 		}
 		String name = ScheduleParser.name(where, ScheduleParser.hasText(annotation.name())
-				? resolve(annotation.name(), where) : beanName + "." + method.getName());
-		String queue = ScheduleParser.hasText(annotation.queue()) ? resolve(annotation.queue(), where) : name;
+				? resolve.apply(annotation.name(), where) : beanName + "." + method.getName());
+		String queue = ScheduleParser.hasText(annotation.queue()) ? resolve.apply(annotation.queue(), where) : name;
 		ScheduleParser.name(where + " queue", queue);
-		ScheduleSpec spec = ScheduleParser.spec(where, resolve(annotation.cron(), where),
-				resolve(annotation.zone(), where), resolve(annotation.fixedRate(), where),
-				resolve(annotation.fixedDelay(), where));
-		for (Schedule other : this.schedules) {
-			if (other.name().equals(name)) {
-				throw new IllegalArgumentException(where + " and " + other.source() + " both declare schedule '"
-					+ name + "'; give one of them another name");
-			}
-		}
-		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
-		ReflectionUtils.makeAccessible(invocable);
-		handlers().register(new TaskHandlerMethod(queue, beanName, new RecurringMethod(bean, invocable),
-				RecurringMethod.RUN, Object.class, true, 0, 0, false));
-		this.schedules.add(new Schedule(name, queue, "{}", spec, annotation.missed(), annotation.overlap(), where));
+		ScheduleSpec spec = ScheduleParser.spec(where, resolve.apply(annotation.cron(), where),
+				resolve.apply(annotation.zone(), where), resolve.apply(annotation.fixedRate(), where),
+				resolve.apply(annotation.fixedDelay(), where));
+		return new Schedule(name, queue, "{}", spec, annotation.missed(), annotation.overlap(), where);
+	}
+
+	/** What a bad declaration stops the application with. */
+	static BeanCreationException failure(String beanName, RuntimeException ex) {
+		String message = (ex.getMessage() != null) ? ex.getMessage() : ex.toString();
+		return new BeanCreationException(beanName, message, new StartupFailure(message,
+				"Change the @RecurringTask method or its schedule as said above; docs/recurring-tasks.md "
+						+ "describes what a schedule may be.",
+				ex));
 	}
 
 	private dev.taskqueue.handler.TaskHandlerRegistry handlers() {

@@ -12,7 +12,7 @@ import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.ScheduleRepository;
 import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskTables;
-import dev.taskqueue.support.StartupFailure;
+import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.TaskQueueListeners;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.LazyInitializationExcludeFilter;
@@ -38,6 +38,12 @@ public class RecurringTaskAutoConfiguration {
 	@Bean
 	static RecurringTaskAnnotationBeanPostProcessor recurringTaskAnnotationBeanPostProcessor() {
 		return new RecurringTaskAnnotationBeanPostProcessor();
+	}
+
+	/** Checks the schedules before any bean is created, and so before TaskQueue migrates its tables. */
+	@Bean
+	static ScheduleStartupCheck taskQueueScheduleStartupCheck() {
+		return new ScheduleStartupCheck();
 	}
 
 	@Bean
@@ -71,23 +77,38 @@ public class RecurringTaskAutoConfiguration {
 	}
 
 	@Bean
+	ConfiguredSchedulePayloads taskQueueConfiguredSchedulePayloads(TaskQueueProperties properties,
+			TaskHandlerRegistry handlers, ObjectProvider<JsonMapper> jsonMapper) {
+		JsonMapper mapper = jsonMapper.getIfAvailable(JsonMapper::new);
+		List<Schedule> configured;
+		try {
+			configured = ConfiguredSchedules.of(properties.getSchedules(), mapper);
+		}
+		catch (IllegalArgumentException ex) {
+			configured = List.of(); // said by the scheduler's own check, with its report
+		}
+		return new ConfiguredSchedulePayloads(configured, handlers, mapper);
+	}
+
+	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "taskqueue.worker.enabled", matchIfMissing = true)
 	@DependsOnDatabaseInitialization
 	RecurringScheduler taskQueueRecurringScheduler(RecurringTaskAnnotationBeanPostProcessor annotated,
 			ScheduleRepository schedules, TickRunner ticks, TaskQueueProperties properties,
-			ObjectProvider<JsonMapper> jsonMapper) {
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<DatabaseOutage> outage) {
 		List<Schedule> all;
 		try {
 			all = ConfiguredSchedules.merge(annotated.getSchedules(),
 					ConfiguredSchedules.of(properties.getSchedules(), jsonMapper.getIfAvailable(JsonMapper::new)));
 		}
 		catch (IllegalArgumentException ex) {
-			throw new StartupFailure(String.valueOf(ex.getMessage()), "Change taskqueue.schedules as said above; "
-					+ "docs/recurring-tasks.md describes what a schedule may be.", ex);
+			throw ConfiguredSchedules.failure(ex);
 		}
-		return new RecurringScheduler(all, schedules, ticks, properties.getWorker().getPollInterval(),
-				properties.getWorker().getHeartbeatInterval());
+		RecurringScheduler scheduler = new RecurringScheduler(all, schedules, ticks,
+				properties.getWorker().getPollInterval(), properties.getWorker().getHeartbeatInterval());
+		scheduler.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
+		return scheduler;
 	}
 
 }

@@ -16,6 +16,7 @@ import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.jdbc.ClaimResult;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.support.DatabaseOutage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -32,6 +33,14 @@ import org.springframework.transaction.support.TransactionOperations;
 final class BatchedCompletions {
 
 	private static final Log logger = LogFactory.getLog(BatchedCompletions.class);
+
+	/** Where failures to reach the database are said, once per outage for the whole instance. */
+	private volatile DatabaseOutage outage = new DatabaseOutage();
+
+	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
+	void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
+	}
 
 	private final TaskRepository tasks;
 
@@ -241,10 +250,14 @@ final class BatchedCompletions {
 		}
 		catch (RuntimeException | Error ex) {
 			// An Error too: the flusher must go on, or these tasks would stay claimed while this session lives.
-			logger.warn("Could not write " + batch.size() + " completions, will try again: " + ErrorText.summary(ex));
+			if (ex instanceof Error || !this.outage.failed("write batched completions", ex)) {
+				logger.warn("Could not write " + batch.size() + " completions, will try again: "
+						+ ErrorText.summary(ex));
+			}
 			putBack(batch);
 			return false;
 		}
+		this.outage.succeeded();
 		handOffs.handedOff(handedOff);
 		written(batch, deleted);
 		return true;

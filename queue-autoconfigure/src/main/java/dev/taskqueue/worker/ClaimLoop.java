@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 import dev.taskqueue.jdbc.ClaimResult;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.support.DatabaseOutage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -38,6 +39,9 @@ final class ClaimLoop implements Runnable {
 	private final WorkerSession session;
 
 	private final TaskDispatcher dispatcher;
+
+	/** Where failures to reach the database are said, once per outage for the whole instance. */
+	private volatile DatabaseOutage outage = new DatabaseOutage();
 
 	private final TransactionOperations ownTransactions;
 
@@ -89,6 +93,11 @@ final class ClaimLoop implements Runnable {
 		this.limited = new LimitedClaimer(tasks.limitedClaims(), pollInterval);
 	}
 
+	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
+	void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
+	}
+
 	@Override
 	public void run() {
 		while (this.running.getAsBoolean()) {
@@ -100,6 +109,7 @@ final class ClaimLoop implements Runnable {
 				for (int i = 0; i < this.queues.size(); i++) {
 					claim(this.queues.get((this.nextQueue + i) % this.queues.size()));
 				}
+				this.outage.succeeded();
 				this.wakeUp.await(this.limited.sleep(System.nanoTime()));
 			}
 			catch (InterruptedException ex) {
@@ -108,8 +118,10 @@ final class ClaimLoop implements Runnable {
 			}
 			catch (RuntimeException | Error ex) {
 				// An Error too: a claim loop that ends would leave this instance running nothing, silently.
-				logger.warn("Could not claim tasks, trying again in " + this.pollInterval + ": "
-						+ ErrorText.summary(ex), (ex instanceof Error) ? ex : null);
+				if (ex instanceof Error || !this.outage.failed("claim tasks", ex)) {
+					logger.warn("Could not claim tasks, trying again in " + this.pollInterval + ": "
+							+ ErrorText.summary(ex), (ex instanceof Error) ? ex : null);
+				}
 				try {
 					WakeUp.sleep(this.pollInterval);
 				}

@@ -121,7 +121,7 @@ final class GroupGiveUp {
 				continue; // never claimed, and held again
 			}
 			if (entry.rejected()) {
-				this.outcomes.deadLetter(entry.task(), entry.context(), entry.rejection());
+				this.outcomes.deadLetter(entry.task(), entry.context(), entry.rejection(), settings.maxAttempts());
 			}
 			else if (entry.failure() != null) {
 				this.outcomes.failed(entry.task(), entry.context(), settings, entry.failure(), entry.duration());

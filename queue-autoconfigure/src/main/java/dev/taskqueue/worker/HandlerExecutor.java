@@ -169,6 +169,18 @@ final class HandlerExecutor implements HandOffs {
 		return true;
 	}
 
+	/** Shutdown: takes the outcomes of the handlers still running alone, interrupts them, and returns their tasks. */
+	List<ClaimedTask> takeRunningForShutdown() {
+		List<ClaimedTask> taken = new ArrayList<>();
+		for (HandlerThread runner : this.runners) {
+			ClaimedTask task = runner.takeForShutdown();
+			if (task != null) {
+				taken.add(task);
+			}
+		}
+		return taken;
+	}
+
 	/** Interrupts the handlers still running and stops the threads. */
 	void shutdownNow() {
 		this.runners.forEach(HandlerThread::interrupt);

@@ -222,6 +222,27 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 		}
 	}
 
+	/**
+	 * The worker shuts down and this thread's handler still runs: takes its task's outcome, as a timeout does, so that
+	 * the handler, interrupted, rolls back and records nothing, and returns the task for the worker to give back
+	 * before its session ends; {@code null} when no handler runs alone here. A group's handler is only interrupted:
+	 * its group's outcomes are settled together (GroupGiveUp).
+	 */
+	@Nullable ClaimedTask takeForShutdown() {
+		ClaimedTask task;
+		synchronized (this) {
+			if (this.current == null || this.givenUp || this.currentGroup != null) {
+				return null;
+			}
+			task = this.current;
+			this.givenUp = true;
+			this.deadline = TimeoutWatch.NONE;
+		}
+		interrupt();
+		this.executor.settle(this.queue, task);
+		return task;
+	}
+
 	private synchronized boolean isGivenUp() {
 		return this.givenUp;
 	}

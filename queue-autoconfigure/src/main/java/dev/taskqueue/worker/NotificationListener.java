@@ -9,6 +9,7 @@ import java.util.Set;
 import javax.sql.DataSource;
 
 import dev.taskqueue.jdbc.TaskNotifications;
+import dev.taskqueue.support.DatabaseOutage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -19,6 +20,14 @@ import org.apache.commons.logging.LogFactory;
 final class NotificationListener implements Runnable {
 
 	private static final Log logger = LogFactory.getLog(NotificationListener.class);
+
+	/** Where failures to reach the database are said, once per outage for the whole instance. */
+	private volatile DatabaseOutage outage = new DatabaseOutage();
+
+	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
+	void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
+	}
 
 	private final DataSource dataSource;
 
@@ -63,7 +72,7 @@ final class NotificationListener implements Runnable {
 				if (!this.running) {
 					return;
 				}
-				if (!failedBefore) {
+				if (!failedBefore && !this.outage.failed("listen for enqueues", ex)) {
 					logger.warn("TaskQueue lost its LISTEN connection, polling until it is back: "
 							+ ErrorText.summary(ex));
 				}

@@ -12,6 +12,7 @@ import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.TaskQueueListeners;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -41,11 +42,17 @@ final class OutcomeRecorder {
 
 	private volatile long lastUnrecordedWarning;
 
+	private volatile DatabaseOutage outage = new DatabaseOutage();
+
 	OutcomeRecorder(TaskRepository tasks, TransactionOperations ownTransactions, TaskQueueListener listener) {
 		this.tasks = tasks;
 		this.ownTransactions = ownTransactions;
 		// Listeners are the application's code: whatever they throw must not reach the worker.
 		this.listener = (listener instanceof TaskQueueListeners all) ? all : new TaskQueueListeners(List.of(listener));
+	}
+
+	void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
 	}
 
 	/** The listeners, safe to call: they never throw. */
@@ -86,11 +93,14 @@ final class OutcomeRecorder {
 		this.listener.failed(context, duration, failure, dead);
 	}
 
-	/** The task cannot run (its payload cannot be read, or it has no attempt left): to the dead letters. */
-	void deadLetter(ClaimedTask task, TaskContext context, Exception reason) {
+	/**
+	 * The task cannot run (its payload cannot be read, or it has no attempt left): to the dead letters, with at most
+	 * {@code maxAttempts} attempts, since a claim past the last attempt runs nothing.
+	 */
+	void deadLetter(ClaimedTask task, TaskContext context, Exception reason, int maxAttempts) {
 		logger.warn(describe(task) + " goes to the dead letters: " + ErrorText.summary(reason));
 		String error = ErrorText.of(reason);
-		record(() -> this.tasks.moveToDead(task, error));
+		record(() -> this.tasks.moveToDead(task, error, maxAttempts));
 		this.listener.failed(context, Duration.ZERO, reason, true);
 	}
 
@@ -98,7 +108,7 @@ final class OutcomeRecorder {
 	/** Records the outcome of a task of a group that committed: its dead letter, its failure or its completion. */
 	void recorded(CommitGroup.Entry entry, QueueSettings settings) {
 		if (entry.rejected()) {
-			deadLetter(entry.task(), entry.context(), entry.rejection());
+			deadLetter(entry.task(), entry.context(), entry.rejection(), settings.maxAttempts());
 		}
 		else if (entry.failure() != null) {
 			failed(entry.task(), entry.context(), settings, entry.failure(), entry.duration());
@@ -127,6 +137,29 @@ final class OutcomeRecorder {
 				this.tasks.releaseUnstarted(ids, session);
 				return true;
 			}));
+	}
+
+	/**
+	 * The worker's shutdown interrupted the handlers of {@code interrupted} and took their outcomes: each is given
+	 * back, ready at once and, up to a bound, without counting an attempt, since a deploy is no fault of the task.
+	 * Written now and not kept for later: the session ends next, and a write after that finds no claim to fence.
+	 */
+	void giveBackAtShutdown(List<ClaimedTask> interrupted) {
+		int given = 0;
+		for (ClaimedTask task : interrupted) {
+			try {
+				if (Boolean.TRUE.equals(this.ownTransactions.execute((status) -> this.tasks.giveBackAtShutdown(task)))) {
+					given++;
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not give back " + describe(task) + "; it becomes ready when this session ends, "
+						+ "with its attempt counted: " + ErrorText.summary(ex));
+			}
+		}
+		if (given > 0) {
+			logger.info("Gave back " + given + " tasks whose handlers the shutdown interrupted; they run again at once");
+		}
 	}
 
 	/**
@@ -167,6 +200,9 @@ final class OutcomeRecorder {
 		}
 		catch (Throwable ex) {
 			this.unrecorded.add(outcome);
+			if (this.outage.failed("record a task outcome (" + this.unrecorded.size() + " waiting)", ex)) {
+				return; // written when the database is back; the outage is said once
+			}
 			// Said once a minute at most: while the database is away this would fail on every poll.
 			long now = System.nanoTime();
 			if (now - this.lastUnrecordedWarning > LOG_INTERVAL_NANOS || this.lastUnrecordedWarning == 0) {

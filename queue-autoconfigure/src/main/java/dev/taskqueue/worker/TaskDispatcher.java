@@ -14,6 +14,7 @@ import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.CompletionCommit;
 import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.support.DatabaseOutage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -101,7 +102,7 @@ public class TaskDispatcher {
 		TaskContext context = TaskInvoker.context(task);
 		try {
 			Object payload = this.invoker.prepare(task, handler, settings, context,
-					(reason) -> this.outcomes.deadLetter(task, context, reason));
+					(reason) -> this.outcomes.deadLetter(task, context, reason, settings.maxAttempts()));
 			if (payload == TaskInvoker.NOT_RUNNABLE) {
 				return;
 			}
@@ -169,6 +170,16 @@ public class TaskDispatcher {
 			return;
 		}
 		this.groups.timedOut(task, settings, timeout, group, steps);
+	}
+
+	/** Gives back, now, the tasks whose handlers the worker's shutdown interrupted (see OutcomeRecorder). */
+	void giveBackAtShutdown(List<ClaimedTask> interrupted) {
+		this.outcomes.giveBackAtShutdown(interrupted);
+	}
+
+	/** Says outcomes that cannot be written for want of the database through {@code outage}. */
+	public void reportOutagesTo(DatabaseOutage outage) {
+		this.outcomes.reportOutagesTo(outage);
 	}
 
 	/** Tries again to record the outcomes that could not be recorded before. */

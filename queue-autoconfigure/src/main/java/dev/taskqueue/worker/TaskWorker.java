@@ -19,6 +19,7 @@ import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskNotifications;
 import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.PeriodicThread;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -78,6 +79,8 @@ public class TaskWorker implements SmartLifecycle {
 
 	private PeriodicThread heartbeat;
 
+	private DatabaseOutage outage = new DatabaseOutage();
+
 	/**
 	 * @param notifications where to {@code LISTEN} for enqueues on {@code dataSource}, or {@code null} to poll only
 	 */
@@ -107,6 +110,16 @@ public class TaskWorker implements SmartLifecycle {
 		return this.running;
 	}
 
+	/**
+	 * Says failures to reach the database through {@code outage}, shared by the instance's background loops: the
+	 * claim loop, heartbeats, LISTEN, batched completions and outcomes written later. Before {@link #start()}.
+	 */
+	public void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
+		this.session.reportOutagesTo(outage);
+		this.dispatcher.reportOutagesTo(outage);
+	}
+
 	/** This instance's session id, {@code null} while the worker has not started. */
 	public UUID sessionId() {
 		return this.session.id();
@@ -130,6 +143,7 @@ public class TaskWorker implements SmartLifecycle {
 		if (states.stream().anyMatch((state) -> state.handler.batchedCompletion())) {
 			this.batched = new BatchedCompletions(this.tasks, this.ownTransactions, this.listener,
 					this.settings.completionBatchSize(), this.settings.completionFlushInterval());
+			this.batched.reportOutagesTo(this.outage);
 			this.completionFlusher = Threads.named("tq-completions-", false).newThread(this.batched::flushUntilStopped);
 			this.completionFlusher.start();
 		}
@@ -147,15 +161,17 @@ public class TaskWorker implements SmartLifecycle {
 		ClaimLoop claims = new ClaimLoop(states, this.tasks, this.session, this.dispatcher, this.ownTransactions,
 				this.handlers, this.wakeUp, this.settings.pollInterval(), this::isRunning, this::releaseUnstarted,
 				this.batched, this.settings.completionBatchSize(), headless);
+		claims.reportOutagesTo(this.outage);
 		this.claimLoop = Threads.named("tq-claim-", false).newThread(claims);
 		this.claimLoop.start();
 		if (this.notifications != null) {
 			Set<String> names = states.stream().map(QueueState::name).collect(Collectors.toSet());
 			this.notificationListener = new NotificationListener(this.dataSource, this.notifications, names,
 					this.wakeUp::signal, this.settings.pollInterval());
+			this.notificationListener.reportOutagesTo(this.outage);
 			Threads.named("tq-listen-", true).newThread(this.notificationListener).start();
 		}
-		logStarted(states);
+		WorkerStartLog.log(logger, this.session.id(), states, this.settings, this.notifications);
 	}
 
 	@Override
@@ -230,7 +246,12 @@ public class TaskWorker implements SmartLifecycle {
 			releaseUnstarted(null);
 			if (!this.handlers.awaitIdle(Duration.ofMillis(remainingMillis(handlersDeadline)))) {
 				logger.warn("TaskQueue handlers still running after the shutdown timeout of " + timeout
-						+ "; interrupting them. Their tasks are released and their transactions cannot complete them");
+						+ "; interrupting them. Their tasks are given back, ready at once and (the first "
+						+ TaskRepository.FREE_SHUTDOWN_GIVE_BACKS + " times for a task) without counting an attempt; "
+						+ "their transactions cannot complete them");
+				// Written here, before the session ends: a handler thread's own outcome, written as it notices the
+				// interrupt, would race with the end of the session and be lost, and the task would count an attempt.
+				this.dispatcher.giveBackAtShutdown(this.handlers.takeRunningForShutdown());
 			}
 			if (this.batched != null) {
 				this.batched.stop();
@@ -273,27 +294,6 @@ public class TaskWorker implements SmartLifecycle {
 		catch (RuntimeException ex) {
 			logger.warn("Could not release " + release.size() + " claimed tasks that had not started; "
 					+ "they become ready when this session ends or expires: " + ErrorText.summary(ex));
-		}
-	}
-
-	private void logStarted(List<QueueState> states) {
-		logger.info("TaskQueue worker started as session " + this.session.id() + ": queues "
-				+ states.stream().map(QueueState::describe).collect(Collectors.joining(", ")) + "; poll-interval "
-				+ this.settings.pollInterval() + ", heartbeat-interval " + this.settings.heartbeatInterval()
-				+ ", session-timeout " + this.settings.sessionTimeout() + ", shutdown-timeout "
-				+ this.settings.shutdownTimeout() + (this.settings.virtualThreads() ? ", virtual threads" : "")
-				+ ((this.notifications != null) ? ", LISTEN on '" + this.notifications.channel() + "'"
-						: ", polling only")
-				+ ((this.settings.maxHandlers() < Integer.MAX_VALUE)
-						? ", at most " + this.settings.maxHandlers() + " handlers at once (connection pool)" : ""));
-		int wanted = states.stream().mapToInt((state) -> state.settings.concurrency()).sum();
-		if (wanted > this.settings.maxHandlers()) {
-			logger.warn("The queues' concurrency adds up to " + wanted + " but the connection pool leaves room for "
-					+ this.settings.maxHandlers() + " handlers (the worker keeps one connection for its bookkeeping"
-					+ ((this.notifications != null) ? " and one for LISTEN" : "") + "): TaskQueue runs at most "
-					+ this.settings.maxHandlers() + " at once. Size "
-					+ "the pool at least the sum of the queues' concurrency + 2, plus what the rest of the application "
-					+ "uses");
 		}
 	}
 

@@ -8,6 +8,7 @@ import java.util.UUID;
 import dev.taskqueue.jdbc.QueueRepository;
 import dev.taskqueue.jdbc.SessionRepository;
 import dev.taskqueue.support.DatabaseFailures;
+import dev.taskqueue.support.DatabaseOutage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -43,6 +44,9 @@ public class WorkerSession {
 
 	private volatile Set<String> paused = Set.of();
 
+	/** Where failures to reach the database are said, once per outage for the whole instance. */
+	private volatile DatabaseOutage outage = new DatabaseOutage();
+
 	/** Counts this instance's own pauses and resumes, so that a heartbeat's older reading does not undo one. */
 	private long pauseChanges;
 
@@ -65,6 +69,11 @@ public class WorkerSession {
 		this.transactions = transactions;
 		this.name = name;
 		this.timeout = timeout;
+	}
+
+	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
+	public void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
 	}
 
 	/** The current session id; {@code null} before {@link #open()}. */
@@ -106,6 +115,7 @@ public class WorkerSession {
 	int beat() {
 		try {
 			Boolean alive = this.transactions.execute((status) -> this.sessions.heartbeat(this.id));
+			this.outage.succeeded();
 			if (!Boolean.TRUE.equals(alive)) {
 				UUID lost = this.id;
 				open();
@@ -130,7 +140,9 @@ public class WorkerSession {
 		}
 		catch (RuntimeException ex) {
 			this.beatBefore = false;
-			logger.warn("TaskQueue heartbeat failed: " + ErrorText.summary(ex));
+			if (!this.outage.failed("send the worker's heartbeat", ex)) {
+				logger.warn("TaskQueue heartbeat failed: " + ErrorText.summary(ex));
+			}
 		}
 		return 0;
 	}
@@ -168,8 +180,10 @@ public class WorkerSession {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not read the paused TaskQueue queues, keeping " + this.paused + ": "
-					+ ErrorText.summary(ex));
+			if (!this.outage.failed("read the paused queues", ex)) {
+				logger.warn("Could not read the paused TaskQueue queues, keeping " + this.paused + ": "
+						+ ErrorText.summary(ex));
+			}
 		}
 	}
 

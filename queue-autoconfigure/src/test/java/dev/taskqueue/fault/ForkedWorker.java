@@ -80,6 +80,22 @@ final class ForkedWorker implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Stops the worker with SIGTERM, as a deploy does, and waits until it has shut down: Spring's shutdown hook
+	 * closes the context, so TaskQueue's graceful shutdown runs.
+	 */
+	void terminate(Duration timeout) {
+		this.process.destroy();
+		try {
+			if (!this.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+				throw new IllegalStateException("Worker process " + this.name + " did not stop after SIGTERM");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	/** How many lines of the worker's output contain {@code text}. */
 	long linesContaining(String text) {
 		return output().lines().filter((line) -> line.contains(text)).count();
