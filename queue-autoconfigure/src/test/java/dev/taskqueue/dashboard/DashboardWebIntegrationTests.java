@@ -229,6 +229,21 @@ class DashboardWebIntegrationTests {
 	}
 
 	@Test
+	void aCursorOutsidePostgreSqlsTimesIsABadRequestNotAnError() {
+		// Well-formed numbers, but a time no timestamp holds: PostgreSQL would fail the statement with a range error.
+		this.taskQueue.enqueue(TaskRequest.of("dash-cursor", "x"));
+		String id = UUID.randomUUID().toString();
+		for (String path : List.of("/taskqueue/queues/dash-cursor?after=0_9223372036854775807_" + id,
+				"/taskqueue/queues/dash-cursor?view=scheduled&after=5_-9223372036854775808_" + id,
+				"/taskqueue/queues/dash-cursor?view=running&after=0_9223372036854775807_" + id,
+				"/taskqueue/dead?after=0_-9223372036854775807_" + id)) {
+			HttpResponse<String> response = this.http.get(path);
+			assertThat(response.statusCode()).as(path).isEqualTo(400);
+			assertThat(response.body()).as(path).contains("after must be a cursor from a &#39;next&#39; link");
+		}
+	}
+
+	@Test
 	void noActionIsReachableWithGetAndBadInputIsRefused() {
 		UUID id = this.taskQueue.enqueue(TaskRequest.of("dash-get", "x").withDelay(Duration.ofHours(1)));
 		for (String path : List.of("/taskqueue/queues/dash-get/pause", "/taskqueue/tasks/" + id + "/cancel",
