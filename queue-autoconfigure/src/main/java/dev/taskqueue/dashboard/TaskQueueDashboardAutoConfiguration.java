@@ -16,6 +16,8 @@ import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.schedule.RecurringTaskAutoConfiguration;
 import dev.taskqueue.schedule.ScheduleControl;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aot.hint.RuntimeHints;
@@ -30,10 +32,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
 import org.springframework.web.servlet.function.ServerResponse;
@@ -41,22 +45,35 @@ import org.springframework.web.servlet.function.ServerResponse;
 /**
  * Serves the dashboard under {@code taskqueue.dashboard.path} in a servlet web application with Spring MVC, as
  * functional routes: no component scanning, no template engine, nothing but the pages and one style sheet.
- * Applications with Spring Security protect it like any other path.
+ * Applications with Spring Security protect it like any other path. Off unless {@code taskqueue.dashboard.enabled}.
  */
 @AutoConfiguration(after = { TaskQueueAutoConfiguration.class, RecurringTaskAutoConfiguration.class })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(RouterFunction.class)
 @ConditionalOnBean({ TaskQueueOperations.class, TaskTables.class })
-@ConditionalOnBooleanProperty(name = "taskqueue.dashboard.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "taskqueue.dashboard.enabled")
 @ImportRuntimeHints(TaskQueueDashboardAutoConfiguration.StyleHints.class)
 public class TaskQueueDashboardAutoConfiguration {
 
 	static final String STYLE = "dev/taskqueue/dashboard/dashboard.css";
 
+	private static final Log logger = LogFactory.getLog(TaskQueueDashboardAutoConfiguration.class);
+
+	/** A class of Spring Security's web support: with it the application can protect the path, without it nothing does. */
+	private static final String SPRING_SECURITY = "org.springframework.security.web.SecurityFilterChain";
+
 	@Bean
 	RouterFunction<ServerResponse> taskQueueDashboardRoutes(TaskQueueOperations operations, DataSource dataSource,
-			TaskTables tables, TaskQueueProperties properties, ObjectProvider<OverviewSection> sections) {
+			TaskTables tables, TaskQueueProperties properties, ObjectProvider<OverviewSection> sections,
+			ResourceLoader resourceLoader) {
 		DashboardProperties dashboard = properties.getDashboard();
+		// Once, where the routes are made: the pages show payloads and errors to whoever reaches them.
+		if (!ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader())) {
+			logger.warn("TaskQueue's dashboard is served at " + dashboard.getPath()
+					+ " with no authentication: Spring Security is not on the class path, so anyone who reaches this "
+					+ "application sees its tasks' payloads and errors" + (dashboard.isReadOnly() ? "" : " and can act on them")
+					+ ". Protect the path (docs/dashboard.md) or set taskqueue.dashboard.enabled=false.");
+		}
 		DashboardSettings settings = new DashboardSettings(dashboard.getPath(), dashboard.isReadOnly(),
 				dashboard.getRefreshInterval(), properties.getMetrics().getCountLimit());
 		DashboardQueries queries = queries(dataSource, tables);

@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * resume and trigger of a schedule (checked in the database), and a batch's progress.
  */
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "taskqueue.dashboard.read-only=false", "taskqueue.worker.poll-interval=50ms",
+		properties = { "taskqueue.dashboard.enabled=true",
+				"taskqueue.dashboard.read-only=false", "taskqueue.worker.poll-interval=50ms",
 				"taskqueue.worker.heartbeat-interval=200ms", "taskqueue.queues.dash-ok.rate-limit.limit=1",
 				"taskqueue.queues.dash-ok.rate-limit.period=1h", "taskqueue.schedules.dash-yearly.cron=0 0 3 1 1 *",
 				"taskqueue.schedules.dash-yearly.queue=dash-dead",

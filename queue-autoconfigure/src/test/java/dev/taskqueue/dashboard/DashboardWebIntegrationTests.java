@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * shows, that every value is escaped, and what each action changes in the database and says it did.
  */
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "taskqueue.dashboard.read-only=false", "taskqueue.worker.poll-interval=50ms",
+		properties = { "taskqueue.dashboard.enabled=true",
+				"taskqueue.dashboard.read-only=false", "taskqueue.worker.poll-interval=50ms",
 				"taskqueue.worker.heartbeat-interval=200ms" })
 class DashboardWebIntegrationTests {
 
