@@ -33,6 +33,7 @@ import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.ResourceLoader;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -142,8 +143,15 @@ public class TaskQueueDashboardAutoConfiguration {
 				.POST(base + "/schedules/pause", schedules::pause)
 				.POST(base + "/schedules/resume", schedules::resume)
 				.POST(base + "/schedules/trigger", schedules::trigger);
+			// Every action, whatever the class path: same origin, and the dashboard's token (or Spring Security's).
+			ActionGuard guard = new ActionGuard(pages);
+			routes.filter((request, next) -> (request.method() == HttpMethod.POST) ? guard.filter(request, next)
+					: next.handle(request));
 		}
-		return routes.onError(IllegalArgumentException.class,
+		return routes.onError(DashboardActions.Refused.class,
+				(ex, request) -> DashboardPages.html(HttpStatus.FORBIDDEN,
+						MessagePage.error(pages.context(request), "Refused", ex.getMessage() + " Nothing was changed.")))
+			.onError(IllegalArgumentException.class,
 				(ex, request) -> DashboardPages.html(HttpStatus.BAD_REQUEST,
 						MessagePage.error(pages.context(request), "Bad request", ex.getMessage())))
 			.build();
