@@ -4,7 +4,6 @@ import java.net.URI;
 import java.util.Optional;
 import java.util.UUID;
 
-import dev.taskqueue.DeadTask;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
@@ -68,26 +67,27 @@ final class DashboardActions {
 
 	ServerResponse retry(ServerRequest request) {
 		UUID id = DashboardPages.id(request);
-		Optional<DeadTask> task = this.operations.deadTask(id);
+		// Its queue only: the payload may be far larger than the heap.
+		Optional<String> queue = this.queries.deadQueue(id);
 		if (!confirmed(request, "/tasks/" + id + "/retry")) {
-			return confirm(request, "Retry dead task " + id + "? It goes back to queue "
-					+ task.map(DeadTask::queue).orElse("?") + ", ready at once, and its handler runs again.",
-					"/tasks/" + id + "/retry", "Retry", "/tasks/" + id);
+			return confirm(request, "Retry dead task " + id + "? It goes back to queue " + queue.orElse("?")
+					+ ", ready at once, and its handler runs again.", "/tasks/" + id + "/retry", "Retry",
+					"/tasks/" + id);
 		}
-		String back = "/dead" + task.map((t) -> "?queue=" + t.queue()).orElse("");
+		String back = "/dead" + queue.map((q) -> "?queue=" + q).orElse("");
 		return done(request, back, this.operations.retryDead(id)
-				? "Retried task " + id + ": it is back in queue " + task.map(DeadTask::queue).orElse("?") + "."
+				? "Retried task " + id + ": it is back in queue " + queue.orElse("?") + "."
 				: "No dead task " + id + " to retry: it was retried or deleted already.");
 	}
 
 	ServerResponse delete(ServerRequest request) {
 		UUID id = DashboardPages.id(request);
-		Optional<DeadTask> task = this.operations.deadTask(id);
+		Optional<String> queue = this.queries.deadQueue(id);
 		if (!confirmed(request, "/tasks/" + id + "/delete")) {
 			return confirm(request, "Delete dead task " + id + " for good?", "/tasks/" + id + "/delete", "Delete",
 					"/tasks/" + id);
 		}
-		String back = "/dead" + task.map((t) -> "?queue=" + t.queue()).orElse("");
+		String back = "/dead" + queue.map((q) -> "?queue=" + q).orElse("");
 		return done(request, back, this.operations.deleteDead(id) ? "Deleted dead task " + id + "."
 				: "No dead task " + id + " to delete: it was retried or deleted already.");
 	}

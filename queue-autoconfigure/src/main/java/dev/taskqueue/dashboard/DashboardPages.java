@@ -119,7 +119,7 @@ final class DashboardPages {
 		if (waiting.isPresent()) {
 			return html(HttpStatus.OK, TaskPage.waiting(context, waiting.get()));
 		}
-		return this.operations.deadTask(id)
+		return this.queries.findDead(id)
 			.map((dead) -> html(HttpStatus.OK, TaskPage.dead(context, dead)))
 			.orElseGet(() -> html(HttpStatus.NOT_FOUND, MessagePage.error(context, "No such task",
 					"No task " + id + " waits, runs or is dead: it completed, was cancelled or deleted.")));
