@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import javax.sql.DataSource;
 
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.autoconfigure.DashboardProperties;
 import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueProperties;
@@ -15,6 +16,7 @@ import dev.taskqueue.jdbc.QueueMinuteRepository;
 import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.schedule.RecurringTaskAutoConfiguration;
 import dev.taskqueue.schedule.ScheduleControl;
+import dev.taskqueue.support.Redaction;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -66,7 +68,7 @@ public class TaskQueueDashboardAutoConfiguration {
 	@Bean
 	RouterFunction<ServerResponse> taskQueueDashboardRoutes(TaskQueueOperations operations, DataSource dataSource,
 			TaskTables tables, TaskQueueProperties properties, ObjectProvider<OverviewSection> sections,
-			ResourceLoader resourceLoader) {
+			ResourceLoader resourceLoader, ObjectProvider<TaskRedactor> redactor) {
 		DashboardProperties dashboard = properties.getDashboard();
 		// Once, where the routes are made: the pages show payloads and errors to whoever reaches them.
 		if (!ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader())) {
@@ -79,7 +81,8 @@ public class TaskQueueDashboardAutoConfiguration {
 				dashboard.getRefreshInterval(), properties.getMetrics().getCountLimit());
 		DashboardQueries queries = queries(dataSource, tables);
 		DashboardPages pages = new DashboardPages(operations, queries, new QueueMinuteRepository(dataSource, tables),
-				settings, sections.orderedStream().toList());
+				settings, sections.orderedStream().toList(), Redaction.effective(
+						redactor.getIfAvailable(() -> TaskRedactor.NONE), properties.getRedaction().isHidePayloads()));
 		DashboardActions actions = new DashboardActions(operations, queries, pages, settings.countLimit());
 		return routes(settings, pages, actions, new ScheduleActions(operations, actions), style());
 	}

@@ -33,6 +33,13 @@ public record TaskView(UUID id, String queue, String payload, int priority, Inst
 	/** The {@code claimed_by} of a task held behind an earlier task of its ordering key (see OrderedKeys). */
 	public static final UUID HELD = new UUID(0, 0);
 
+	/** This task with {@code payload} and {@code lastError} shown instead of its own (a TaskRedactor's). */
+	public TaskView withText(String payload, @Nullable String lastError) {
+		return new TaskView(this.id, this.queue, payload, this.priority, this.runAt, this.enqueuedAt, this.attempt,
+				this.claimedBy, this.claimedAt, lastError, this.uniqueKey, this.orderingKey, this.orderingSeq,
+				this.payloadBytes, this.errorBytes);
+	}
+
 	/** Whether it waits behind an earlier task of its ordering key. */
 	public boolean held() {
 		return HELD.equals(this.claimedBy);
