@@ -3,14 +3,17 @@ package dev.taskqueue.actuate;
 import java.util.List;
 import java.util.UUID;
 
+import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskDescriptor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskList;
 import dev.taskqueue.actuate.TaskQueueDescriptors.QueueActionResult;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskActionResult;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskQueueDescriptor;
 import dev.taskqueue.jdbc.DatabaseDialect;
+import dev.taskqueue.support.Redaction;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -63,14 +66,23 @@ public class TaskQueueEndpoint {
 
 	private final @Nullable DatabaseDialect database;
 
+	private final TaskRedactor redactor;
+
 	public TaskQueueEndpoint(TaskQueueOperations operations) {
 		this(operations, null);
 	}
 
 	/** An endpoint that also shows the database TaskQueue runs on. */
 	public TaskQueueEndpoint(TaskQueueOperations operations, @Nullable DatabaseDialect database) {
+		this(operations, database, TaskRedactor.NONE);
+	}
+
+	/** An endpoint that shows dead tasks' payloads and errors as {@code redactor} does. */
+	public TaskQueueEndpoint(TaskQueueOperations operations, @Nullable DatabaseDialect database,
+			TaskRedactor redactor) {
 		this.operations = operations;
 		this.database = database;
+		this.redactor = redactor;
 	}
 
 	@ReadOperation
@@ -106,7 +118,9 @@ public class TaskQueueEndpoint {
 				if (queue != null && !isKnown(queue)) {
 					return unknownQueue(queue);
 				}
-				return ok(DeadTaskList.of(queue, this.operations.deadTasks(queue, size, cursor)));
+				DeadTaskPage page = this.operations.deadTasks(queue, size, cursor);
+				return ok(DeadTaskList.of(queue, new DeadTaskPage(
+						page.tasks().stream().map((task) -> Redaction.apply(this.redactor, task)).toList(), page.next())));
 			});
 		}
 		if (!first.equals("tasks")) {
@@ -117,7 +131,7 @@ public class TaskQueueEndpoint {
 			return notATaskId(second);
 		}
 		return this.operations.deadTask(id)
-			.map((task) -> ok(DeadTaskDescriptor.of(task)))
+			.map((task) -> ok(DeadTaskDescriptor.of(Redaction.apply(this.redactor, task))))
 			.orElseGet(() -> notFound("No dead task " + id));
 	}
 

@@ -1,8 +1,11 @@
 package dev.taskqueue.actuate;
 
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
+import dev.taskqueue.autoconfigure.TaskQueueProperties;
 import dev.taskqueue.jdbc.DatabaseDialect;
+import dev.taskqueue.support.Redaction;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -34,8 +37,10 @@ public class TaskQueueEndpointAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		TaskQueueEndpoint taskQueueEndpoint(TaskQueueOperations operations,
-				ObjectProvider<DatabaseDialect> database) {
-			return new TaskQueueEndpoint(operations, database.getIfAvailable());
+				ObjectProvider<DatabaseDialect> database, ObjectProvider<TaskRedactor> redactor,
+				TaskQueueProperties properties) {
+			return new TaskQueueEndpoint(operations, database.getIfAvailable(), Redaction.effective(
+					redactor.getIfAvailable(() -> TaskRedactor.NONE), properties.getRedaction().isHidePayloads()));
 		}
 
 	}

@@ -13,9 +13,11 @@ public class DashboardProperties {
 	static final Pattern PATH = Pattern.compile("(/[A-Za-z0-9._~-]+)+");
 
 	/**
-	 * Whether a servlet web application with Spring MVC serves the dashboard.
+	 * Whether a servlet web application with Spring MVC serves the dashboard. Off by default: its pages show
+	 * payloads, stack traces, host names and process ids, so an application opts in (and protects the path), as with
+	 * Spring Boot's actuator endpoints.
 	 */
-	private boolean enabled = true;
+	private boolean enabled = false;
 
 	/**
 	 * Path under which the dashboard is served, such as /taskqueue or /admin/queues.

@@ -9,6 +9,7 @@ import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.handler.TaskHandlerLazyInitializationExcludeFilter;
 import dev.taskqueue.handler.TaskHandlerMethod;
@@ -115,6 +116,13 @@ public class TaskQueueAutoConfiguration {
 	UnhandledQueueSettings taskQueueUnhandledQueueSettings(TaskQueueProperties properties,
 			TaskHandlerRegistry registry) {
 		return new UnhandledQueueSettings(properties, registry);
+	}
+
+	/** Shows payloads and errors as stored, unless the application declares its own (docs/dashboard.md). */
+	@Bean
+	@ConditionalOnMissingBean
+	TaskRedactor taskRedactor() {
+		return TaskRedactor.NONE;
 	}
 
 	@Bean

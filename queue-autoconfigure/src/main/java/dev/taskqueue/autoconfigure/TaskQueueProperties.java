@@ -52,6 +52,8 @@ public class TaskQueueProperties implements Validator {
 
 	private final Retention retention = new Retention();
 
+	private final Redaction redaction = new Redaction();
+
 	private final History history = new History();
 
 	@NestedConfigurationProperty
@@ -111,6 +113,10 @@ public class TaskQueueProperties implements Validator {
 
 	public Retention getRetention() {
 		return this.retention;
+	}
+
+	public Redaction getRedaction() {
+		return this.redaction;
 	}
 
 	public History getHistory() {
@@ -218,6 +224,25 @@ public class TaskQueueProperties implements Validator {
 
 		public void setCountLimit(int countLimit) {
 			this.countLimit = countLimit;
+		}
+
+	}
+
+	/** What the dashboard and the actuator endpoint show of tasks (see dev.taskqueue.TaskRedactor). */
+	public static class Redaction {
+
+		/**
+		 * Whether the dashboard and the taskqueue actuator endpoint hide every task's payload, whatever the
+		 * application's TaskRedactor does; errors are still shown (through the TaskRedactor).
+		 */
+		private boolean hidePayloads = false;
+
+		public boolean isHidePayloads() {
+			return this.hidePayloads;
+		}
+
+		public void setHidePayloads(boolean hidePayloads) {
+			this.hidePayloads = hidePayloads;
 		}
 
 	}

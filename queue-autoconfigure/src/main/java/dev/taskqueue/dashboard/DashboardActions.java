@@ -4,7 +4,6 @@ import java.net.URI;
 import java.util.Optional;
 import java.util.UUID;
 
-import dev.taskqueue.DeadTask;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
@@ -19,7 +18,8 @@ import org.springframework.web.servlet.support.RequestContextUtils;
 
 /**
  * The dashboard's actions: POST only, refused when the dashboard is read-only. An action that cannot be undone
- * first answers with a page that asks to confirm it, and runs only when posted again with {@code confirm=yes}.
+ * first answers with a page that asks to confirm it, and runs only when posted again with the token that page
+ * minted for it ({@code confirm}); a wrong token is refused. ActionGuard checks every POST before these.
  * Each ends with a redirect (POST-redirect-GET) to a page that says what it did.
  */
 final class DashboardActions {
@@ -57,7 +57,7 @@ final class DashboardActions {
 		UUID id = DashboardPages.id(request);
 		Optional<TaskView> task = this.queries.find(id);
 		String back = task.map((t) -> "/queues/" + t.queue()).orElse("");
-		if (!confirmed(request)) {
+		if (!confirmed(request, "/tasks/" + id + "/cancel")) {
 			return confirm(request, "Cancel task " + id + "? It is deleted and will not run.", "/tasks/" + id
 					+ "/cancel", "Cancel the task", "/tasks/" + id);
 		}
@@ -67,33 +67,34 @@ final class DashboardActions {
 
 	ServerResponse retry(ServerRequest request) {
 		UUID id = DashboardPages.id(request);
-		Optional<DeadTask> task = this.operations.deadTask(id);
-		if (!confirmed(request)) {
-			return confirm(request, "Retry dead task " + id + "? It goes back to queue "
-					+ task.map(DeadTask::queue).orElse("?") + ", ready at once, and its handler runs again.",
-					"/tasks/" + id + "/retry", "Retry", "/tasks/" + id);
+		// Its queue only: the payload may be far larger than the heap.
+		Optional<String> queue = this.queries.deadQueue(id);
+		if (!confirmed(request, "/tasks/" + id + "/retry")) {
+			return confirm(request, "Retry dead task " + id + "? It goes back to queue " + queue.orElse("?")
+					+ ", ready at once, and its handler runs again.", "/tasks/" + id + "/retry", "Retry",
+					"/tasks/" + id);
 		}
-		String back = "/dead" + task.map((t) -> "?queue=" + t.queue()).orElse("");
+		String back = "/dead" + queue.map((q) -> "?queue=" + q).orElse("");
 		return done(request, back, this.operations.retryDead(id)
-				? "Retried task " + id + ": it is back in queue " + task.map(DeadTask::queue).orElse("?") + "."
+				? "Retried task " + id + ": it is back in queue " + queue.orElse("?") + "."
 				: "No dead task " + id + " to retry: it was retried or deleted already.");
 	}
 
 	ServerResponse delete(ServerRequest request) {
 		UUID id = DashboardPages.id(request);
-		Optional<DeadTask> task = this.operations.deadTask(id);
-		if (!confirmed(request)) {
+		Optional<String> queue = this.queries.deadQueue(id);
+		if (!confirmed(request, "/tasks/" + id + "/delete")) {
 			return confirm(request, "Delete dead task " + id + " for good?", "/tasks/" + id + "/delete", "Delete",
 					"/tasks/" + id);
 		}
-		String back = "/dead" + task.map((t) -> "?queue=" + t.queue()).orElse("");
+		String back = "/dead" + queue.map((q) -> "?queue=" + q).orElse("");
 		return done(request, back, this.operations.deleteDead(id) ? "Deleted dead task " + id + "."
 				: "No dead task " + id + " to delete: it was retried or deleted already.");
 	}
 
 	ServerResponse retryAll(ServerRequest request) {
 		String queue = queue(request);
-		if (!confirmed(request)) {
+		if (!confirmed(request, "/queues/" + queue + "/retry-dead")) {
 			return confirm(request, "Retry all " + dead(queue) + " dead tasks of queue " + queue
 					+ "? They go back to the queue, ready at once.", "/queues/" + queue + "/retry-dead", "Retry all",
 					"/dead?queue=" + queue);
@@ -105,7 +106,7 @@ final class DashboardActions {
 
 	ServerResponse deleteAll(ServerRequest request) {
 		String queue = queue(request);
-		if (!confirmed(request)) {
+		if (!confirmed(request, "/queues/" + queue + "/delete-dead")) {
 			return confirm(request, "Delete all " + dead(queue) + " dead tasks of queue " + queue + " for good?",
 					"/queues/" + queue + "/delete-dead", "Delete all", "/dead?queue=" + queue);
 		}
@@ -127,8 +128,8 @@ final class DashboardActions {
 
 	ServerResponse confirm(ServerRequest request, String question, String action, String label, String back,
 			String... hidden) {
-		return DashboardPages.html(HttpStatus.OK,
-				MessagePage.confirm(this.pages.context(request), question, action, label, back, hidden));
+		return DashboardPages.html(HttpStatus.OK, MessagePage.confirm(this.pages.context(request), question, action,
+				label, back, ActionGuard.confirmToken(request.servletRequest(), action, hidden), hidden));
 	}
 
 	ServerResponse done(ServerRequest request, String path, String message) {
@@ -141,8 +142,32 @@ final class DashboardActions {
 		});
 	}
 
-	static boolean confirmed(ServerRequest request) {
-		return "yes".equals(DashboardPages.param(request, "confirm"));
+	/**
+	 * Whether the action is confirmed: {@code false} when posted without {@code confirm} (ask first).
+	 * @param action the action's path under the dashboard, as its confirmation page posts it
+	 * @param hidden the hidden fields that confirmation page posts with it
+	 * @throws Refused if {@code confirm} is not the token a confirmation page minted for this action: a request
+	 * that would skip the page ({@code confirm=yes}) or confirm another action
+	 */
+	static boolean confirmed(ServerRequest request, String action, String... hidden) {
+		String posted = DashboardPages.param(request, ActionGuard.CONFIRM_FIELD);
+		if (posted == null) {
+			return false;
+		}
+		if (!ActionGuard.confirms(request.servletRequest(), posted, action, hidden)) {
+			throw new Refused("The confirmation is not one the dashboard's confirmation page gave for this action: "
+					+ "confirm it from that page.");
+		}
+		return true;
+	}
+
+	/** An action refused with 403: it was not confirmed from its confirmation page. */
+	static final class Refused extends RuntimeException {
+
+		Refused(String message) {
+			super(message);
+		}
+
 	}
 
 	private static String queue(ServerRequest request) {

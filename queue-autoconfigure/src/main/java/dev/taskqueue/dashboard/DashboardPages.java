@@ -11,11 +11,14 @@ import java.util.UUID;
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.jdbc.DashboardQueries;
+import dev.taskqueue.jdbc.DeadTaskView;
 import dev.taskqueue.jdbc.Keyset;
 import dev.taskqueue.jdbc.QueueMinuteRepository;
 import dev.taskqueue.jdbc.TaskView;
+import dev.taskqueue.support.Redaction;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -49,8 +52,14 @@ final class DashboardPages {
 
 	private final QueuePage queuePage;
 
+	private final TaskRedactor redactor;
+
+	/**
+	 * @param redactor what the pages show of payloads and errors: every payload and error shown goes through it
+	 */
 	DashboardPages(TaskQueueOperations operations, DashboardQueries queries, QueueMinuteRepository minutes,
-			DashboardSettings settings, List<OverviewSection> sections) {
+			DashboardSettings settings, List<OverviewSection> sections, TaskRedactor redactor) {
+		this.redactor = redactor;
 		this.operations = operations;
 		this.queries = queries;
 		this.minutes = minutes;
@@ -91,8 +100,8 @@ final class DashboardPages {
 				default -> new Keyset(last.priority(), TaskView.micros(last.runAt()), last.id()).toString();
 			};
 		}
-		return html(HttpStatus.OK,
-				this.queuePage.render(context(request), queue, stats(queue), view, found, next));
+		return html(HttpStatus.OK, this.queuePage.render(context(request), queue, stats(queue), view,
+				found.stream().map(this::redact).toList(), next));
 	}
 
 	ServerResponse deadLetters(ServerRequest request) {
@@ -109,7 +118,8 @@ final class DashboardPages {
 			DeadTask last = found.get(PAGE_SIZE - 1);
 			next = new Keyset(0, TaskView.micros(last.failedAt()), last.id()).toString();
 		}
-		return html(HttpStatus.OK, DeadLettersPage.render(context(request), queue, text, found, next));
+		return html(HttpStatus.OK, DeadLettersPage.render(context(request), queue, text,
+				found.stream().map((dead) -> Redaction.apply(this.redactor, dead)).toList(), next));
 	}
 
 	ServerResponse task(ServerRequest request) {
@@ -117,12 +127,22 @@ final class DashboardPages {
 		PageContext context = context(request);
 		Optional<TaskView> waiting = this.queries.find(id);
 		if (waiting.isPresent()) {
-			return html(HttpStatus.OK, TaskPage.waiting(context, waiting.get()));
+			return html(HttpStatus.OK, TaskPage.waiting(context, redact(waiting.get())));
 		}
-		return this.operations.deadTask(id)
-			.map((dead) -> html(HttpStatus.OK, TaskPage.dead(context, dead)))
+		return this.queries.findDead(id)
+			.map((dead) -> html(HttpStatus.OK, TaskPage.dead(context, new DeadTaskView(
+					Redaction.apply(this.redactor, dead.task()), dead.payloadBytes(), dead.errorBytes()))))
 			.orElseGet(() -> html(HttpStatus.NOT_FOUND, MessagePage.error(context, "No such task",
 					"No task " + id + " waits, runs or is dead: it completed, was cancelled or deleted.")));
+	}
+
+	private TaskView redact(TaskView task) {
+		if (this.redactor == TaskRedactor.NONE) {
+			return task;
+		}
+		String error = task.lastError();
+		return task.withText(this.redactor.payload(task.queue(), task.payload()),
+				(error != null) ? this.redactor.error(task.queue(), error) : null);
 	}
 
 	/** What the statistics say of one queue; zeros for a queue they do not list. */

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
@@ -43,6 +44,12 @@ final class Formats {
 	/** A count that stops at {@code limit}: the statistics stop counting there. */
 	static String count(long count, int limit) {
 		return (count >= limit) ? String.format("%,d+", limit) : String.format("%,d", count);
+	}
+
+	/** A size in bytes, in KB below a megabyte and in MB with one decimal above. */
+	static String size(long bytes) {
+		return (bytes < 1024 * 1024) ? String.format(Locale.ROOT, "%,d KB", bytes / 1024)
+				: String.format(Locale.ROOT, "%,.1f MB", bytes / (1024.0 * 1024.0));
 	}
 
 	/** The payload indented for reading; as stored when it is not JSON. */

@@ -9,12 +9,14 @@ import org.springframework.util.ClassUtils;
 
 /**
  * What every page of one request needs besides its data: where the dashboard lives, whether it may offer actions,
- * the message of the action just done, and the CSRF token Spring Security gave the request, if any.
+ * the message of the action just done, and the CSRF token its forms carry: the one Spring Security gave the request,
+ * or else TaskQueue's own (see ActionGuard).
  *
  * @param base the dashboard's path, with the servlet context path
  * @param readOnly whether actions are left out
  * @param flash what the last action did, or {@code null}
- * @param csrfName the form field of the CSRF token, or {@code null} without Spring Security's CSRF protection
+ * @param csrfName the form field of the CSRF token, or {@code null} on a read-only dashboard without Spring
+ * Security's CSRF protection
  * @param csrfToken the token
  */
 record PageContext(String base, boolean readOnly, @Nullable String flash, @Nullable String csrfName,
@@ -31,6 +33,12 @@ record PageContext(String base, boolean readOnly, @Nullable String flash, @Nulla
 			// Read by name: Spring Security is not a dependency of TaskQueue, only of some applications.
 			name = call(token, "getParameterName");
 			value = call(token, "getToken");
+		}
+		else if (!readOnly) {
+			// No Spring Security CSRF protection (not on the class path, or turned off): the actions are guarded by
+			// TaskQueue's own token, kept in the session. A read-only dashboard has no form to carry it.
+			name = ActionGuard.TOKEN_FIELD;
+			value = ActionGuard.token(request, true);
 		}
 		return new PageContext(request.getContextPath() + path, readOnly, flash, name, value);
 	}

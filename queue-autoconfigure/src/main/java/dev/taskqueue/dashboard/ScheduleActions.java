@@ -38,7 +38,7 @@ final class ScheduleActions {
 
 	ServerResponse trigger(ServerRequest request) {
 		String name = name(request);
-		if (!DashboardActions.confirmed(request)) {
+		if (!DashboardActions.confirmed(request, "/schedules/trigger", "name", name)) {
 			return this.actions.confirm(request, "Trigger schedule " + name
 					+ " now? One task of it is enqueued at once; its next tick stays as it is.", "/schedules/trigger",
 					"Trigger now", "", "name", name);

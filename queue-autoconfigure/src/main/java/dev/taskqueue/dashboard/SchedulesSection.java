@@ -71,7 +71,7 @@ final class SchedulesSection implements OverviewSection {
 		}
 		String outcome = this.queries.find(task)
 			.map((t) -> t.running() ? "running" : "waiting")
-			.orElseGet(() -> this.operations.deadTask(task).isPresent() ? "dead" : "done");
+			.orElseGet(() -> this.queries.deadQueue(task).isPresent() ? "dead" : "done");
 		Object shown = "done".equals(outcome) ? outcome : element("a",
 				attrs("href", context.url("/tasks/" + task), "class", "dead".equals(outcome) ? "error" : null), outcome);
 		return join(when, shown);

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.taskqueue.DeadTask;
+import dev.taskqueue.jdbc.DashboardQueries;
+import dev.taskqueue.jdbc.DeadTaskView;
 import dev.taskqueue.jdbc.TaskView;
 
 import static dev.taskqueue.dashboard.Html.attrs;
@@ -38,16 +40,17 @@ final class TaskPage {
 		if (!running) {
 			body.add(tag("p", Forms.button(context, "/tasks/" + task.id() + "/cancel", "Cancel this task", "danger")));
 		}
-		body.add(tag("h2", "Payload"));
-		body.add(element("pre", attrs("class", "payload"), Formats.prettyJson(task.payload())));
+		payload(body, task.payload(), task.payloadBytes());
 		if (task.lastError() != null) {
 			body.add(tag("h2", "Last error"));
+			body.add(preview(task.errorBytes()));
 			body.add(element("pre", attrs("class", "error"), task.lastError()));
 		}
 		return Layout.page(context, "Task " + task.id(), null, join(body));
 	}
 
-	static String dead(PageContext context, DeadTask task) {
+	static String dead(PageContext context, DeadTaskView view) {
+		DeadTask task = view.task();
 		List<Html> body = new ArrayList<>();
 		body.add(fields(List.of("queue",
 				element("a", attrs("href", context.url("/dead?queue=" + task.queue())), task.queue()), "state", "dead",
@@ -56,10 +59,31 @@ final class TaskPage {
 		body.add(tag("p", Forms.button(context, "/tasks/" + task.id() + "/retry", "Retry", ""), " ",
 				Forms.button(context, "/tasks/" + task.id() + "/delete", "Delete", "danger")));
 		body.add(tag("h2", "Error"));
+		body.add(preview(view.errorBytes()));
 		body.add(element("pre", attrs("class", "error"), task.error()));
-		body.add(tag("h2", "Payload"));
-		body.add(element("pre", attrs("class", "payload"), Formats.prettyJson(task.payload())));
+		payload(body, task.payload(), view.payloadBytes());
 		return Layout.page(context, "Dead task " + task.id(), null, join(body));
+	}
+
+	/**
+	 * The payload, indented when it is whole JSON. The page reads only its first DashboardQueries.PAGE_PREVIEW
+	 * characters (a payload of 100 MB would not fit in the heap): when that is not all of it, the page says so and
+	 * shows the start as stored.
+	 */
+	private static void payload(List<Html> body, String payload, long bytes) {
+		body.add(tag("h2", "Payload"));
+		Html note = preview(bytes);
+		body.add(note);
+		body.add(element("pre", attrs("class", "payload"), (note == Html.EMPTY) ? Formats.prettyJson(payload) : payload));
+	}
+
+	/** "Showing the first 64 KB of 10.0 MB" when the page holds only the start of {@code bytes} (0: all of it). */
+	private static Html preview(long bytes) {
+		if (bytes == 0) {
+			return Html.EMPTY;
+		}
+		return element("p", attrs("class", "problem"), "Showing the first " + DashboardQueries.PAGE_PREVIEW / 1024
+				+ " KB of " + Formats.size(bytes) + ": the dashboard reads no more of it.");
 	}
 
 	/** A definition list of name and value pairs. */

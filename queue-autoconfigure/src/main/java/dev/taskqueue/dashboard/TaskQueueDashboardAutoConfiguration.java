@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import javax.sql.DataSource;
 
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.autoconfigure.DashboardProperties;
 import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueProperties;
@@ -15,7 +16,10 @@ import dev.taskqueue.jdbc.QueueMinuteRepository;
 import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.schedule.RecurringTaskAutoConfiguration;
 import dev.taskqueue.schedule.ScheduleControl;
+import dev.taskqueue.support.Redaction;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aot.hint.RuntimeHints;
@@ -30,10 +34,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
 import org.springframework.web.servlet.function.ServerResponse;
@@ -41,27 +48,41 @@ import org.springframework.web.servlet.function.ServerResponse;
 /**
  * Serves the dashboard under {@code taskqueue.dashboard.path} in a servlet web application with Spring MVC, as
  * functional routes: no component scanning, no template engine, nothing but the pages and one style sheet.
- * Applications with Spring Security protect it like any other path.
+ * Applications with Spring Security protect it like any other path. Off unless {@code taskqueue.dashboard.enabled}.
  */
 @AutoConfiguration(after = { TaskQueueAutoConfiguration.class, RecurringTaskAutoConfiguration.class })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(RouterFunction.class)
 @ConditionalOnBean({ TaskQueueOperations.class, TaskTables.class })
-@ConditionalOnBooleanProperty(name = "taskqueue.dashboard.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "taskqueue.dashboard.enabled")
 @ImportRuntimeHints(TaskQueueDashboardAutoConfiguration.StyleHints.class)
 public class TaskQueueDashboardAutoConfiguration {
 
 	static final String STYLE = "dev/taskqueue/dashboard/dashboard.css";
 
+	private static final Log logger = LogFactory.getLog(TaskQueueDashboardAutoConfiguration.class);
+
+	/** A class of Spring Security's web support: with it the application can protect the path, without it nothing does. */
+	private static final String SPRING_SECURITY = "org.springframework.security.web.SecurityFilterChain";
+
 	@Bean
 	RouterFunction<ServerResponse> taskQueueDashboardRoutes(TaskQueueOperations operations, DataSource dataSource,
-			TaskTables tables, TaskQueueProperties properties, ObjectProvider<OverviewSection> sections) {
+			TaskTables tables, TaskQueueProperties properties, ObjectProvider<OverviewSection> sections,
+			ResourceLoader resourceLoader, ObjectProvider<TaskRedactor> redactor) {
 		DashboardProperties dashboard = properties.getDashboard();
+		// Once, where the routes are made: the pages show payloads and errors to whoever reaches them.
+		if (!ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader())) {
+			logger.warn("TaskQueue's dashboard is served at " + dashboard.getPath()
+					+ " with no authentication: Spring Security is not on the class path, so anyone who reaches this "
+					+ "application sees its tasks' payloads and errors" + (dashboard.isReadOnly() ? "" : " and can act on them")
+					+ ". Protect the path (docs/dashboard.md) or set taskqueue.dashboard.enabled=false.");
+		}
 		DashboardSettings settings = new DashboardSettings(dashboard.getPath(), dashboard.isReadOnly(),
 				dashboard.getRefreshInterval(), properties.getMetrics().getCountLimit());
 		DashboardQueries queries = queries(dataSource, tables);
 		DashboardPages pages = new DashboardPages(operations, queries, new QueueMinuteRepository(dataSource, tables),
-				settings, sections.orderedStream().toList());
+				settings, sections.orderedStream().toList(), Redaction.effective(
+						redactor.getIfAvailable(() -> TaskRedactor.NONE), properties.getRedaction().isHidePayloads()));
 		DashboardActions actions = new DashboardActions(operations, queries, pages, settings.countLimit());
 		return routes(settings, pages, actions, new ScheduleActions(operations, actions), style());
 	}
@@ -125,8 +146,15 @@ public class TaskQueueDashboardAutoConfiguration {
 				.POST(base + "/schedules/pause", schedules::pause)
 				.POST(base + "/schedules/resume", schedules::resume)
 				.POST(base + "/schedules/trigger", schedules::trigger);
+			// Every action, whatever the class path: same origin, and the dashboard's token (or Spring Security's).
+			ActionGuard guard = new ActionGuard(pages);
+			routes.filter((request, next) -> (request.method() == HttpMethod.POST) ? guard.filter(request, next)
+					: next.handle(request));
 		}
-		return routes.onError(IllegalArgumentException.class,
+		return routes.onError(DashboardActions.Refused.class,
+				(ex, request) -> DashboardPages.html(HttpStatus.FORBIDDEN,
+						MessagePage.error(pages.context(request), "Refused", ex.getMessage() + " Nothing was changed.")))
+			.onError(IllegalArgumentException.class,
 				(ex, request) -> DashboardPages.html(HttpStatus.BAD_REQUEST,
 						MessagePage.error(pages.context(request), "Bad request", ex.getMessage())))
 			.build();

@@ -1,5 +1,6 @@
 package dev.taskqueue.jdbc;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -25,10 +26,48 @@ import org.springframework.transaction.support.TransactionOperations;
  */
 public class DashboardQueries {
 
+	/**
+	 * How many characters of a payload, and of an error, a page of tasks reads: the lists show 120 of them and the
+	 * first line of the error.
+	 */
+	public static final int LIST_PREVIEW = 400;
+
+	/** How many characters of a payload, and of an error, the page of one task reads and shows. */
+	public static final int PAGE_PREVIEW = 64 * 1024;
+
+	/*
+	 * Payloads and errors are cut in SQL, never in Java: a page of 51 tasks of 10 MB each, read whole, is half a
+	 * gigabyte of strings in the application's heap (an OutOfMemoryError). %2$s is the payload's expression, %3$s and
+	 * %4$s the lengths (in bytes) the page of one task reads to say how much it does not show, NULL on the lists.
+	 */
 	private static final String COLUMNS = """
-			SELECT id, queue, payload::text AS payload, priority, run_at, enqueued_at, attempt, claimed_by,
-			       claimed_at, last_error, unique_key, ordering_key, ordering_seq FROM %1$s
+			SELECT id, queue, %2$s AS payload, %3$s AS payload_bytes, priority, run_at, enqueued_at, attempt,
+			       claimed_by, claimed_at, left(last_error, :preview) AS last_error, %4$s AS error_bytes, unique_key,
+			       ordering_key, ordering_seq FROM %1$s
 			""";
+
+	/*
+	 * Cutting a jsonb payload still makes PostgreSQL decompress it and write it all as text: some 100 ms for 10 MB,
+	 * seconds for a page of 51. So a list cuts only payloads stored in at most LIST_STORED bytes (pg_column_size reads
+	 * the stored size without decompressing) and shows LARGE for the others: their task's page shows their start.
+	 */
+	private static final int LIST_STORED = 16 * 1024;
+
+	/** What a list shows for a payload too large to cut cheaply. */
+	public static final String LARGE = "(large payload: open the task to see its start)";
+
+	private static final String LIST_PAYLOAD = "CASE WHEN pg_column_size(payload) <= " + LIST_STORED
+			+ " THEN left(payload::text, :preview) ELSE '" + LARGE + "' END";
+
+	// The page of one task writes the payload as text once (OFFSET 0 keeps the planner from inlining it twice), to
+	// cut it and to measure it.
+	private static final String ONE = "%s, LATERAL (SELECT payload::text AS payload_text OFFSET 0) whole";
+
+	private static final String ONE_PAYLOAD = "left(whole.payload_text, :preview)";
+
+	private static final String PAYLOAD_LENGTH = "octet_length(whole.payload_text)";
+
+	private static final String NO_LENGTH = "NULL::bigint";
 
 	private static final String AT = "(timestamptz 'epoch' + %s * interval '1 microsecond')";
 
@@ -105,7 +144,8 @@ public class DashboardQueries {
 			""";
 
 	private static final String DEAD_COLUMNS = """
-			SELECT id, queue, priority, attempts, enqueued_at, failed_at, payload::text AS payload, error FROM %1$s
+			SELECT id, queue, priority, attempts, enqueued_at, failed_at, %2$s AS payload, %3$s AS payload_bytes,
+			       left(error, :preview) AS error, %4$s AS error_bytes FROM %1$s
 			""";
 
 	// Newest first on the (queue, failed_at) or (failed_at) index; a text filter reads on until :limit rows match.
@@ -129,21 +169,29 @@ public class DashboardQueries {
 
 	private final String deadSelect;
 
+	private final String findDead;
+
+	private final String deadQueue;
+
 	/**
 	 * @param transactions transactions on {@code dataSource}, in which the pages of waiting tasks switch JIT off
 	 */
 	public DashboardQueries(DataSource dataSource, TaskTables tables, TransactionOperations transactions) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.transactions = transactions;
-		String select = COLUMNS.formatted(tables.task()).strip();
+		String select = COLUMNS.formatted(tables.task(), LIST_PAYLOAD, NO_LENGTH, NO_LENGTH).strip();
 		String at = AT.formatted(":micros");
 		this.ready = WAITING.formatted(tables.task(), select, "run_at <= now()", at, NO_ID);
 		this.scheduled = WAITING.formatted(tables.task(), select, "run_at > now()", at, NO_ID);
 		this.running = RUNNING.formatted(select, at, OrderedKeys.HELD);
 		this.held = HELD.formatted(select, OrderedKeys.HELD);
 		this.batches = BATCHES.formatted(tables.batch(), tables.task(), tables.deadTask());
-		this.findOne = select + " WHERE id = :id";
-		this.deadSelect = DEAD_COLUMNS.formatted(tables.deadTask()).strip();
+		this.findOne = COLUMNS.formatted(ONE.formatted(tables.task()), ONE_PAYLOAD, PAYLOAD_LENGTH,
+				"octet_length(last_error)").strip() + " WHERE id = :id";
+		this.deadSelect = DEAD_COLUMNS.formatted(tables.deadTask(), LIST_PAYLOAD, NO_LENGTH, NO_LENGTH).strip();
+		this.findDead = DEAD_COLUMNS.formatted(ONE.formatted(tables.deadTask()), ONE_PAYLOAD, PAYLOAD_LENGTH,
+				"octet_length(error)").strip() + " WHERE id = :id";
+		this.deadQueue = "SELECT queue FROM " + tables.deadTask() + " WHERE id = :id";
 	}
 
 	/**
@@ -168,6 +216,7 @@ public class DashboardQueries {
 				.param("priority", (after != null) ? after.priority() : Integer.MAX_VALUE)
 				.param("micros", (after != null) ? after.micros() : FIRST_MICROS)
 				.param("id", (after != null) ? after.id() : NO_ID)
+				.param("preview", LIST_PREVIEW)
 				.query(DashboardQueries::task)
 				.list();
 		});
@@ -184,6 +233,7 @@ public class DashboardQueries {
 			.param("micros", (after != null) ? after.micros() : 0L) // every claim is after 1970
 			.param("id", (after != null) ? after.id() : new UUID(0, 0))
 			.param("limit", limit)
+			.param("preview", LIST_PREVIEW)
 			.query(DashboardQueries::task)
 			.list();
 	}
@@ -200,6 +250,7 @@ public class DashboardQueries {
 			.param("key", (afterKey != null) ? afterKey : "")
 			.param("seq", (afterKey != null) ? afterSeq : Long.MIN_VALUE)
 			.param("limit", limit)
+			.param("preview", LIST_PREVIEW)
 			.query(DashboardQueries::task)
 			.list();
 	}
@@ -225,9 +276,37 @@ public class DashboardQueries {
 			.list();
 	}
 
-	/** The waiting or running task {@code id}, if there is one. */
+	/**
+	 * The waiting or running task {@code id}, if there is one, with the first {@link #PAGE_PREVIEW} characters of its
+	 * payload and error.
+	 */
 	public Optional<TaskView> find(UUID id) {
-		return this.jdbc.sql(this.findOne).param("id", id).query(DashboardQueries::task).optional();
+		return this.jdbc.sql(this.findOne)
+			.param("id", id)
+			.param("preview", PAGE_PREVIEW)
+			.query(DashboardQueries::task)
+			.optional();
+	}
+
+	/**
+	 * The dead task {@code id}, if there is one, with the first {@link #PAGE_PREVIEW} characters of its payload and
+	 * error, and their whole lengths.
+	 */
+	public Optional<DeadTaskView> findDead(UUID id) {
+		return this.jdbc.sql(this.findDead)
+			.param("id", id)
+			.param("preview", PAGE_PREVIEW)
+			.query((rs, row) -> {
+				DeadTask task = deadTask(rs, row);
+				return new DeadTaskView(task, cut(task.payload(), rs.getLong("payload_bytes")),
+						cut(task.error(), rs.getLong("error_bytes")));
+			})
+			.optional();
+	}
+
+	/** The queue of the dead task {@code id}, if there is one: no payload read to tell an action where it goes. */
+	public Optional<String> deadQueue(UUID id) {
+		return this.jdbc.sql(this.deadQueue).param("id", id).query(String.class).optional();
 	}
 
 	/**
@@ -252,7 +331,8 @@ public class DashboardQueries {
 		}
 		JdbcClient.StatementSpec statement = this.jdbc
 			.sql(this.deadSelect + " WHERE " + String.join(" AND ", conditions) + DEAD_ORDER)
-			.param("limit", limit);
+			.param("limit", limit)
+			.param("preview", LIST_PREVIEW);
 		if (queue != null) {
 			statement = statement.param("queue", queue);
 		}
@@ -271,7 +351,16 @@ public class DashboardQueries {
 				rs.getInt("priority"), instant(rs, "run_at"), instant(rs, "enqueued_at"), rs.getInt("attempt"),
 				rs.getObject("claimed_by", UUID.class), (claimedAt != null) ? claimedAt.toInstant() : null,
 				rs.getString("last_error"), rs.getString("unique_key"), rs.getString("ordering_key"),
-				rs.getObject("ordering_seq", Long.class));
+				rs.getObject("ordering_seq", Long.class), cut(rs.getString("payload"), rs.getLong("payload_bytes")),
+				cut(rs.getString("last_error"), rs.getLong("error_bytes")));
+	}
+
+	/**
+	 * {@code bytes}, the whole text's length, when {@code read} is only its start; 0 when it is all of it, or the
+	 * length was not read. Decided here, before a TaskRedactor changes the text.
+	 */
+	private static long cut(@Nullable String read, long bytes) {
+		return (read != null && bytes > read.getBytes(StandardCharsets.UTF_8).length) ? bytes : 0;
 	}
 
 	private static DeadTask deadTask(ResultSet rs, int row) throws SQLException {

@@ -4,12 +4,16 @@ import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
 import dev.taskqueue.test.PropertyFailures;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.web.servlet.function.RouterFunction;
@@ -20,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * When the dashboard is served (a servlet web application, {@code taskqueue.dashboard.enabled}), and when the
  * throughput is recorded (an instance with a worker, {@code taskqueue.dashboard.record-throughput}).
  */
+@ExtendWith(OutputCaptureExtension.class)
 class DashboardAutoConfigurationIntegrationTests {
 
 	private static final String url = TestDatabase.createDatabase();
@@ -30,7 +35,35 @@ class DashboardAutoConfigurationIntegrationTests {
 			TaskQueueDashboardAutoConfiguration.class);
 
 	private final WebApplicationContextRunner web = new WebApplicationContextRunner().withConfiguration(CONFIGURATIONS)
-		.withPropertyValues("spring.datasource.url=" + url);
+		.withPropertyValues("spring.datasource.url=" + url, "taskqueue.dashboard.enabled=true");
+
+	@Test
+	void servesNothingUnlessEnabled(CapturedOutput output) {
+		// The pages show payloads, errors, host names and pids: an application opts in, as with Spring Boot's actuator.
+		new WebApplicationContextRunner().withConfiguration(CONFIGURATIONS)
+			.withPropertyValues("spring.datasource.url=" + url)
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(RouterFunction.class)
+				.hasSingleBean(ThroughputRecorder.class));
+		assertThat(output).doesNotContain("no authentication");
+	}
+
+	@Test
+	void warnsOnceWhenServedWithoutSpringSecurity(CapturedOutput output) {
+		this.web.withClassLoader(new FilteredClassLoader("org.springframework.security"))
+			.withPropertyValues("taskqueue.dashboard.path=/admin/queues")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RouterFunction.class));
+		assertThat(output.getOut().lines().filter((line) -> line.contains("/admin/queues")))
+			.singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+			.contains("WARN")
+			.contains("no authentication");
+	}
+
+	@Test
+	void doesNotWarnWithSpringSecurity(CapturedOutput output) {
+		this.web.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RouterFunction.class));
+		assertThat(output).doesNotContain("no authentication");
+	}
 
 	@Test
 	void servesTheDashboardAndRecordsThroughputInAServletWebApplication() {

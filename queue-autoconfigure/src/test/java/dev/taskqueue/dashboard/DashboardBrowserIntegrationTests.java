@@ -45,7 +45,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code target/dashboard-screenshots/}.
  */
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "taskqueue.dashboard.read-only=false", "taskqueue.dashboard.refresh-interval=10m",
+		properties = { "taskqueue.dashboard.enabled=true",
+				"taskqueue.dashboard.read-only=false", "taskqueue.dashboard.refresh-interval=10m",
 				"taskqueue.worker.poll-interval=50ms", "taskqueue.worker.heartbeat-interval=200ms",
 				"spring.application.name=orders-service", "taskqueue.queues.reports.rate-limit.limit=100",
 				"taskqueue.queues.reports.rate-limit.period=1m", "taskqueue.schedules.nightly-cleanup.cron=0 0 2 * * *",

@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * resume and trigger of a schedule (checked in the database), and a batch's progress.
  */
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "taskqueue.dashboard.read-only=false", "taskqueue.worker.poll-interval=50ms",
+		properties = { "taskqueue.dashboard.enabled=true",
+				"taskqueue.dashboard.read-only=false", "taskqueue.worker.poll-interval=50ms",
 				"taskqueue.worker.heartbeat-interval=200ms", "taskqueue.queues.dash-ok.rate-limit.limit=1",
 				"taskqueue.queues.dash-ok.rate-limit.period=1h", "taskqueue.schedules.dash-yearly.cron=0 0 3 1 1 *",
 				"taskqueue.schedules.dash-yearly.queue=dash-dead",
@@ -121,21 +122,21 @@ class DashboardFeaturesIntegrationTests {
 		assertThat(overview).contains("<h2>Recurring schedules</h2>").contains("<td>dash-yearly</td>")
 			.contains("<code>cron 0 0 3 1 1 *").contains("never");
 
-		HttpResponse<String> paused = http.post("/taskqueue/schedules/pause", "name=dash-yearly");
+		HttpResponse<String> paused = http.act("/taskqueue/schedules/pause", "name=dash-yearly");
 		assertThat(paused.statusCode()).isEqualTo(303);
 		assertThat(http.follow(paused).body()).contains("Paused schedule dash-yearly");
 		assertThat(schedule("paused")).isEqualTo("true");
 
-		HttpResponse<String> resumed = http.post("/taskqueue/schedules/resume", "name=dash-yearly");
+		HttpResponse<String> resumed = http.act("/taskqueue/schedules/resume", "name=dash-yearly");
 		assertThat(http.follow(resumed).body()).contains("Resumed schedule dash-yearly");
 		assertThat(schedule("paused")).isEqualTo("false");
 
-		HttpResponse<String> asked = http.post("/taskqueue/schedules/trigger", "name=dash-yearly");
+		HttpResponse<String> asked = http.act("/taskqueue/schedules/trigger", "name=dash-yearly");
 		assertThat(asked.statusCode()).isEqualTo(200);
 		assertThat(asked.body()).contains("Trigger schedule dash-yearly now?")
 			.contains("name=\"name\" value=\"dash-yearly\"");
 		assertThat(schedule("ticks")).isEqualTo("0");
-		HttpResponse<String> triggered = http.post("/taskqueue/schedules/trigger", "name=dash-yearly&confirm=yes");
+		HttpResponse<String> triggered = http.confirm("/taskqueue/schedules/trigger", "name=dash-yearly");
 		String task = schedule("last_task_id");
 		assertThat(http.follow(triggered).body()).contains("Triggered schedule dash-yearly: task " + task);
 		assertThat(schedule("ticks")).isEqualTo("1");
@@ -145,9 +146,9 @@ class DashboardFeaturesIntegrationTests {
 		assertThat(http.get("/taskqueue").body()).contains("<a href=\"/taskqueue/tasks/" + task + "\" class=\"error\">dead</a>");
 		assertThat(http.get("/taskqueue/tasks/" + task).body()).doesNotContain("<i>").contains("&lt;i&gt;yearly");
 
-		assertThat(http.follow(http.post("/taskqueue/schedules/pause", "name=dash-none")).body())
+		assertThat(http.follow(http.act("/taskqueue/schedules/pause", "name=dash-none")).body())
 			.contains("No schedule dash-none to pause.");
-		assertThat(http.post("/taskqueue/schedules/pause", "name=%3Cb%3E").statusCode()).isEqualTo(400);
+		assertThat(http.act("/taskqueue/schedules/pause", "name=%3Cb%3E").statusCode()).isEqualTo(400);
 		assertThat(http.get("/taskqueue/schedules/pause?name=dash-yearly").statusCode()).isIn(404, 405);
 	}
 

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * autovacuum would have run on a real database).
  */
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = "taskqueue.worker.enabled=false")
+		properties = { "taskqueue.dashboard.enabled=true", "taskqueue.worker.enabled=false" })
 class DashboardLargeQueueIntegrationTests {
 
 	private static final Log logger = LogFactory.getLog(DashboardLargeQueueIntegrationTests.class);

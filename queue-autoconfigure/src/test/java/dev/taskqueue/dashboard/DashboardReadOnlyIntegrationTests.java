@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * property that allows them, and changes nothing. It also serves under a path of the application's choosing.
  */
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "taskqueue.dashboard.path=/admin/queues", "taskqueue.schedules.dash-ro-yearly.cron=0 0 3 1 1 *",
+		properties = { "taskqueue.dashboard.enabled=true",
+				"taskqueue.dashboard.path=/admin/queues", "taskqueue.schedules.dash-ro-yearly.cron=0 0 3 1 1 *",
 				"taskqueue.schedules.dash-ro-yearly.queue=dash-ok" })
 class DashboardReadOnlyIntegrationTests {
 

@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * protection asks of every POST.
  */
 @SpringBootTest(classes = { DashboardTestApplication.class, DashboardSecurityIntegrationTests.Security.class },
-		webEnvironment = WebEnvironment.RANDOM_PORT, properties = "taskqueue.dashboard.read-only=false")
+		webEnvironment = WebEnvironment.RANDOM_PORT, properties = { "taskqueue.dashboard.enabled=true", "taskqueue.dashboard.read-only=false" })
 class DashboardSecurityIntegrationTests {
 
 	@DynamicPropertySource

@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * shows, that every value is escaped, and what each action changes in the database and says it did.
  */
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "taskqueue.dashboard.read-only=false", "taskqueue.worker.poll-interval=50ms",
+		properties = { "taskqueue.dashboard.enabled=true",
+				"taskqueue.dashboard.read-only=false", "taskqueue.worker.poll-interval=50ms",
 				"taskqueue.worker.heartbeat-interval=200ms" })
 class DashboardWebIntegrationTests {
 
@@ -156,7 +157,7 @@ class DashboardWebIntegrationTests {
 
 	@Test
 	void pauseAndResumeAQueueSayWhatTheyDid() {
-		HttpResponse<String> paused = this.http.post("/taskqueue/queues/dash-pause/pause", "");
+		HttpResponse<String> paused = this.http.act("/taskqueue/queues/dash-pause/pause", "");
 		assertThat(paused.statusCode()).isEqualTo(303);
 		assertThat(paused.headers().firstValue("Location")).hasValueSatisfying(
 				(location) -> assertThat(location).endsWith("/taskqueue"));
@@ -164,7 +165,7 @@ class DashboardWebIntegrationTests {
 		assertThat(isPaused("dash-pause")).isTrue();
 		// The message is shown once.
 		assertThat(this.http.get("/taskqueue").body()).doesNotContain("Paused queue dash-pause");
-		HttpResponse<String> resumed = this.http.post("/taskqueue/queues/dash-pause/resume", "from=queue");
+		HttpResponse<String> resumed = this.http.act("/taskqueue/queues/dash-pause/resume", "from=queue");
 		assertThat(resumed.headers().firstValue("Location")).hasValueSatisfying(
 				(location) -> assertThat(location).endsWith("/taskqueue/queues/dash-pause"));
 		assertThat(this.http.follow(resumed).body()).contains("Resumed queue dash-pause.");
@@ -174,15 +175,15 @@ class DashboardWebIntegrationTests {
 	@Test
 	void cancelAWaitingTaskAfterConfirming() {
 		UUID id = this.taskQueue.enqueue(TaskRequest.of("dash-cancel", "x").withDelay(Duration.ofHours(1)));
-		HttpResponse<String> asked = this.http.post("/taskqueue/tasks/" + id + "/cancel", "");
+		HttpResponse<String> asked = this.http.act("/taskqueue/tasks/" + id + "/cancel", "");
 		assertThat(asked.statusCode()).isEqualTo(200);
-		assertThat(asked.body()).contains("Cancel task " + id + "?").contains("name=\"confirm\" value=\"yes\"");
+		assertThat(asked.body()).contains("Cancel task " + id + "?").contains("name=\"confirm\" value=\"");
 		assertThat(taskCount(id)).isEqualTo(1);
-		HttpResponse<String> done = this.http.post("/taskqueue/tasks/" + id + "/cancel", "confirm=yes");
+		HttpResponse<String> done = this.http.confirm("/taskqueue/tasks/" + id + "/cancel", "");
 		assertThat(done.statusCode()).isEqualTo(303);
 		assertThat(this.http.follow(done).body()).contains("Cancelled task " + id + ".");
 		assertThat(taskCount(id)).isZero();
-		assertThat(this.http.follow(this.http.post("/taskqueue/tasks/" + id + "/cancel", "confirm=yes")).body())
+		assertThat(this.http.follow(this.http.confirm("/taskqueue/tasks/" + id + "/cancel", "")).body())
 			.contains("was not cancelled");
 		assertThat(this.http.get("/taskqueue/tasks/" + id).statusCode()).isEqualTo(404);
 	}
@@ -198,14 +199,14 @@ class DashboardWebIntegrationTests {
 		Await.until("the ok ones completed", WAIT, () -> this.handlers.handled.containsAll(List.of(ids.get(0))));
 		this.jdbc.update("UPDATE taskqueue_dead_task SET payload = '\"ok again\"' WHERE id = ?", ids.get(1));
 
-		assertThat(this.http.post("/taskqueue/tasks/" + ids.get(1) + "/retry", "").body()).contains("Retry dead task");
+		assertThat(this.http.act("/taskqueue/tasks/" + ids.get(1) + "/retry", "").body()).contains("Retry dead task");
 		assertThat(deadCount("dash-dead", ids.get(1))).isEqualTo(1);
-		HttpResponse<String> retried = this.http.post("/taskqueue/tasks/" + ids.get(1) + "/retry", "confirm=yes");
+		HttpResponse<String> retried = this.http.confirm("/taskqueue/tasks/" + ids.get(1) + "/retry", "");
 		assertThat(this.http.follow(retried).body()).contains("Retried task " + ids.get(1)
 				+ ": it is back in queue dash-dead.");
 		Await.until("the retried task runs", WAIT, () -> this.handlers.handled.contains(ids.get(1)));
 
-		HttpResponse<String> deleted = this.http.post("/taskqueue/tasks/" + ids.get(4) + "/delete", "confirm=yes");
+		HttpResponse<String> deleted = this.http.confirm("/taskqueue/tasks/" + ids.get(4) + "/delete", "");
 		assertThat(this.http.follow(deleted).body()).contains("Deleted dead task " + ids.get(4) + ".");
 		assertThat(deadCount("dash-dead", ids.get(4))).isZero();
 
@@ -215,17 +216,59 @@ class DashboardWebIntegrationTests {
 		this.jdbc.update("UPDATE taskqueue_dead_task SET payload = '\"ok\"' WHERE id = ?", more.get(0));
 		this.jdbc.update("DELETE FROM taskqueue_dead_task WHERE queue = 'dash-dead' AND NOT id = ANY(?)",
 				(Object) more.toArray(UUID[]::new));
-		assertThat(this.http.post("/taskqueue/queues/dash-dead/delete-dead", "").body())
+		assertThat(this.http.act("/taskqueue/queues/dash-dead/delete-dead", "").body())
 			.contains("Delete all 3 dead tasks of queue dash-dead for good?");
-		assertThat(this.http.follow(this.http.post("/taskqueue/queues/dash-dead/retry-dead", "confirm=yes")).body())
+		assertThat(this.http.follow(this.http.confirm("/taskqueue/queues/dash-dead/retry-dead", "")).body())
 			.contains("Retried 3 dead tasks of queue dash-dead");
 		Await.until("the retried ok task runs", WAIT, () -> this.handlers.handled.contains(more.get(0)));
 		Await.until("the two others are dead again", WAIT,
 				() -> deadCount("dash-dead", more.get(1)) + deadCount("dash-dead", more.get(2)) == 2);
-		assertThat(this.http.follow(this.http.post("/taskqueue/queues/dash-dead/delete-dead", "confirm=yes")).body())
+		assertThat(this.http.follow(this.http.confirm("/taskqueue/queues/dash-dead/delete-dead", "")).body())
 			.contains("Deleted 2 dead tasks of queue dash-dead.");
 		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE queue = 'dash-dead'",
 				Integer.class)).isZero();
+	}
+
+	@Test
+	void anActionPostedFromAnotherSiteOrWithoutTheTokenChangesNothing() {
+		// No Spring Security in this application: the dashboard's own token and origin checks are all there is.
+		UUID id = this.taskQueue.enqueue(TaskRequest.of("dash-csrf", "x").withDelay(Duration.ofHours(1)));
+		// What another site's page can make a browser post: no token (it cannot read one), its own origin.
+		List<HttpResponse<String>> refused = new ArrayList<>(List.of(
+				this.http.postCrossSite("/taskqueue/queues/dash-csrf/pause", ""),
+				this.http.postCrossSite("/taskqueue/queues/dash-csrf/delete-dead", "confirm=yes"),
+				this.http.post("/taskqueue/queues/dash-csrf/pause", ""),
+				this.http.post("/taskqueue/queues/dash-csrf/pause", "_taskqueue_csrf=wrong"),
+				this.http.post("/taskqueue/tasks/" + id + "/cancel", "confirm=yes")));
+		assertRefused(refused);
+		assertThat(isPaused("dash-csrf")).isFalse();
+		String token = this.http.token();
+		refused = List.of(
+				// Even with the token, another site's request is refused.
+				this.http.postCrossSite("/taskqueue/queues/dash-csrf/pause", "_taskqueue_csrf=" + token),
+				// A fresh client has a session of its own: another session's token is not valid in it.
+				new DashboardHttp(this.port).post("/taskqueue/queues/dash-csrf/pause", "_taskqueue_csrf=" + token),
+				// The right token, but the confirmation page skipped: confirm=yes is not a confirmation.
+				this.http.post("/taskqueue/tasks/" + id + "/cancel", "_taskqueue_csrf=" + token + "&confirm=yes"),
+				this.http.post("/taskqueue/queues/dash-csrf/delete-dead", "_taskqueue_csrf=" + token + "&confirm=yes"));
+		assertRefused(refused);
+		assertThat(isPaused("dash-csrf")).isFalse();
+		assertThat(taskCount(id)).isEqualTo(1);
+
+		// A confirmation is for its own action only: the one minted for another task does not cancel this one.
+		UUID other = this.taskQueue.enqueue(TaskRequest.of("dash-csrf", "y").withDelay(Duration.ofHours(1)));
+		String otherConfirm = DashboardHttp
+			.all(this.http.act("/taskqueue/tasks/" + other + "/cancel", "").body(), "name=\"confirm\" value=\"([^\"]+)\"")
+			.get(0);
+		assertThat(this.http.act("/taskqueue/tasks/" + id + "/cancel", "confirm=" + otherConfirm).statusCode())
+			.isEqualTo(403);
+		assertThat(taskCount(id)).isEqualTo(1);
+
+		// The same actions from the dashboard's own pages work.
+		assertThat(this.http.act("/taskqueue/queues/dash-csrf/pause", "").statusCode()).isEqualTo(303);
+		assertThat(isPaused("dash-csrf")).isTrue();
+		assertThat(this.http.confirm("/taskqueue/tasks/" + id + "/cancel", "").statusCode()).isEqualTo(303);
+		assertThat(taskCount(id)).isZero();
 	}
 
 	@Test
@@ -243,6 +286,21 @@ class DashboardWebIntegrationTests {
 		assertThat(this.http.get("/taskqueue/tasks/" + UUID.randomUUID()).statusCode()).isEqualTo(404);
 	}
 
+	@Test
+	void aCursorOutsidePostgreSqlsTimesIsABadRequestNotAnError() {
+		// Well-formed numbers, but a time no timestamp holds: PostgreSQL would fail the statement with a range error.
+		this.taskQueue.enqueue(TaskRequest.of("dash-cursor", "x"));
+		String id = UUID.randomUUID().toString();
+		for (String path : List.of("/taskqueue/queues/dash-cursor?after=0_9223372036854775807_" + id,
+				"/taskqueue/queues/dash-cursor?view=scheduled&after=5_-9223372036854775808_" + id,
+				"/taskqueue/queues/dash-cursor?view=running&after=0_9223372036854775807_" + id,
+				"/taskqueue/dead?after=0_-9223372036854775807_" + id)) {
+			HttpResponse<String> response = this.http.get(path);
+			assertThat(response.statusCode()).as(path).isEqualTo(400);
+			assertThat(response.body()).as(path).contains("after must be a cursor from a &#39;next&#39; link");
+		}
+	}
+
 	private long minuteCount(String queue, String column) {
 		Long sum = this.jdbc.queryForObject("SELECT sum(" + column + ") FROM taskqueue_queue_minute WHERE queue = ?",
 				Long.class, queue);
@@ -256,6 +314,13 @@ class DashboardWebIntegrationTests {
 
 	private int taskCount(UUID id) {
 		return this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE id = ?", Integer.class, id);
+	}
+
+	private static void assertRefused(List<HttpResponse<String>> responses) {
+		for (HttpResponse<String> response : responses) {
+			assertThat(response.statusCode()).as(response.request().uri() + " " + response.body()).isEqualTo(403);
+			assertThat(response.body()).contains("Nothing was changed.");
+		}
 	}
 
 	private boolean isPaused(String queue) {
