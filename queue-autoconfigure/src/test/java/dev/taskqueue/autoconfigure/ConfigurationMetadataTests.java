@@ -67,9 +67,9 @@ class ConfigurationMetadataTests {
 		assertThat(defaultValue("taskqueue.worker.session-timeout")).isEqualTo("30s");
 		assertThat(defaultValue("taskqueue.worker.shutdown-timeout")).isEqualTo("30s");
 		assertThat(defaultValue("taskqueue.retry.backoff.initial-delay")).isEqualTo("1s");
-		assertThat(defaultValue("taskqueue.retry.backoff.max-delay")).isEqualTo("10m");
+		assertThat(defaultValue("taskqueue.retry.backoff.max-delay")).isEqualTo("1h");
 		assertThat(defaultValue("taskqueue.worker.concurrency")).isEqualTo("4");
-		assertThat(defaultValue("taskqueue.retry.max-attempts")).isEqualTo("5");
+		assertThat(defaultValue("taskqueue.retry.max-attempts")).isEqualTo("20");
 		assertThat(defaultValue("taskqueue.enabled")).isEqualTo("true");
 		assertThat(defaultValue("taskqueue.metrics.refresh-interval")).isEqualTo("10s");
 		assertThat(defaultValue("taskqueue.metrics.count-limit")).isEqualTo("10000");
