@@ -190,12 +190,13 @@ public class TaskQueueAutoConfiguration {
 	TaskQueue taskQueue(EnqueueRepository enqueueRepository, ObjectProvider<JsonMapper> jsonMapper,
 			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry,
 			TopicRepository topics, BatchRepository batches, ObjectProvider<BatchSweeper> sweeper,
-			SerializationRetry retry) {
+			SerializationRetry retry, TaskQueueProperties properties) {
 		return new DefaultTaskQueue(enqueueRepository, jsonMapper.getIfAvailable(JsonMapper::new),
 				new TaskQueueListeners(listeners.orderedStream().toList()),
 				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), new TopicsAndBatches(topics, batches,
 						() -> sweeper.orderedStream().forEach(BatchSweeper::batchEnqueued)))
-			.retrying(retry);
+			.retrying(retry)
+			.limitingPayloads(properties.getMaxPayloadSize());
 	}
 
 	/** Runs tasks on the caller's thread, for the {@code TaskQueueTester} of the queue-test module. */

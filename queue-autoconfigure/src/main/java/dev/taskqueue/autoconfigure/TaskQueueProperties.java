@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
@@ -31,6 +32,12 @@ public class TaskQueueProperties implements Validator {
 	 * database stops the application.
 	 */
 	private Database database = Database.AUTO;
+
+	/**
+	 * The largest payload an enqueue accepts, as JSON text in UTF-8; a larger one is refused with an
+	 * IllegalArgumentException before any SQL. At most 255MB, about the most PostgreSQL's jsonb holds.
+	 */
+	private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
 
 	/**
 	 * How TaskQueue's own transactions run again after a serialization failure or deadlock.
@@ -83,6 +90,14 @@ public class TaskQueueProperties implements Validator {
 
 	public void setDatabase(Database database) {
 		this.database = database;
+	}
+
+	public DataSize getMaxPayloadSize() {
+		return this.maxPayloadSize;
+	}
+
+	public void setMaxPayloadSize(DataSize maxPayloadSize) {
+		this.maxPayloadSize = maxPayloadSize;
 	}
 
 	public SerializationRetryProperties getSerializationRetry() {

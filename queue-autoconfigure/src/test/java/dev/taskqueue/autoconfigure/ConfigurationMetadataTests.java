@@ -14,6 +14,7 @@ import org.springframework.beans.BeanUtils;
 import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.PropertyAccessorFactory;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.util.unit.DataSize;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -114,6 +115,9 @@ class ConfigurationMetadataTests {
 			else if (value instanceof Duration duration) {
 				assertThat(DurationStyle.detectAndParse(defaultValue(name))).as("default of " + name)
 					.isEqualTo(duration);
+			}
+			else if (value instanceof DataSize size) { // written as in a file (1MB), read back as bytes
+				assertThat(DataSize.parse(defaultValue(name))).as("default of " + name).isEqualTo(size);
 			}
 			else if (value instanceof Number number) {
 				assertThat(Double.parseDouble(defaultValue(name))).as("default of " + name)
