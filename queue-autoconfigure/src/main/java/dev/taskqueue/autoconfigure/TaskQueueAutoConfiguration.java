@@ -213,7 +213,7 @@ public class TaskQueueAutoConfiguration {
 			.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
 		return new TaskRunner(registry, tasks, sessions, manager,
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
-				new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)),
+				new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new), properties.isStrictPayload()),
 				new TaskQueueListeners(listeners.orderedStream().toList()), interceptors.orderedStream().toList(),
 				(handler) -> QueueSettingsResolver.resolve(properties, handler, manager, buckets));
 	}
@@ -268,7 +268,7 @@ public class TaskQueueAutoConfiguration {
 					sessionName(environment), worker.getSessionTimeout());
 			TaskQueueListeners listener = new TaskQueueListeners(listeners.orderedStream().toList());
 			TaskDispatcher dispatcher = new TaskDispatcher(tasks,
-					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)), handlerTransactions,
+					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new), properties.isStrictPayload()), handlerTransactions,
 					retry.transactions("outcome", own), listener, interceptors.orderedStream().toList(),
 					completionCommit(handlerTransactionManager, dataSource, tables, properties), retry);
 			return new TaskWorker(registry, tasks, session, dispatcher, retry.transactions("claim", own), listener,

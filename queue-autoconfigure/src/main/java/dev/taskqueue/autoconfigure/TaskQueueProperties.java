@@ -40,6 +40,13 @@ public class TaskQueueProperties implements Validator {
 	private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
 
 	/**
+	 * Whether a payload that has a property its handler's type does not have, or lacks one that the type's
+	 * constructor takes (a record's component), sends its task to the dead letters instead of being read leniently
+	 * (unknown properties ignored, missing ones null).
+	 */
+	private boolean strictPayload;
+
+	/**
 	 * How TaskQueue's own transactions run again after a serialization failure or deadlock.
 	 */
 	@NestedConfigurationProperty
@@ -98,6 +105,14 @@ public class TaskQueueProperties implements Validator {
 
 	public void setMaxPayloadSize(DataSize maxPayloadSize) {
 		this.maxPayloadSize = maxPayloadSize;
+	}
+
+	public boolean isStrictPayload() {
+		return this.strictPayload;
+	}
+
+	public void setStrictPayload(boolean strictPayload) {
+		this.strictPayload = strictPayload;
 	}
 
 	public SerializationRetryProperties getSerializationRetry() {
