@@ -36,6 +36,12 @@ import org.springframework.util.unit.DataSize;
  */
 public class DefaultTaskQueue implements TaskQueue {
 
+	/** The default of {@code taskqueue.max-payload-size}. */
+	public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
+
+	/** Near the most a jsonb value holds (2^28 - 1 bytes); a larger limit could not be met anyway. */
+	public static final DataSize LARGEST_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(255);
+
 	private final EnqueueRepository tasks;
 
 	private final JsonMapper mapper;
@@ -49,12 +55,6 @@ public class DefaultTaskQueue implements TaskQueue {
 	private SerializationRetry retry = SerializationRetry.none();
 
 	private long maxPayloadBytes = DEFAULT_MAX_PAYLOAD_SIZE.toBytes();
-
-	/** The default of {@code taskqueue.max-payload-size}. */
-	public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
-
-	/** Near the most a jsonb value holds (2^28 - 1 bytes); a larger limit could not be met anyway. */
-	public static final DataSize LARGEST_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(255);
 
 	public DefaultTaskQueue(EnqueueRepository tasks, JsonMapper mapper, TaskQueueListener listener) {
 		this(tasks, mapper, listener, ObservationRegistry.NOOP);

@@ -50,12 +50,13 @@ final class StorableText {
 	}
 
 	/**
-	 * The length of {@code text} in UTF-8, counted exactly only where it matters: a text with more characters than
-	 * {@code limit} is over it whatever its bytes, and one with at most a third as many is under it.
+	 * The length of {@code text} in UTF-8, or, when it has at most a third as many characters as {@code limit}
+	 * (at most three bytes each) and so is under it whatever they are, its length in characters: most payloads
+	 * are not counted at all. Counted exactly whenever it may be over the limit, so the message says the size.
 	 */
 	static long utf8Length(String text, long limit) {
 		int length = text.length();
-		if (length > limit || (long) length * 3 <= limit) {
+		if ((long) length * 3 <= limit) {
 			return length;
 		}
 		long bytes = 0;

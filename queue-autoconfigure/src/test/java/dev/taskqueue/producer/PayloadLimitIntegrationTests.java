@@ -103,6 +103,10 @@ class PayloadLimitIntegrationTests {
 			assertThatIllegalArgumentException()
 				.isThrownBy(() -> context.getBean(TaskQueue.class).enqueue("orders", accented))
 				.withMessageContaining("is 1048578 bytes as JSON");
+			// More characters than the limit has bytes: over it at a glance, and still said in bytes.
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> context.getBean(TaskQueue.class).enqueue("orders", "é".repeat(MB + 1)))
+				.withMessageContaining("is " + (2L * (MB + 1) + 2) + " bytes as JSON");
 			assertThat(tasks()).isZero();
 		});
 	}
