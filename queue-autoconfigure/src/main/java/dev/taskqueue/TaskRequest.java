@@ -13,12 +13,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TaskRequest {
 
-	// Far beyond any schedule, and well inside what PostgreSQL's timestamptz holds: a sentinel such as Instant.MAX
-	// gets a clear error here instead of an arithmetic overflow or "timestamp out of range" in the INSERT.
-	private static final Instant EARLIEST = Instant.parse("0001-01-01T00:00:00Z");
-
-	private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999999999Z");
-
+	// 100 years, for a delay and for a run-at time either side of now: far beyond any schedule, and well inside
+	// what PostgreSQL's timestamptz holds and what a Duration in nanoseconds (292 years) holds. A sentinel such as
+	// Instant.MAX or a year-1 time gets a clear error here instead of "timestamp out of range" in the INSERT, or a
+	// "long overflow" wherever the task's age is measured in nanoseconds (a Micrometer timer).
 	private static final Duration LONGEST_DELAY = Duration.ofDays(36_525);
 
 	private static final int LONGEST_KEY = 255;
@@ -93,13 +91,16 @@ public final class TaskRequest {
 
 	/**
 	 * This request to run no earlier than {@code runAt}. Replaces any {@link #withDelay(Duration) delay}.
-	 * @throws IllegalArgumentException if {@code runAt} is not in the years 1 to 9999
+	 * @throws IllegalArgumentException if {@code runAt} is more than 100 years before or after now
 	 */
 	public TaskRequest withRunAt(Instant runAt) {
 		Objects.requireNonNull(runAt, "runAt must not be null");
-		if (runAt.isBefore(EARLIEST) || runAt.isAfter(LATEST)) {
-			throw new IllegalArgumentException(
-					"runAt must be from " + EARLIEST + " to " + LATEST + " but was " + runAt);
+		Instant now = Instant.now();
+		Instant earliest = now.minus(LONGEST_DELAY);
+		Instant latest = now.plus(LONGEST_DELAY);
+		if (runAt.isBefore(earliest) || runAt.isAfter(latest)) {
+			throw new IllegalArgumentException("runAt must be at most 100 years (" + LONGEST_DELAY
+					+ ") before or after now, from " + earliest + " to " + latest + ", but was " + runAt);
 		}
 		return new TaskRequest(this.queue, this.payload, this.priority, null, runAt, this.uniqueKey, this.uniqueMode,
 				this.orderingKey);

@@ -208,12 +208,13 @@ public class TaskQueueAutoConfiguration {
 	TaskQueue taskQueue(EnqueueRepository enqueueRepository, ObjectProvider<JsonMapper> jsonMapper,
 			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry,
 			TopicRepository topics, BatchRepository batches, ObjectProvider<BatchSweeper> sweeper,
-			SerializationRetry retry) {
+			SerializationRetry retry, TaskQueueProperties properties) {
 		return new DefaultTaskQueue(enqueueRepository, jsonMapper.getIfAvailable(JsonMapper::new),
 				new TaskQueueListeners(listeners.orderedStream().toList()),
 				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), new TopicsAndBatches(topics, batches,
 						() -> sweeper.orderedStream().forEach(BatchSweeper::batchEnqueued)))
-			.retrying(retry);
+			.retrying(retry)
+			.limitingPayloads(properties.getMaxPayloadSize());
 	}
 
 	/** Runs tasks on the caller's thread, for the {@code TaskQueueTester} of the queue-test module. */
@@ -230,7 +231,7 @@ public class TaskQueueAutoConfiguration {
 			.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
 		return new TaskRunner(registry, tasks, sessions, manager,
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
-				new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)),
+				new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new), properties.isStrictPayload()),
 				new TaskQueueListeners(listeners.orderedStream().toList()), interceptors.orderedStream().toList(),
 				(handler) -> QueueSettingsResolver.resolve(properties, handler, manager, buckets));
 	}
@@ -285,7 +286,7 @@ public class TaskQueueAutoConfiguration {
 					sessionName(environment), worker.getSessionTimeout());
 			TaskQueueListeners listener = new TaskQueueListeners(listeners.orderedStream().toList());
 			TaskDispatcher dispatcher = new TaskDispatcher(tasks,
-					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new)), handlerTransactions,
+					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new), properties.isStrictPayload()), handlerTransactions,
 					retry.transactions("outcome", own), listener, interceptors.orderedStream().toList(),
 					completionCommit(handlerTransactionManager, dataSource, tables, properties), retry);
 			TaskWorker taskWorker = new TaskWorker(registry, tasks, session, dispatcher,

@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
@@ -31,6 +32,19 @@ public class TaskQueueProperties implements Validator {
 	 * database stops the application.
 	 */
 	private Database database = Database.AUTO;
+
+	/**
+	 * The largest payload an enqueue accepts, as JSON text in UTF-8; a larger one is refused with an
+	 * IllegalArgumentException before any SQL. At most 255MB, about the most PostgreSQL's jsonb holds.
+	 */
+	private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
+
+	/**
+	 * Whether a payload that has a property its handler's type does not have, or lacks one that the type's
+	 * constructor takes (a record's component), sends its task to the dead letters instead of being read leniently
+	 * (unknown properties ignored, missing ones null).
+	 */
+	private boolean strictPayload;
 
 	/**
 	 * How TaskQueue's own transactions run again after a serialization failure or deadlock.
@@ -85,6 +99,22 @@ public class TaskQueueProperties implements Validator {
 
 	public void setDatabase(Database database) {
 		this.database = database;
+	}
+
+	public DataSize getMaxPayloadSize() {
+		return this.maxPayloadSize;
+	}
+
+	public void setMaxPayloadSize(DataSize maxPayloadSize) {
+		this.maxPayloadSize = maxPayloadSize;
+	}
+
+	public boolean isStrictPayload() {
+		return this.strictPayload;
+	}
+
+	public void setStrictPayload(boolean strictPayload) {
+		this.strictPayload = strictPayload;
 	}
 
 	public SerializationRetryProperties getSerializationRetry() {

@@ -6,9 +6,11 @@ import java.util.regex.Pattern;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.jdbc.TaskBuckets;
 import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.producer.DefaultTaskQueue;
 import dev.taskqueue.worker.QueueSettings;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.unit.DataSize;
 import org.springframework.validation.BindingResult;
 import org.springframework.validation.Errors;
 import org.springframework.validation.FieldError;
@@ -46,6 +48,11 @@ final class TaskQueuePropertiesValidation {
 		positive("retention.history", retention.getHistory());
 		positive("retention.prune-interval", retention.getPruneInterval());
 		dashboard(this.properties.getDashboard());
+		DataSize maxPayloadSize = this.properties.getMaxPayloadSize();
+		if (maxPayloadSize == null || maxPayloadSize.toBytes() < 1
+				|| maxPayloadSize.compareTo(DefaultTaskQueue.LARGEST_MAX_PAYLOAD_SIZE) > 0) {
+			reject("max-payload-size", maxPayloadSize, "must be from 1B to 255MB (about the most a jsonb value holds)");
+		}
 		SerializationRetryProperties serializationRetry = this.properties.getSerializationRetry();
 		atLeast("serialization-retry.max-attempts", serializationRetry.getMaxAttempts(), 1);
 		notNegative("serialization-retry.initial-delay", serializationRetry.getInitialDelay());

@@ -57,15 +57,23 @@ class TaskQueueMetricsListener implements TaskQueueListener {
 		}
 	}
 
+	/**
+	 * The longest duration a timer records: {@code Timer.record(Duration)} takes nanoseconds in a long, which
+	 * overflows past 292 years. A task can be due that long ago only if its row was written by hand (enqueue refuses
+	 * run-at times beyond 100 years), and recording such a latency as the longest beats failing the listener on
+	 * every run of it.
+	 */
+	static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
+
 	@Override
 	public void started(TaskContext task, Duration pickupLatency) {
-		timer(PICKUP_LATENCY, task.queue(), null).record(pickupLatency);
+		timer(PICKUP_LATENCY, task.queue(), null).record(clamped(pickupLatency));
 	}
 
 	@Override
 	public void completed(TaskContext task, Duration duration) {
 		// Timed before counted: whoever reads the count also finds the task's time.
-		timer(DURATION, task.queue(), "completed").record(duration);
+		timer(DURATION, task.queue(), "completed").record(clamped(duration));
 		counter(PROCESSED, task.queue(), "completed").increment();
 	}
 
@@ -74,7 +82,7 @@ class TaskQueueMetricsListener implements TaskQueueListener {
 		String outcome = dead ? "dead" : "retried";
 		// Zero means the handler never ran (unreadable payload, attempts used up by crashes): nothing to time.
 		if (!duration.isZero()) {
-			timer(DURATION, task.queue(), outcome).record(duration);
+			timer(DURATION, task.queue(), outcome).record(clamped(duration));
 		}
 		counter(PROCESSED, task.queue(), outcome).increment();
 	}
@@ -82,6 +90,10 @@ class TaskQueueMetricsListener implements TaskQueueListener {
 	@Override
 	public void claimLost(TaskContext task) {
 		counter(PROCESSED, task.queue(), "claim-lost").increment();
+	}
+
+	private static Duration clamped(Duration duration) {
+		return (duration.compareTo(LONGEST) > 0) ? LONGEST : duration.isNegative() ? Duration.ZERO : duration;
 	}
 
 	private Counter counter(String name, String queue, @Nullable String outcome) {

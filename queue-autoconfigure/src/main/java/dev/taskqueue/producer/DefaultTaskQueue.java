@@ -27,6 +27,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.util.unit.DataSize;
 
 /**
  * The {@link TaskQueue} on the application's database: writes the payload as JSON and inserts the task on the
@@ -34,6 +35,12 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * {@code taskqueue.enqueue}, whose trace context is stored with the tasks as their headers.
  */
 public class DefaultTaskQueue implements TaskQueue {
+
+	/** The default of {@code taskqueue.max-payload-size}. */
+	public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
+
+	/** Near the most a jsonb value holds (2^28 - 1 bytes); a larger limit could not be met anyway. */
+	public static final DataSize LARGEST_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(255);
 
 	private final EnqueueRepository tasks;
 
@@ -46,6 +53,8 @@ public class DefaultTaskQueue implements TaskQueue {
 	private final @Nullable TopicsAndBatches topicsAndBatches;
 
 	private SerializationRetry retry = SerializationRetry.none();
+
+	private long maxPayloadBytes = DEFAULT_MAX_PAYLOAD_SIZE.toBytes();
 
 	public DefaultTaskQueue(EnqueueRepository tasks, JsonMapper mapper, TaskQueueListener listener) {
 		this(tasks, mapper, listener, ObservationRegistry.NOOP);
@@ -219,6 +228,16 @@ public class DefaultTaskQueue implements TaskQueue {
 		return this;
 	}
 
+	/**
+	 * Refuses, before any SQL, payloads whose JSON is longer than {@code maxPayloadSize} in UTF-8. Without a limit a
+	 * 100 MB payload is stored and then only fills memory and the dead letters, and above jsonb's 256 MB the INSERT
+	 * fails and with it the caller's transaction.
+	 */
+	public DefaultTaskQueue limitingPayloads(DataSize maxPayloadSize) {
+		this.maxPayloadBytes = maxPayloadSize.toBytes();
+		return this;
+	}
+
 	/** The propagated trace context (baggage included) is stored too, so it must be storable text as well. */
 	private static void requireStorable(Map<String, String> headers, String queue) {
 		headers.forEach((name, value) -> {
@@ -251,6 +270,17 @@ public class DefaultTaskQueue implements TaskQueue {
 					+ ex.getOriginalMessage(), ex);
 		}
 		// Checked here, before any SQL: PostgreSQL would fail the INSERT and with it the caller's transaction.
+		long bytes = StorableText.utf8Length(json, this.maxPayloadBytes);
+		if (bytes > this.maxPayloadBytes) {
+			throw new IllegalArgumentException(describe(request, argument) + " is " + bytes + " bytes as JSON, more "
+					+ "than taskqueue.max-payload-size (" + this.maxPayloadBytes + " bytes); store large data "
+					+ "elsewhere and enqueue a reference to it, or raise taskqueue.max-payload-size");
+		}
+		String invalid = StorableText.syntaxProblem(json, this.mapper);
+		if (invalid != null) {
+			throw new IllegalArgumentException(describe(request, argument) + " is not valid JSON: " + invalid
+					+ " (a @JsonRawValue or RawValue in it holds text that is not JSON?)");
+		}
 		String problem = StorableText.jsonProblem(json, this.mapper);
 		if (problem != null) {
 			throw new IllegalArgumentException(describe(request, argument) + " cannot be stored: " + problem);

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -18,20 +19,39 @@ public class PayloadReader {
 
 	private final JsonMapper mapper;
 
+	private final boolean strict;
+
 	/** A reader per payload type: resolving the type and its deserializer for every task showed in profiles. */
 	private final Map<Type, ObjectReader> readers = new ConcurrentHashMap<>();
 
 	public PayloadReader(JsonMapper mapper) {
+		this(mapper, false);
+	}
+
+	/**
+	 * @param strict whether a payload with a property its type does not have, without one its constructor takes,
+	 * or with null for a primitive, fails to be read (and its task goes to the dead letters) instead of being read
+	 * as the application's mapper reads it, which in Jackson 3 ignores unknown properties and leaves missing ones
+	 * null
+	 */
+	public PayloadReader(JsonMapper mapper, boolean strict) {
 		this.mapper = mapper;
+		this.strict = strict;
 	}
 
 	/**
 	 * @throws tools.jackson.core.JacksonException if the JSON does not fit {@code type}
 	 */
 	Object read(String json, Type type) {
-		return this.readers
-			.computeIfAbsent(type, (key) -> this.mapper.readerFor(this.mapper.getTypeFactory().constructType(key)))
-			.readValue(json);
+		return this.readers.computeIfAbsent(type, this::reader).readValue(json);
+	}
+
+	private ObjectReader reader(Type type) {
+		ObjectReader reader = this.mapper.readerFor(this.mapper.getTypeFactory().constructType(type));
+		// On the reader, not the mapper: the application's mapper serves its web layer too, which keeps its settings.
+		return this.strict ? reader.with(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES,
+				DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES,
+				DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES) : reader;
 	}
 
 	/**

@@ -14,6 +14,7 @@ import org.springframework.beans.BeanUtils;
 import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.PropertyAccessorFactory;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.util.unit.DataSize;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -67,9 +68,9 @@ class ConfigurationMetadataTests {
 		assertThat(defaultValue("taskqueue.worker.session-timeout")).isEqualTo("30s");
 		assertThat(defaultValue("taskqueue.worker.shutdown-timeout")).isEqualTo("30s");
 		assertThat(defaultValue("taskqueue.retry.backoff.initial-delay")).isEqualTo("1s");
-		assertThat(defaultValue("taskqueue.retry.backoff.max-delay")).isEqualTo("10m");
+		assertThat(defaultValue("taskqueue.retry.backoff.max-delay")).isEqualTo("1h");
 		assertThat(defaultValue("taskqueue.worker.concurrency")).isEqualTo("4");
-		assertThat(defaultValue("taskqueue.retry.max-attempts")).isEqualTo("5");
+		assertThat(defaultValue("taskqueue.retry.max-attempts")).isEqualTo("20");
 		assertThat(defaultValue("taskqueue.enabled")).isEqualTo("true");
 		assertThat(defaultValue("taskqueue.metrics.refresh-interval")).isEqualTo("10s");
 		assertThat(defaultValue("taskqueue.metrics.count-limit")).isEqualTo("10000");
@@ -114,6 +115,9 @@ class ConfigurationMetadataTests {
 			else if (value instanceof Duration duration) {
 				assertThat(DurationStyle.detectAndParse(defaultValue(name))).as("default of " + name)
 					.isEqualTo(duration);
+			}
+			else if (value instanceof DataSize size) { // written as in a file (1MB), read back as bytes
+				assertThat(DataSize.parse(defaultValue(name))).as("default of " + name).isEqualTo(size);
 			}
 			else if (value instanceof Number number) {
 				assertThat(Double.parseDouble(defaultValue(name))).as("default of " + name)

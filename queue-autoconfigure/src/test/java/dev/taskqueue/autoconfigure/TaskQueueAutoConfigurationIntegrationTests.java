@@ -29,6 +29,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.util.unit.DataSize;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -197,8 +198,11 @@ class TaskQueueAutoConfigurationIntegrationTests {
 			assertThat(properties.getWorker().getPollInterval()).isEqualTo(Duration.ofMillis(500));
 			assertThat(properties.getWorker().getConcurrency()).isEqualTo(4);
 			assertThat(properties.getWorker().getSessionTimeout()).isEqualTo(Duration.ofSeconds(30));
-			assertThat(properties.getRetry().getMaxAttempts()).isEqualTo(5);
+			assertThat(properties.getRetry().getMaxAttempts()).isEqualTo(20);
+			assertThat(properties.getRetry().getBackoff().getMaxDelay()).isEqualTo(Duration.ofHours(1));
 			assertThat(properties.getRetry().getBackoff().getJitter()).isEqualTo(0.2);
+			assertThat(properties.getMaxPayloadSize()).isEqualTo(DataSize.ofMegabytes(1));
+			assertThat(properties.isStrictPayload()).isFalse();
 			assertThat(properties.getSchema().getName()).isNull();
 			assertThat(properties.getQueues()).isEmpty();
 		});

@@ -156,6 +156,23 @@ class TaskQueueMetricsIntegrationTests {
 		assertThat(gauge("taskqueue.queue.ready", "m-idle")).isZero();
 	}
 
+	/**
+	 * A task due centuries ago (written by SQL: enqueue refuses such a time) has a pickup latency beyond what a
+	 * long of nanoseconds holds; the listener records it clamped instead of throwing, and the task runs.
+	 */
+	@Test
+	void ancientDueTimeIsRecordedNotThrown() {
+		UUID id = taskQueue.enqueue(TaskRequest.of("m-ancient", "from long ago").withDelay(Duration.ofHours(1)));
+		jdbc.update("UPDATE taskqueue_task SET run_at = timestamptz '0001-01-01 00:00:00Z', "
+				+ "enqueued_at = timestamptz '0001-01-01 00:00:00Z' WHERE id = ?", id);
+		Await.until("the ancient task completed", WAIT,
+				() -> count("taskqueue.tasks.processed", "m-ancient", "completed") == 1);
+		Timer pickup = timer("taskqueue.tasks.pickup.latency", "m-ancient", null);
+		assertThat(pickup).as("the pickup latency was recorded").isNotNull();
+		assertThat(pickup.count()).isOne();
+		assertThat(pickup.max(TimeUnit.DAYS)).isGreaterThan(100 * 365);
+	}
+
 	private static double count(String name, String queue, String outcome) {
 		Search search = Search.in(meters).name(name).tag("queue", queue);
 		Counter counter = ((outcome != null) ? search.tag("outcome", outcome) : search).counter();
@@ -222,6 +239,10 @@ class TaskQueueMetricsIntegrationTests {
 		@TaskHandler(queue = "m-block")
 		void block(String payload) throws InterruptedException {
 			this.release.await();
+		}
+
+		@TaskHandler(queue = "m-ancient")
+		void ancient(String payload) {
 		}
 
 		@TaskHandler(queue = "m-idle")
