@@ -35,11 +35,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every operation of the {@code taskqueue} endpoint, the health indicator and the Prometheus names, over HTTP, in an
- * application with the actuator and Spring MVC, on a real PostgreSQL.
+ * application with the actuator and Spring MVC, on a real PostgreSQL. The writes need the endpoint's access opened
+ * ({@link TaskQueueEndpointAccessIntegrationTests} shows them refused without it).
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=health,taskqueue,prometheus",
-				"management.endpoint.health.show-details=always", "taskqueue.worker.poll-interval=50ms",
+				"management.endpoint.taskqueue.access=unrestricted", "management.endpoint.health.show-details=always", "taskqueue.worker.poll-interval=50ms",
 				"taskqueue.worker.heartbeat-interval=100ms", "taskqueue.queues.web-dead.max-attempts=1",
 				"taskqueue.metrics.refresh-interval=100ms" })
 class TaskQueueEndpointWebIntegrationTests {
