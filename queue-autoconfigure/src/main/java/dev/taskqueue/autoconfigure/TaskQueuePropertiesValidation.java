@@ -46,6 +46,7 @@ final class TaskQueuePropertiesValidation {
 		positive("retention.history", retention.getHistory());
 		positive("retention.prune-interval", retention.getPruneInterval());
 		dashboard(this.properties.getDashboard());
+		positive("health.timeout", this.properties.getHealth().getTimeout());
 		SerializationRetryProperties serializationRetry = this.properties.getSerializationRetry();
 		atLeast("serialization-retry.max-attempts", serializationRetry.getMaxAttempts(), 1);
 		notNegative("serialization-retry.initial-delay", serializationRetry.getInitialDelay());
