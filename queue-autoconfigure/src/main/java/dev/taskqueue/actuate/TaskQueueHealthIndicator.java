@@ -7,6 +7,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.TaskQueueOperations.WorkerSessionInfo;
 import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.worker.TaskWorker;
@@ -23,6 +24,7 @@ import org.springframework.boot.health.contributor.Health;
  * another instance expired this session, or when three heartbeats in a row have not arrived (ages are measured on
  * the database clock, as every liveness decision of TaskQueue). The database is read with a timeout of its own
  * ({@code taskqueue.health.timeout}), and a failure is described by its type and SQLSTATE only, never its SQL.
+ * Queues with waiting tasks that no live instance handles are named in a detail, {@code unhandledQueues}.
  */
 class TaskQueueHealthIndicator extends AbstractHealthIndicator implements AutoCloseable {
 
@@ -36,7 +38,7 @@ class TaskQueueHealthIndicator extends AbstractHealthIndicator implements AutoCl
 
 	private final Duration maxHeartbeatAge;
 
-	private final HealthCheckTimeout<List<WorkerSessionInfo>> reads;
+	private final HealthCheckTimeout<Reading> reads;
 
 	/**
 	 * @param operations reads the sessions
@@ -59,9 +61,9 @@ class TaskQueueHealthIndicator extends AbstractHealthIndicator implements AutoCl
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
-		List<WorkerSessionInfo> sessions;
+		Reading reading;
 		try {
-			sessions = this.reads.get(this.operations::sessions);
+			reading = this.reads.get(this::read);
 		}
 		catch (TimeoutException ex) {
 			builder.down().withDetail("error", "The database did not answer within " + this.reads.timeout());
@@ -74,7 +76,13 @@ class TaskQueueHealthIndicator extends AbstractHealthIndicator implements AutoCl
 			builder.down().withDetail("error", HealthCheckTimeout.describe(ex));
 			return;
 		}
+		List<WorkerSessionInfo> sessions = reading.sessions();
 		builder.withDetail("liveSessions", sessions.size());
+		if (!reading.unhandledQueues().isEmpty()) {
+			// A detail, not DOWN: restarting this instance would not help, and the queue may be another
+			// application's that is simply not running now.
+			builder.withDetail("unhandledQueues", reading.unhandledQueues());
+		}
 		if (this.worker == null) {
 			builder.up().withDetail("worker", "disabled");
 			return;
@@ -107,6 +115,19 @@ class TaskQueueHealthIndicator extends AbstractHealthIndicator implements AutoCl
 		else {
 			builder.up();
 		}
+	}
+
+	private Reading read() {
+		List<String> unhandled = this.operations.queueStats()
+			.stream()
+			.filter(QueueStats::unhandled)
+			.map(QueueStats::queue)
+			.toList();
+		return new Reading(this.operations.sessions(), unhandled);
+	}
+
+	/** What one check reads from the database, within the timeout. */
+	private record Reading(List<WorkerSessionInfo> sessions, List<String> unhandledQueues) {
 	}
 
 	@Override

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 import dev.taskqueue.TaskHandler;
+import dev.taskqueue.TaskQueue;
+import dev.taskqueue.TaskRequest;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
@@ -149,6 +151,22 @@ class TaskQueueHealthIndicatorIntegrationTests {
 		assertThat(health.getDetails().toString()).doesNotContainIgnoringCase("select")
 			.doesNotContain("taskqueue_")
 			.doesNotContain("SQL [");
+	}
+
+	/**
+	 * Tasks of a queue that no live instance handles wait for ever; health names the queue but stays UP, since no
+	 * restart of this instance would help (the queue may be another application's).
+	 */
+	@Test
+	void upButNamingTheQueuesWithWaitingTasksThatNoLiveInstanceHandles() {
+		try (ConfigurableApplicationContext context = start(TestDatabase.createDatabase())) {
+			TaskQueue queue = context.getBean(TaskQueue.class);
+			queue.enqueue(TaskRequest.of("nobody-handles-me", "x").withDelay(Duration.ofHours(1)));
+			queue.enqueue(TaskRequest.of("health", "handled here").withDelay(Duration.ofHours(1)));
+			Health health = health(context);
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("unhandledQueues", List.of("nobody-handles-me"));
+		}
 	}
 
 	@Test
