@@ -69,6 +69,11 @@ class TaskQueueHealthIndicator extends AbstractHealthIndicator implements AutoCl
 			builder.down().withDetail("error", "The database did not answer within " + this.reads.timeout());
 			return;
 		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt(); // the caller is shutting down: let it see why it stopped waiting
+			builder.down().withDetail("error", "Interrupted while waiting for the database");
+			return;
+		}
 		catch (Exception ex) {
 			// The whole exception goes to the log (at DEBUG: the worker already logs the outage at WARN); the
 			// details, often public, get its type and SQLSTATE only.
