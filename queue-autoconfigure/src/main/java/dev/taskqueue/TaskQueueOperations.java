@@ -163,14 +163,34 @@ public interface TaskQueueOperations {
 	 * or {@code scheduled}: "why isn't my task running"
 	 * @param limits the queue's cluster-wide limits as this instance is configured, and what they hold back now;
 	 * {@code null} for a queue without limits
+	 * @param unhandled whether the queue has waiting tasks (ready, scheduled or held behind a key) and no live
+	 * instance has a handler for it: its tasks wait until one starts. Enqueueing for such a queue is allowed (it may
+	 * be another application's), so this is the place it shows.
 	 */
 	record QueueStats(String queue, long ready, long scheduled, long running, long dead, Duration oldestReadyAge,
-			boolean paused, long waitingForKey, @Nullable QueueLimitStats limits) {
+			boolean paused, long waitingForKey, @Nullable QueueLimitStats limits, boolean unhandled) {
 
 		/** A queue without tasks held behind an ordering key and without limits. */
 		public QueueStats(String queue, long ready, long scheduled, long running, long dead, Duration oldestReadyAge,
 				boolean paused) {
-			this(queue, ready, scheduled, running, dead, oldestReadyAge, paused, 0, null);
+			this(queue, ready, scheduled, running, dead, oldestReadyAge, paused, 0, null, false);
+		}
+
+		/** A queue not known to be unhandled. */
+		public QueueStats(String queue, long ready, long scheduled, long running, long dead, Duration oldestReadyAge,
+				boolean paused, long waitingForKey, @Nullable QueueLimitStats limits) {
+			this(queue, ready, scheduled, running, dead, oldestReadyAge, paused, waitingForKey, limits, false);
+		}
+
+		/** Whether the queue has tasks waiting to run: ready, scheduled or held behind their ordering key. */
+		public boolean hasWaitingTasks() {
+			return this.ready > 0 || this.scheduled > 0 || this.waitingForKey > 0;
+		}
+
+		/** These statistics, with {@link #unhandled()} as given. */
+		public QueueStats withUnhandled(boolean unhandled) {
+			return new QueueStats(this.queue, this.ready, this.scheduled, this.running, this.dead, this.oldestReadyAge,
+					this.paused, this.waitingForKey, this.limits, unhandled);
 		}
 
 	}

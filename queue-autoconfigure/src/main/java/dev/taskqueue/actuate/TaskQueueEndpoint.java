@@ -16,6 +16,7 @@ import dev.taskqueue.jdbc.DatabaseDialect;
 import dev.taskqueue.support.Redaction;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -56,8 +57,12 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  * The id operations have a path segment of their own ({@code tasks}) and cannot clash with a queue of that name:
  * their other segments ({@code retry}, an id) are never queue actions, and {@code dead} or {@code waiting} is never
  * an id. {@code *} is never a queue name.
+ * <p>
+ * Read-only unless the application sets {@code management.endpoint.taskqueue.access=unrestricted}: the writes act on
+ * every instance, and an exposed endpoint is often reachable without a login, where a body-less cross-site POST
+ * (a form on any page) would pause a queue. A read-only endpoint's writes are not mapped at all (HTTP 405, or 404).
  */
-@Endpoint(id = "taskqueue")
+@Endpoint(id = "taskqueue", defaultAccess = Access.READ_ONLY)
 public class TaskQueueEndpoint {
 
 	private static final String ALL_QUEUES = "*";

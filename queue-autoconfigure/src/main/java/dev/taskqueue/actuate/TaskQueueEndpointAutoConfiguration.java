@@ -20,8 +20,9 @@ import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * Adds the {@code taskqueue} actuator endpoint when the actuator is on the class path and the endpoint is exposed
- * ({@code management.endpoints.web.exposure.include=taskqueue}). Its write operations change every instance: secure
- * them, or make the endpoint read-only with {@code management.endpoint.taskqueue.access=read-only}.
+ * ({@code management.endpoints.web.exposure.include=taskqueue}). The endpoint is read-only by default: its write
+ * operations change every instance, so an application opts in with
+ * {@code management.endpoint.taskqueue.access=unrestricted}, behind security.
  */
 @AutoConfiguration(after = TaskQueueAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })

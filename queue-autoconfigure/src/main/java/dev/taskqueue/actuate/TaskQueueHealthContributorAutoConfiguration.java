@@ -36,7 +36,8 @@ public class TaskQueueHealthContributorAutoConfiguration {
 		HealthIndicator taskqueueHealthIndicator(TaskQueueOperations operations, ObjectProvider<TaskWorker> worker,
 				TaskHandlerRegistry handlers, TaskQueueProperties properties) {
 			return new TaskQueueHealthIndicator(operations, worker.getIfUnique(), handlers,
-					properties.getWorker().getHeartbeatInterval(), properties.getWorker().getSessionTimeout());
+					properties.getWorker().getHeartbeatInterval(), properties.getWorker().getSessionTimeout(),
+					properties.getHealth().getTimeout());
 		}
 
 	}

@@ -4,11 +4,15 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.TimeoutException;
 
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.TaskQueueOperations.WorkerSessionInfo;
 import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.worker.TaskWorker;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
@@ -18,9 +22,13 @@ import org.springframework.boot.health.contributor.Health;
  * Health of TaskQueue in this instance: the database answers, and, where the worker runs, its session is still in
  * the database with a recent heartbeat. DOWN when the database cannot be reached, when the worker has stopped, when
  * another instance expired this session, or when three heartbeats in a row have not arrived (ages are measured on
- * the database clock, as every liveness decision of TaskQueue).
+ * the database clock, as every liveness decision of TaskQueue). The database is read with a timeout of its own
+ * ({@code taskqueue.health.timeout}), and a failure is described by its type and SQLSTATE only, never its SQL.
+ * Queues with waiting tasks that no live instance handles are named in a detail, {@code unhandledQueues}.
  */
-class TaskQueueHealthIndicator extends AbstractHealthIndicator {
+class TaskQueueHealthIndicator extends AbstractHealthIndicator implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(TaskQueueHealthIndicator.class);
 
 	private final TaskQueueOperations operations;
 
@@ -30,27 +38,56 @@ class TaskQueueHealthIndicator extends AbstractHealthIndicator {
 
 	private final Duration maxHeartbeatAge;
 
+	private final HealthCheckTimeout<Reading> reads;
+
 	/**
 	 * @param operations reads the sessions
 	 * @param worker the worker, or {@code null} when this instance has none
 	 * @param handlers the handlers, to tell a worker with nothing to do from a stopped one
 	 * @param heartbeatInterval how often the session beats
 	 * @param sessionTimeout how long a silent session lives
+	 * @param timeout how long a check waits for the database before it answers DOWN
 	 */
 	TaskQueueHealthIndicator(TaskQueueOperations operations, @Nullable TaskWorker worker, TaskHandlerRegistry handlers,
-			Duration heartbeatInterval, Duration sessionTimeout) {
+			Duration heartbeatInterval, Duration sessionTimeout, Duration timeout) {
 		super("TaskQueue health check failed");
 		this.operations = operations;
 		this.worker = worker;
 		this.handlers = handlers;
 		Duration threeBeats = heartbeatInterval.multipliedBy(3);
 		this.maxHeartbeatAge = (threeBeats.compareTo(sessionTimeout) < 0) ? threeBeats : sessionTimeout;
+		this.reads = new HealthCheckTimeout<>(timeout);
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
-		List<WorkerSessionInfo> sessions = this.operations.sessions();
+		Reading reading;
+		try {
+			reading = this.reads.get(this::read);
+		}
+		catch (TimeoutException ex) {
+			builder.down().withDetail("error", "The database did not answer within " + this.reads.timeout());
+			return;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt(); // the caller is shutting down: let it see why it stopped waiting
+			builder.down().withDetail("error", "Interrupted while waiting for the database");
+			return;
+		}
+		catch (Exception ex) {
+			// The whole exception goes to the log (at DEBUG: the worker already logs the outage at WARN); the
+			// details, often public, get its type and SQLSTATE only.
+			logger.debug("TaskQueue health check failed", ex);
+			builder.down().withDetail("error", HealthCheckTimeout.describe(ex));
+			return;
+		}
+		List<WorkerSessionInfo> sessions = reading.sessions();
 		builder.withDetail("liveSessions", sessions.size());
+		if (!reading.unhandledQueues().isEmpty()) {
+			// A detail, not DOWN: restarting this instance would not help, and the queue may be another
+			// application's that is simply not running now.
+			builder.withDetail("unhandledQueues", reading.unhandledQueues());
+		}
 		if (this.worker == null) {
 			builder.up().withDetail("worker", "disabled");
 			return;
@@ -83,6 +120,24 @@ class TaskQueueHealthIndicator extends AbstractHealthIndicator {
 		else {
 			builder.up();
 		}
+	}
+
+	private Reading read() {
+		List<String> unhandled = this.operations.queueStats()
+			.stream()
+			.filter(QueueStats::unhandled)
+			.map(QueueStats::queue)
+			.toList();
+		return new Reading(this.operations.sessions(), unhandled);
+	}
+
+	/** What one check reads from the database, within the timeout. */
+	private record Reading(List<WorkerSessionInfo> sessions, List<String> unhandledQueues) {
+	}
+
+	@Override
+	public void close() {
+		this.reads.close();
 	}
 
 }

@@ -283,7 +283,8 @@ public class TaskQueueAutoConfiguration {
 					Threading.VIRTUAL.isActive(environment), worker.getCompletionBatchSize(),
 					worker.getCompletionFlushInterval(), worker.getMaxPrefetch());
 			WorkerSession session = new WorkerSession(sessions, queues, retry.transactions("session", own),
-					sessionName(environment), worker.getSessionTimeout());
+					sessionName(environment), worker.getSessionTimeout(),
+					() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()));
 			TaskQueueListeners listener = new TaskQueueListeners(listeners.orderedStream().toList());
 			TaskDispatcher dispatcher = new TaskDispatcher(tasks,
 					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new), properties.isStrictPayload()), handlerTransactions,

@@ -73,6 +73,9 @@ public class TaskQueueProperties implements Validator {
 	@NestedConfigurationProperty
 	private final DashboardProperties dashboard = new DashboardProperties();
 
+	@NestedConfigurationProperty
+	private final HealthProperties health = new HealthProperties();
+
 	/**
 	 * Settings per queue, keyed by queue name (concurrency, max-attempts, timeout); they take precedence over the
 	 * handler's annotation attributes. Names with dots or colons need brackets: taskqueue.queues[billing.v2].
@@ -155,6 +158,10 @@ public class TaskQueueProperties implements Validator {
 
 	public DashboardProperties getDashboard() {
 		return this.dashboard;
+	}
+
+	public HealthProperties getHealth() {
+		return this.health;
 	}
 
 	public Map<String, QueueProperties> getQueues() {

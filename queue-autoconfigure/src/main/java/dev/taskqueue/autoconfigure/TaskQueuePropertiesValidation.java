@@ -53,6 +53,7 @@ final class TaskQueuePropertiesValidation {
 				|| maxPayloadSize.compareTo(DefaultTaskQueue.LARGEST_MAX_PAYLOAD_SIZE) > 0) {
 			reject("max-payload-size", maxPayloadSize, "must be from 1B to 255MB (about the most a jsonb value holds)");
 		}
+		positive("health.timeout", this.properties.getHealth().getTimeout());
 		SerializationRetryProperties serializationRetry = this.properties.getSerializationRetry();
 		atLeast("serialization-retry.max-attempts", serializationRetry.getMaxAttempts(), 1);
 		notNegative("serialization-retry.initial-delay", serializationRetry.getInitialDelay());

@@ -33,6 +33,7 @@ class TaskQueueRuntimeHints implements RuntimeHintsRegistrar {
 		// UnknownPropertyCheck walks the properties' getters to tell which names exist.
 		registerPropertiesIntrospection(hints, TaskQueueProperties.class);
 		registerPropertiesIntrospection(hints, DashboardProperties.class);
+		registerPropertiesIntrospection(hints, HealthProperties.class);
 	}
 
 	/** Registers {@code type} and, through its getters, every group of properties it holds (map values too). */

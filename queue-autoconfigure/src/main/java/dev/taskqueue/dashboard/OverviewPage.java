@@ -50,7 +50,7 @@ final class OverviewPage {
 		return List.of(
 				Column.text("queue",
 						(q) -> element("a", attrs("href", context.url("/queues/" + q.queue())), q.queue())),
-				Column.text("state", (q) -> q.paused() ? element("span", attrs("class", "paused"), "paused") : "active"),
+				Column.text("state", OverviewPage::state),
 				Column.number("ready", (q) -> count(q.ready())),
 				Column.number("scheduled", (q) -> count(q.scheduled())),
 				Column.number("running", (q) -> count(q.running())),
@@ -64,6 +64,15 @@ final class OverviewPage {
 				Column.text("", (q) -> q.paused()
 						? Forms.button(context, "/queues/" + q.queue() + "/resume", "Resume", "")
 						: Forms.button(context, "/queues/" + q.queue() + "/pause", "Pause", "")));
+	}
+
+	/** Paused first: a paused queue's tasks wait whoever handles it. */
+	private static Object state(QueueStats queue) {
+		if (queue.paused()) {
+			return element("span", attrs("class", "paused"), "paused");
+		}
+		return queue.unhandled() ? element("span", attrs("class", "unhandled"), "no live instance handles this queue")
+				: "active";
 	}
 
 	private static List<Column<WorkerSessionInfo>> sessionColumns() {

@@ -4,6 +4,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -122,16 +123,25 @@ public class QueueStatsRepository {
 			FROM %1$s s ORDER BY s.started_at, s.id
 			""";
 
+	// The queues the live instances have handlers for (V10). "Live" as for sessions(): in the table, which every
+	// instance's heartbeat clears of sessions silent for longer than the session timeout. A handful of rows.
+	private static final String HANDLED_QUEUES = """
+			SELECT DISTINCT unnest(queues) FROM %1$s
+			""";
+
 	private final JdbcClient jdbc;
 
 	private final String stats;
 
 	private final String sessions;
 
+	private final String handledQueues;
+
 	public QueueStatsRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.stats = STATS.formatted(tables.task(), tables.deadTask(), tables.queue());
 		this.sessions = SESSIONS.formatted(tables.session(), tables.task());
+		this.handledQueues = HANDLED_QUEUES.formatted(tables.session());
 	}
 
 	/**
@@ -147,6 +157,11 @@ public class QueueStatsRepository {
 	/** The sessions in the table, oldest first. */
 	public List<WorkerSessionInfo> sessions() {
 		return this.jdbc.sql(this.sessions).query(QueueStatsRepository::session).list();
+	}
+
+	/** The queues that the instances with a session in the table have handlers for. */
+	public Set<String> handledQueues() {
+		return Set.copyOf(this.jdbc.sql(this.handledQueues).query(String.class).list());
 	}
 
 	private static QueueStats queueStats(ResultSet rs, int row) throws SQLException {

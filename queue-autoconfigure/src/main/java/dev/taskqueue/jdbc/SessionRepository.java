@@ -2,9 +2,12 @@ package dev.taskqueue.jdbc;
 
 import java.sql.Types;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.UUID;
 
 import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -14,12 +17,16 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  */
 public class SessionRepository {
 
+	// queues: what the instance has handlers for, read by operators (QueueStatsRepository.HANDLED_QUEUES) to tell a
+	// queue nobody handles. NULL for a session that handles nothing of its own accord (TaskRunner).
 	private static final String REGISTER = """
-			INSERT INTO %1$s (id, name) VALUES (:id, :name)
+			INSERT INTO %1$s (id, name, queues) VALUES (:id, :name, CAST(:queues AS text[]))
 			""";
 
+	// Rewrites the queues with every beat, so that a handler bean created after the session opened shows too; the
+	// row is updated anyway, and an array of a few names costs the update nothing to speak of.
 	private static final String HEARTBEAT = """
-			UPDATE %1$s SET heartbeat_at = now() WHERE id = :id
+			UPDATE %1$s SET heartbeat_at = now(), queues = coalesce(CAST(:queues AS text[]), queues) WHERE id = :id
 			""";
 
 	// Deletes the sessions that stopped beating and, in the same statement, makes their tasks ready again at once.
@@ -64,13 +71,32 @@ public class SessionRepository {
 		this.end = END.formatted(tables.session(), tables.task());
 	}
 
+	/** Opens a session that records no handled queues. */
 	public void register(UUID id, String name) {
-		this.jdbc.sql(this.register).param("id", id).param("name", name).update();
+		register(id, name, null);
+	}
+
+	/** Opens session {@code id}, handling {@code queues} ({@code null}: not recorded). */
+	public void register(UUID id, String name, @Nullable Collection<String> queues) {
+		this.jdbc.sql(this.register).param("id", id).param("name", name).param("queues", array(queues), Types.ARRAY)
+			.update();
 	}
 
 	/** Records that session {@code id} is alive; {@code false} when it has been expired by another instance. */
 	public boolean heartbeat(UUID id) {
-		return this.jdbc.sql(this.heartbeat).param("id", id).update() == 1;
+		return heartbeat(id, null);
+	}
+
+	/**
+	 * Records that session {@code id} is alive and handles {@code queues} ({@code null}: as before).
+	 * @return {@code false} when it has been expired by another instance
+	 */
+	public boolean heartbeat(UUID id, @Nullable Collection<String> queues) {
+		return this.jdbc.sql(this.heartbeat).param("id", id).param("queues", array(queues), Types.ARRAY).update() == 1;
+	}
+
+	private static String @Nullable [] array(@Nullable Collection<String> queues) {
+		return (queues != null) ? queues.stream().sorted().toArray(String[]::new) : null;
 	}
 
 	/**

@@ -196,7 +196,13 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	@Override
 	public List<QueueStats> queueStats() {
-		List<QueueStats> found = this.transactions.execute((status) -> this.stats.stats(this.countLimit));
+		Set<String> handled = new HashSet<>();
+		List<QueueStats> found = this.transactions.execute((status) -> {
+			handled.addAll(this.stats.handledQueues());
+			return this.stats.stats(this.countLimit).stream()
+				.map((stats) -> stats.withUnhandled(stats.hasWaitingTasks() && !handled.contains(stats.queue())))
+				.toList();
+		});
 		List<QueueStats> all = new ArrayList<>(found);
 		Set<String> listed = new HashSet<>(this.handledQueues.get());
 		listed.addAll(this.limits.queues());

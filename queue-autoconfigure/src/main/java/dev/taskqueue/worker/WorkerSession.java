@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 import dev.taskqueue.jdbc.QueueRepository;
 import dev.taskqueue.jdbc.SessionRepository;
@@ -11,6 +12,7 @@ import dev.taskqueue.support.DatabaseFailures;
 import dev.taskqueue.support.DatabaseOutage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionOperations;
 
@@ -47,6 +49,8 @@ public class WorkerSession {
 	/** Where failures to reach the database are said, once per outage for the whole instance. */
 	private volatile DatabaseOutage outage = new DatabaseOutage();
 
+	private final Supplier<@Nullable Set<String>> handledQueues;
+
 	/** Counts this instance's own pauses and resumes, so that a heartbeat's older reading does not undo one. */
 	private long pauseChanges;
 
@@ -64,6 +68,16 @@ public class WorkerSession {
 	 */
 	public WorkerSession(SessionRepository sessions, QueueRepository queues, TransactionOperations transactions,
 			String name, Duration timeout) {
+		this(sessions, queues, transactions, name, timeout, () -> null);
+	}
+
+	/**
+	 * A session that records the queues its instance handles, read when it opens and with each heartbeat.
+	 * @param handledQueues the queues this instance has handlers for, or {@code null} to record none
+	 */
+	public WorkerSession(SessionRepository sessions, QueueRepository queues, TransactionOperations transactions,
+			String name, Duration timeout, Supplier<@Nullable Set<String>> handledQueues) {
+		this.handledQueues = handledQueues;
 		this.queues = queues;
 		this.sessions = sessions;
 		this.transactions = transactions;
@@ -84,7 +98,8 @@ public class WorkerSession {
 	void open() {
 		UUID newId = UUID.randomUUID();
 		try {
-			this.transactions.executeWithoutResult((status) -> this.sessions.register(newId, this.name));
+			Set<String> handled = this.handledQueues.get();
+			this.transactions.executeWithoutResult((status) -> this.sessions.register(newId, this.name, handled));
 		}
 		catch (RuntimeException ex) {
 			// The worker's first statement, with taskqueue.schema.migrate=false maybe TaskQueue's first at all.
@@ -114,7 +129,8 @@ public class WorkerSession {
 	 */
 	int beat() {
 		try {
-			Boolean alive = this.transactions.execute((status) -> this.sessions.heartbeat(this.id));
+			Set<String> handled = this.handledQueues.get();
+			Boolean alive = this.transactions.execute((status) -> this.sessions.heartbeat(this.id, handled));
 			this.outage.succeeded();
 			if (!Boolean.TRUE.equals(alive)) {
 				UUID lost = this.id;

@@ -22,7 +22,8 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 
 /** The recurring schedules over the {@code taskqueue} endpoint: list, read, pause, resume, trigger. */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "management.endpoints.web.exposure.include=taskqueue", "taskqueue.worker.poll-interval=50ms",
+		properties = { "management.endpoints.web.exposure.include=taskqueue",
+				"management.endpoint.taskqueue.access=unrestricted", "taskqueue.worker.poll-interval=50ms",
 				"taskqueue.schedules.web-report.cron=0 0 4 * * *", "taskqueue.schedules.web-report.zone=Europe/Paris",
 				"taskqueue.schedules.web-report.queue=web-reports" })
 class ScheduleEndpointWebIntegrationTests {

@@ -35,11 +35,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every operation of the {@code taskqueue} endpoint, the health indicator and the Prometheus names, over HTTP, in an
- * application with the actuator and Spring MVC, on a real PostgreSQL.
+ * application with the actuator and Spring MVC, on a real PostgreSQL. The writes need the endpoint's access opened
+ * ({@link TaskQueueEndpointAccessIntegrationTests} shows them refused without it).
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=health,taskqueue,prometheus",
-				"management.endpoint.health.show-details=always", "taskqueue.worker.poll-interval=50ms",
+				"management.endpoint.taskqueue.access=unrestricted", "management.endpoint.health.show-details=always", "taskqueue.worker.poll-interval=50ms",
 				"taskqueue.worker.heartbeat-interval=100ms", "taskqueue.queues.web-dead.max-attempts=1",
 				"taskqueue.metrics.refresh-interval=100ms" })
 class TaskQueueEndpointWebIntegrationTests {
@@ -74,15 +75,21 @@ class TaskQueueEndpointWebIntegrationTests {
 	@Test
 	void readShowsQueuesAndSessions() {
 		this.taskQueue.enqueue(TaskRequest.of("web-unhandled", "x").withDelay(Duration.ofHours(1)));
+		UUID handled = this.taskQueue.enqueue(TaskRequest.of("web-dead", "later").withDelay(Duration.ofHours(1)));
 		this.http.get().uri("/taskqueue").exchange().expectStatus().isOk().expectBody()
 			.jsonPath("$.queues[?(@.queue == 'web-unhandled')].scheduled").isEqualTo(List.of(1))
+			.jsonPath("$.queues[?(@.queue == 'web-unhandled')].unhandled").isEqualTo(List.of(true))
+			.jsonPath("$.queues[?(@.queue == 'web-dead')].scheduled").isEqualTo(List.of(1))
+			.jsonPath("$.queues[?(@.queue == 'web-dead')].unhandled").isEqualTo(List.of(false))
 			.jsonPath("$.queues[?(@.queue == 'web-work')].ready").isEqualTo(List.of(0))
 			.jsonPath("$.queues[?(@.queue == 'web-work')].paused").isEqualTo(List.of(false))
 			.jsonPath("$.sessions.length()").isEqualTo(1)
 			.jsonPath("$.sessions[0].runningTasks").isEqualTo(0);
 		this.http.get().uri("/taskqueue/web-unhandled").exchange().expectStatus().isOk().expectBody()
 			.jsonPath("$.queue").isEqualTo("web-unhandled")
-			.jsonPath("$.scheduled").isEqualTo(1);
+			.jsonPath("$.scheduled").isEqualTo(1)
+			.jsonPath("$.unhandled").isEqualTo(true);
+		delete("/taskqueue/tasks/" + handled); // the other tests count web-dead's tasks
 		notFound(this.http.get().uri("/taskqueue/nobody-knows-me"), "No queue 'nobody-knows-me': it has no handler "
 				+ "in this instance, and no tasks, dead tasks or pause in the database");
 	}

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 import dev.taskqueue.TaskHandler;
+import dev.taskqueue.TaskQueue;
+import dev.taskqueue.TaskRequest;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
@@ -95,6 +97,75 @@ class TaskQueueHealthIndicatorIntegrationTests {
 				TestDatabase.execute(server, "ALTER DATABASE " + database + " WITH ALLOW_CONNECTIONS true");
 			}
 			Await.until("the indicator is up again", WAIT, () -> health(context).getStatus().equals(Status.UP));
+		}
+	}
+
+	/**
+	 * With the pool's own connection timeout (30 s), a check that waited for a connection would read UP through a
+	 * 20 s outage; the indicator answers within its own timeout instead, and says why without the SQL.
+	 */
+	@Test
+	void downWithinItsTimeoutWhenTheDatabaseCannotBeReached() {
+		String url = TestDatabase.createDatabase();
+		String database = url.replaceAll(".*/([^/?]+)(\\?.*)?$", "$1");
+		try (ConfigurableApplicationContext context = start(url)) { // taskqueue.health.timeout: 2s
+			assertThat(health(context).getStatus()).isEqualTo(Status.UP);
+			String server = url.replace("/" + database, "/postgres");
+			TestDatabase.execute(server, "ALTER DATABASE " + database + " WITH ALLOW_CONNECTIONS false");
+			try {
+				TestDatabase.execute(server,
+						"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + database + "'");
+				for (int check = 0; check < 3; check++) { // the first, and those while it still waits for the pool
+					long started = System.nanoTime();
+					Health health = health(context);
+					Duration took = Duration.ofNanos(System.nanoTime() - started);
+					assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+					assertThat(took).isLessThan(Duration.ofSeconds(3));
+					assertThat(health.getDetails()).containsKey("error");
+					assertNoSql(health);
+				}
+			}
+			finally {
+				TestDatabase.execute(server, "ALTER DATABASE " + database + " WITH ALLOW_CONNECTIONS true");
+			}
+			Await.until("the indicator is up again", Duration.ofSeconds(40),
+					() -> health(context).getStatus().equals(Status.UP));
+		}
+	}
+
+	/** A statement that fails (here a table that is gone; in life a missing grant) is reported without its SQL. */
+	@Test
+	void downWithoutTheSqlWhenTheStatementFails() {
+		try (ConfigurableApplicationContext context = start(TestDatabase.createDatabase(),
+				"taskqueue.worker.heartbeat-interval=10m", "taskqueue.worker.session-timeout=1h")) {
+			context.getBean(JdbcTemplate.class).execute("ALTER TABLE taskqueue_session RENAME TO taskqueue_gone");
+			Health health = health(context);
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(health.getDetails()).containsEntry("error", "BadSqlGrammarException (SQLSTATE 42P01)");
+			assertNoSql(health);
+			context.getBean(JdbcTemplate.class).execute("ALTER TABLE taskqueue_gone RENAME TO taskqueue_session");
+		}
+	}
+
+	private static void assertNoSql(Health health) {
+		assertThat(health.getDetails().toString()).doesNotContainIgnoringCase("select")
+			.doesNotContain("taskqueue_")
+			.doesNotContain("SQL [");
+	}
+
+	/**
+	 * Tasks of a queue that no live instance handles wait for ever; health names the queue but stays UP, since no
+	 * restart of this instance would help (the queue may be another application's).
+	 */
+	@Test
+	void upButNamingTheQueuesWithWaitingTasksThatNoLiveInstanceHandles() {
+		try (ConfigurableApplicationContext context = start(TestDatabase.createDatabase())) {
+			TaskQueue queue = context.getBean(TaskQueue.class);
+			queue.enqueue(TaskRequest.of("nobody-handles-me", "x").withDelay(Duration.ofHours(1)));
+			queue.enqueue(TaskRequest.of("health", "handled here").withDelay(Duration.ofHours(1)));
+			Health health = health(context);
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("unhandledQueues", List.of("nobody-handles-me"));
 		}
 	}
 
