@@ -123,7 +123,7 @@ public class QueueStatsRepository {
 			FROM %1$s s ORDER BY s.started_at, s.id
 			""";
 
-	// The queues the live instances have handlers for (V10). "Live" as for sessions(): in the table, which every
+	// The queues the live instances have handlers for (V11). "Live" as for sessions(): in the table, which every
 	// instance's heartbeat clears of sessions silent for longer than the session timeout. A handful of rows.
 	private static final String HANDLED_QUEUES = """
 			SELECT DISTINCT unnest(queues) FROM %1$s
