@@ -264,7 +264,8 @@ public class TaskQueueAutoConfiguration {
 				ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
 				ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors,
 				ObjectProvider<TaskNotifications> notifications, TaskTables tables, Environment environment,
-				SerializationRetry retry, TaskBuckets buckets, ObjectProvider<DatabaseOutage> outage) {
+				SerializationRetry retry, TaskBuckets buckets, ObjectProvider<DatabaseOutage> outage,
+				ObjectProvider<TaskRedactor> redactor) {
 			Integer poolSize = ConnectionBudget.poolSize(dataSource);
 			TaskNotifications listening = notifications.getIfAvailable();
 			if (listening != null && poolSize != null && !ConnectionBudget.hasRoomForListen(poolSize)) {
@@ -290,6 +291,7 @@ public class TaskQueueAutoConfiguration {
 					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new), properties.isStrictPayload()), handlerTransactions,
 					retry.transactions("outcome", own), listener, interceptors.orderedStream().toList(),
 					completionCommit(handlerTransactionManager, dataSource, tables, properties), retry);
+			dispatcher.redactLogsWith(redactor.getIfAvailable(() -> TaskRedactor.NONE));
 			TaskWorker taskWorker = new TaskWorker(registry, tasks, session, dispatcher,
 					retry.transactions("claim", own), listener, settings,
 					(handler) -> QueueSettingsResolver.resolve(properties, handler, handlerTransactionManager, buckets),

@@ -10,6 +10,7 @@ import java.util.stream.Collectors;
 import dev.taskqueue.NonRetryableTaskException;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskQueueListener;
+import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.support.DatabaseOutage;
@@ -44,6 +45,8 @@ final class OutcomeRecorder {
 
 	private volatile DatabaseOutage outage = new DatabaseOutage();
 
+	private volatile TaskRedactor redactor = TaskRedactor.NONE;
+
 	OutcomeRecorder(TaskRepository tasks, TransactionOperations ownTransactions, TaskQueueListener listener) {
 		this.tasks = tasks;
 		this.ownTransactions = ownTransactions;
@@ -53,6 +56,10 @@ final class OutcomeRecorder {
 
 	void reportOutagesTo(DatabaseOutage outage) {
 		this.outage = outage;
+	}
+
+	void redactLogsWith(TaskRedactor redactor) {
+		this.redactor = redactor;
 	}
 
 	/** The listeners, safe to call: they never throw. */
@@ -69,19 +76,25 @@ final class OutcomeRecorder {
 		try {
 			String error = ErrorText.of(failure);
 			if (failure instanceof NonRetryableTaskException) {
-				logger.warn(describe(task) + " failed and will not be retried: " + ErrorText.summary(failure));
+				logger.warn(describe(task) + " failed and will not be retried: " + summary(task, failure));
 				record(() -> this.tasks.moveToDead(task, error));
 			}
 			else if (dead) {
-				logger.warn(describe(task) + " failed on its last attempt and goes to the dead letters: "
-						+ ErrorText.summary(failure), failure);
+				if (this.redactor == TaskRedactor.NONE) {
+					logger.warn(describe(task) + " failed on its last attempt and goes to the dead letters: "
+							+ ErrorText.summary(failure), failure);
+				}
+				else { // the stack trace as the redactor shows it, not as the exception would print it
+					logger.warn(describe(task) + " failed on its last attempt and goes to the dead letters: "
+							+ this.redactor.error(task.queue(), error));
+				}
 				record(() -> this.tasks.moveToDead(task, error));
 			}
 			else {
 				Duration delay = settings.retryPolicy().delayAfter(task.attempt());
 				// One line: the full trace is kept with the task (last_error) and shown with the dead letter.
 				logger.warn(describe(task) + " failed; retrying in " + delay.toMillis() + " ms: "
-						+ ErrorText.summary(failure));
+						+ summary(task, failure));
 				record(() -> this.tasks.retryLater(task, delay, error));
 			}
 		}
@@ -98,7 +111,7 @@ final class OutcomeRecorder {
 	 * {@code maxAttempts} attempts, since a claim past the last attempt runs nothing.
 	 */
 	void deadLetter(ClaimedTask task, TaskContext context, Exception reason, int maxAttempts) {
-		logger.warn(describe(task) + " goes to the dead letters: " + ErrorText.summary(reason));
+		logger.warn(describe(task) + " goes to the dead letters: " + summary(task, reason));
 		String error = ErrorText.of(reason);
 		record(() -> this.tasks.moveToDead(task, error, maxAttempts));
 		this.listener.failed(context, Duration.ZERO, reason, true);
@@ -211,6 +224,11 @@ final class OutcomeRecorder {
 						+ "again: " + ErrorText.summary(ex));
 			}
 		}
+	}
+
+	/** The failure's first line, as the application's TaskRedactor lets it be shown. */
+	private String summary(ClaimedTask task, Throwable failure) {
+		return this.redactor.error(task.queue(), ErrorText.summary(failure));
 	}
 
 	static String describe(ClaimedTask task) {

@@ -8,6 +8,7 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandlerInterceptor;
+import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.ClaimedTask;
@@ -180,6 +181,11 @@ public class TaskDispatcher {
 	/** Says outcomes that cannot be written for want of the database through {@code outage}. */
 	public void reportOutagesTo(DatabaseOutage outage) {
 		this.outcomes.reportOutagesTo(outage);
+	}
+
+	/** Passes the errors TaskQueue logs for failed tasks through {@code redactor}, as the dashboard does. */
+	public void redactLogsWith(TaskRedactor redactor) {
+		this.outcomes.redactLogsWith(redactor);
 	}
 
 	/** Tries again to record the outcomes that could not be recorded before. */

@@ -14,10 +14,13 @@ import dev.taskqueue.TaskRequest;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -30,8 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * An application's {@link TaskRedactor} masks a secret in every payload and error the dashboard and the
  * {@code taskqueue} actuator endpoint show: the queue's list, the dead letters, the page of a task, the endpoint's
- * dead tasks.
+ * dead tasks, and the worker's log line of the failure.
  */
+@ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(classes = { DashboardTestApplication.class, DashboardRedactionIntegrationTests.Masking.class },
 		webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "taskqueue.dashboard.enabled=true", "management.endpoints.web.exposure.include=taskqueue",
@@ -54,7 +58,7 @@ class DashboardRedactionIntegrationTests {
 	private JdbcTemplate jdbc;
 
 	@Test
-	void everyPayloadAndErrorShownGoesThroughTheRedactor() throws Exception {
+	void everyPayloadAndErrorShownGoesThroughTheRedactor(CapturedOutput output) throws Exception {
 		UUID waiting = this.taskQueue.enqueue(TaskRequest.of("dash-redact", "card S3CRET-1").withDelay(Duration.ofHours(1)));
 		this.jdbc.update("UPDATE taskqueue_task SET last_error = 'failed for card S3CRET-1' WHERE id = ?", waiting);
 		// dash-dead refuses it with an error that holds the payload.
@@ -71,6 +75,8 @@ class DashboardRedactionIntegrationTests {
 		}
 		assertThat(get("/taskqueue/tasks/" + waiting).body()).contains("failed for card ***");
 		assertThat(get("/actuator/taskqueue/tasks/" + dead).body()).contains("refused card ***");
+		// The worker's log line of the failure too.
+		assertThat(output).doesNotContain("S3CRET").contains("refused card ***");
 	}
 
 	private HttpResponse<String> get(String path) throws Exception {
