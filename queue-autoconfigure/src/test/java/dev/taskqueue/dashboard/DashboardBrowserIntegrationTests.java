@@ -50,7 +50,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 				"taskqueue.worker.poll-interval=50ms", "taskqueue.worker.heartbeat-interval=200ms",
 				"spring.application.name=orders-service", "taskqueue.queues.reports.rate-limit.limit=100",
 				"taskqueue.queues.reports.rate-limit.period=1m", "taskqueue.schedules.nightly-cleanup.cron=0 0 2 * * *",
-				"taskqueue.schedules.nightly-cleanup.queue=dash-ok" })
+				"taskqueue.schedules.nightly-cleanup.queue=dash-ok",
+				"taskqueue.schedules.nightly-cleanup.payload=\"nightly-cleanup\"" })
 class DashboardBrowserIntegrationTests {
 
 	private static final Path CHROMIUM = Path.of("/usr/bin/chromium");

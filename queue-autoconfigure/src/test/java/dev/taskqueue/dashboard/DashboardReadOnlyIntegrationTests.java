@@ -28,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "taskqueue.dashboard.enabled=true",
 				"taskqueue.dashboard.path=/admin/queues", "taskqueue.schedules.dash-ro-yearly.cron=0 0 3 1 1 *",
-				"taskqueue.schedules.dash-ro-yearly.queue=dash-ok" })
+				"taskqueue.schedules.dash-ro-yearly.queue=dash-ok",
+				"taskqueue.schedules.dash-ro-yearly.payload=\"dash-ro-yearly\"" })
 class DashboardReadOnlyIntegrationTests {
 
 	@DynamicPropertySource
