@@ -76,7 +76,9 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 
 	/**
 	 * Fails if {@code environment} sets a property under {@code taskqueue} that {@link TaskQueueProperties} does
-	 * not have, in any source but the JVM's system properties.
+	 * not have. In the JVM's system properties, only a misspelt setting of one of TaskQueue's groups
+	 * ({@code taskqueue.worker.concurency}) fails; a name outside them ({@code taskqueue.version}, which Maven's
+	 * {@code -D} hands to tests) is said in one line.
 	 * @return one line naming the unknown properties set only as JVM system properties, {@code null} if none
 	 * @throws IllegalArgumentException naming each unknown property, where it was set, and the valid ones
 	 */
@@ -86,10 +88,13 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
 			if (source instanceof IterableConfigurationPropertySource iterable
 					&& !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource)) {
-				Map<String, String> found = isSystemProperties(source) ? systemOnly : unknown;
+				boolean systemProperties = isSystemProperties(source);
 				iterable.filter(ROOT::isAncestorOf).forEach((name) -> {
 					String problem = problem(name);
 					if (problem != null) {
+						// A build's own property only shares the prefix (taskqueue.version); a misspelt setting of
+						// one of TaskQueue's groups (taskqueue.worker.concurency) is a mistake wherever it is set.
+						Map<String, String> found = (systemProperties && !inKnownGroup(name)) ? systemOnly : unknown;
 						found.putIfAbsent(name.toString(), origin(source.getConfigurationProperty(name)) + problem);
 					}
 				});
@@ -102,6 +107,12 @@ final class UnknownPropertyCheck implements BeanFactoryPostProcessor, Environmen
 		return systemOnly.isEmpty() ? null : "Ignoring JVM system properties that are not TaskQueue's: "
 				+ joined(systemOnly) + ". A build tool may pass its own to the JVM (Maven's -D does to tests); set "
 				+ "TaskQueue's properties in the application's configuration, where a misspelt one stops startup";
+	}
+
+	/** Whether {@code name}'s first part under {@code taskqueue} is one of TaskQueue's, such as {@code worker}. */
+	private static boolean inKnownGroup(ConfigurationPropertyName name) {
+		return name.getNumberOfElements() > 2
+				&& property(TaskQueueProperties.class, name.getElement(1, Form.UNIFORM)) != null;
 	}
 
 	/**

@@ -81,13 +81,20 @@ class DocumentationSnippetsTests {
 		return found.stream();
 	}
 
-	/** The version users are told to use is the one this build makes: README.md and both consumers say it. */
+	/**
+	 * The version users are told to use: the newest release in CHANGELOG.md ({@code ## [0.1.0] - 2027-01-15}), or,
+	 * before the first one, the version this build makes, which the README says to install from source. README.md
+	 * and both consumers say it (CI builds the consumers with {@code -Dtaskqueue.version} set to this build's).
+	 */
 	@Test
-	void usersAreToldThisVersion() {
+	void usersAreToldTheVersionTheyCanGet() {
 		Matcher revision = Pattern.compile("-Drevision=(\\S+)")
 			.matcher(String.join("\n", read(ROOT.resolve(".mvn/maven.config"))));
 		assertThat(revision.find()).as(".mvn/maven.config sets -Drevision").isTrue();
-		String expected = "<taskqueue.version>" + revision.group(1) + "</taskqueue.version>";
+		Matcher released = Pattern.compile("(?m)^## \\[(\\d+\\.\\d+\\.\\d+)\\] - \\d{4}-\\d{2}-\\d{2}")
+			.matcher(String.join("\n", read(ROOT.resolve("CHANGELOG.md"))));
+		String version = released.find() ? released.group(1) : revision.group(1);
+		String expected = "<taskqueue.version>" + version + "</taskqueue.version>";
 		for (String file : List.of("README.md", "consumers/boot4/pom.xml", "consumers/boot35/pom.xml")) {
 			assertThat(read(ROOT.resolve(file))).as(file).anyMatch((line) -> line.strip().equals(expected));
 		}
@@ -137,7 +144,26 @@ class DocumentationSnippetsTests {
 					.isNotNegative();
 				at += found + 1;
 			}
+			// Each <dependency> whole, as written: one that lost its <type> or <scope> would not do what it shows.
+			for (int start = expected.indexOf("<dependency>"); start >= 0;
+					start = indexOf(expected, "<dependency>", start + 1)) {
+				int end = indexOf(expected, "</dependency>", start);
+				List<String> dependency = expected.subList(start, (end < 0) ? expected.size() : end + 1);
+				assertThat(java.util.Collections.indexOfSubList(actual, dependency))
+					.as("%s: this dependency, line for line, in %s:%n%s", snippet.where(), snippet.marker(),
+							String.join("\n", dependency))
+					.isNotNegative();
+			}
 		}
+	}
+
+	private static int indexOf(List<String> lines, String line, int from) {
+		for (int i = from; i < lines.size(); i++) {
+			if (lines.get(i).equals(line)) {
+				return i;
+			}
+		}
+		return -1;
 	}
 
 	private static void assertBinds(Snippet snippet) {

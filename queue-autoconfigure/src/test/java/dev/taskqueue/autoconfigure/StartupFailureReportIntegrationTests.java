@@ -79,6 +79,21 @@ class StartupFailureReportIntegrationTests {
 	}
 
 	@Test
+	void aMisspeltSettingOfATaskQueueGroupStopsStartupAlsoAsASystemProperty(CapturedOutput output) {
+		String url = TestDatabase.createDatabase();
+		System.setProperty("taskqueue.worker.concurency", "2");
+		try {
+			assertFailsToStart(url, List.of(Handlers.class));
+		}
+		finally {
+			System.clearProperty("taskqueue.worker.concurency");
+		}
+		assertReport(output, "taskqueue.worker.concurency (set in \"taskqueue.worker.concurency\" from property "
+				+ "source \"systemProperties\") is not a TaskQueue property",
+				"Correct the name of each property above");
+	}
+
+	@Test
 	void twoHandlersOfOneQueue(CapturedOutput output) {
 		assertFailsToStart(TestDatabase.createDatabase(), List.of(Handlers.class, SecondEmailHandler.class));
 		assertReport(output, "Queue 'emails' has two @TaskHandler methods: bean ",
