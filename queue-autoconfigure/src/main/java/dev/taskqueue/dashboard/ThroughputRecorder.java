@@ -81,10 +81,14 @@ class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 				taken.add(new QueueCount(queue, completed, failed));
 			}
 		});
+		long minute = System.currentTimeMillis() / 60_000;
+		boolean pruning = prune && minute != this.lastPruneMinute;
+		if (taken.isEmpty() && !pruning) {
+			return; // nothing to write: no statement, so nothing learnt of the database (not "it is back")
+		}
 		try {
 			this.minutes.add(taken);
-			long minute = System.currentTimeMillis() / 60_000;
-			if (prune && minute != this.lastPruneMinute) {
+			if (pruning) {
 				this.minutes.prune(KEEP);
 				this.lastPruneMinute = minute;
 			}

@@ -106,10 +106,13 @@ final class ClaimLoop implements Runnable {
 				releasePaused();
 				// Start with another queue each time, so that with a pool-bound limit no queue starves the others.
 				this.nextQueue = (this.nextQueue + 1) % this.queues.size();
+				boolean asked = false;
 				for (int i = 0; i < this.queues.size(); i++) {
-					claim(this.queues.get((this.nextQueue + i) % this.queues.size()));
+					asked |= claim(this.queues.get((this.nextQueue + i) % this.queues.size()));
 				}
-				this.outage.succeeded();
+				if (asked) { // a round that ran no statement learnt nothing of the database: not "it is back"
+					this.outage.succeeded();
+				}
 				this.wakeUp.await(this.limited.sleep(System.nanoTime()));
 			}
 			catch (InterruptedException ex) {
@@ -147,12 +150,13 @@ final class ClaimLoop implements Runnable {
 		}
 	}
 
-	private void claim(QueueState queue) {
+	/** Claims for {@code queue} what it has room for; whether a statement ran. */
+	private boolean claim(QueueState queue) {
 		// A queue that claims only what it starts at once claims no more than the pool leaves threads for now.
 		int free = (queue.capacity() == queue.settings.concurrency())
 				? Math.min(queue.toClaim(), this.handlers.freeThreads()) : queue.toClaim();
 		if (free <= 0 || !this.running.getAsBoolean() || this.session.isPaused(queue.name())) {
-			return; // a paused queue claims nothing until it is resumed, here or (by heartbeat) elsewhere
+			return false; // a paused queue claims nothing until it is resumed, here or (by heartbeat) elsewhere
 		}
 		UUID sessionId = this.session.id();
 		long started = System.nanoTime();
@@ -160,12 +164,13 @@ final class ClaimLoop implements Runnable {
 		int bucket = queue.positions.nextBucket();
 		if (queue.settings.limits().any()) {
 			// Completions of a BATCHED queue with limits are left to the flusher: the claim takes the queue's lock.
-			if (this.limited.mayClaim(queue, started)) {
-				List<ClaimedTask> claimed = this.limited.claim(queue, bucket, sessionId, free);
-				handOver(queue, bucket, claimed, true, started, claimed.size() == free || this.limited.heldBack(queue),
-						true);
+			if (!this.limited.mayClaim(queue, started)) {
+				return false;
 			}
-			return;
+			List<ClaimedTask> claimed = this.limited.claim(queue, bucket, sessionId, free);
+			handOver(queue, bucket, claimed, true, started, claimed.size() == free || this.limited.heldBack(queue),
+					true);
+			return true;
 		}
 		ClaimedTask from = queue.positions.claimFrom(bucket, started);
 		Claim claim = claim(queue, bucket, from, sessionId, free);
@@ -184,6 +189,7 @@ final class ClaimLoop implements Runnable {
 				.execute((status) -> this.tasks.claimOthers(queue.name(), bucket, sessionId, rest));
 			handOver(queue, bucket, more, true, again, more.size() == rest, false);
 		}
+		return true;
 	}
 
 	/**
