@@ -24,14 +24,15 @@ import org.springframework.web.servlet.function.ServerResponse;
 /**
  * What keeps the dashboard's actions from being posted by anyone but its own pages, whatever the class path: a
  * request a browser marks as cross-site ({@code Sec-Fetch-Site}) or from another origin ({@code Origin}) is refused,
- * and without Spring Security's CSRF token every form carries a token of TaskQueue's own, derived from a random key
- * kept in the HTTP session, which a page of another site cannot read. The confirmation of an action that cannot be
+ * and every form carries a token of TaskQueue's own, derived from a random key kept in the HTTP session, which a page
+ * of another site cannot read: checked whatever the class path, Spring Security's CSRF protection included (which
+ * checks its own token besides, where it is not told to ignore the dashboard). The confirmation of an action that cannot be
  * undone carries a token of its own too, minted by the confirmation page for that action only, so that posting
  * {@code confirm=yes} does not skip the page.
  */
 final class ActionGuard implements HandlerFilterFunction<ServerResponse, ServerResponse> {
 
-	/** The form field of TaskQueue's own token, used when the request has no Spring Security CSRF token. */
+	/** The form field of TaskQueue's own token, on every form of an action. */
 	static final String TOKEN_FIELD = "_taskqueue_csrf";
 
 	/** The form field that confirms an action: the token the confirmation page minted for it. */
@@ -64,14 +65,14 @@ final class ActionGuard implements HandlerFilterFunction<ServerResponse, ServerR
 		if (site != null && !site.equals("same-origin") && !site.equals("none")) {
 			return "The action was posted from another site (Sec-Fetch-Site: " + site + ").";
 		}
+		// Origin only where the browser said nothing of the site: Sec-Fetch-Site is computed from the URL the browser
+		// used, while the scheme, host and port this server sees differ behind a proxy that terminates TLS.
 		String origin = request.getHeader("Origin");
-		if (origin != null && !sameOrigin(origin, request)) {
+		if (site == null && origin != null && !sameOrigin(origin, request)) {
 			return "The action was posted from another origin (" + origin + ").";
 		}
-		if (request.getAttribute(PageContext.CSRF_ATTRIBUTE) != null) {
-			// Spring Security's CsrfFilter ran before this and refused a request without its token.
-			return null;
-		}
+		// TaskQueue's token is checked with or without Spring Security: its CsrfFilter puts its token in the request
+		// also on paths it ignores (csrf.ignoringRequestMatchers("/taskqueue/**")), where it checks nothing.
 		String expected = token(request, false);
 		String posted = request.getParameter(TOKEN_FIELD);
 		if (expected == null || posted == null || !equal(expected, posted)) {

@@ -28,10 +28,15 @@ final class Forms {
 				(Object[]) fields);
 	}
 
+	/** The hidden fields of the CSRF tokens: TaskQueue's own, and Spring Security's when the request has one. */
 	static Html csrf(PageContext context) {
-		return (context.csrfName() != null && context.csrfToken() != null)
+		Html own = (context.ownToken() != null)
+				? empty("input", "type", "hidden", "name", ActionGuard.TOKEN_FIELD, "value", context.ownToken())
+				: Html.EMPTY;
+		Html spring = (context.csrfName() != null && context.csrfToken() != null)
 				? empty("input", "type", "hidden", "name", context.csrfName(), "value", context.csrfToken())
 				: Html.EMPTY;
+		return Html.join(own, spring);
 	}
 
 }

@@ -9,18 +9,19 @@ import org.springframework.util.ClassUtils;
 
 /**
  * What every page of one request needs besides its data: where the dashboard lives, whether it may offer actions,
- * the message of the action just done, and the CSRF token its forms carry: the one Spring Security gave the request,
- * or else TaskQueue's own (see ActionGuard).
+ * the message of the action just done, and the CSRF tokens its forms carry: TaskQueue's own (see ActionGuard),
+ * checked on every action whatever the class path, and the one Spring Security gave the request, if any, for
+ * Spring Security's own check.
  *
  * @param base the dashboard's path, with the servlet context path
  * @param readOnly whether actions are left out
  * @param flash what the last action did, or {@code null}
- * @param csrfName the form field of the CSRF token, or {@code null} on a read-only dashboard without Spring
- * Security's CSRF protection
- * @param csrfToken the token
+ * @param csrfName the form field of Spring Security's CSRF token, or {@code null} without one
+ * @param csrfToken Spring Security's token
+ * @param ownToken TaskQueue's token, {@code null} on a read-only dashboard (it has no form to carry it)
  */
 record PageContext(String base, boolean readOnly, @Nullable String flash, @Nullable String csrfName,
-		@Nullable String csrfToken) {
+		@Nullable String csrfToken, @Nullable String ownToken) {
 
 	/** The request attribute under which Spring Security's {@code CsrfFilter} puts the token. */
 	static final String CSRF_ATTRIBUTE = "org.springframework.security.web.csrf.CsrfToken";
@@ -34,13 +35,10 @@ record PageContext(String base, boolean readOnly, @Nullable String flash, @Nulla
 			name = call(token, "getParameterName");
 			value = call(token, "getToken");
 		}
-		else if (!readOnly) {
-			// No Spring Security CSRF protection (not on the class path, or turned off): the actions are guarded by
-			// TaskQueue's own token, kept in the session. A read-only dashboard has no form to carry it.
-			name = ActionGuard.TOKEN_FIELD;
-			value = ActionGuard.token(request, true);
-		}
-		return new PageContext(request.getContextPath() + path, readOnly, flash, name, value);
+		// TaskQueue's own token too, even with Spring Security's: its CsrfFilter puts the token in the request also
+		// on paths it was told to ignore, so the attribute alone does not say the action was checked.
+		String own = readOnly ? null : ActionGuard.token(request, true);
+		return new PageContext(request.getContextPath() + path, readOnly, flash, name, value, own);
 	}
 
 	/** A path under the dashboard, such as {@code "/dead"}. */
