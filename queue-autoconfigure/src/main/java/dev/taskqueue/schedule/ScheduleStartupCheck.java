@@ -19,6 +19,7 @@ import org.springframework.context.EnvironmentAware;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
@@ -55,6 +56,9 @@ final class ScheduleStartupCheck implements BeanFactoryPostProcessor, Environmen
 					(MethodIntrospector.MetadataLookup<RecurringTask>) (method) -> AnnotatedElementUtils
 						.findMergedAnnotation(method, RecurringTask.class));
 			methods.forEach((method, annotation) -> {
+				if (usesExpressions(annotation)) {
+					return; // #{...} needs beans to evaluate: left to the bean post-processor's check, at its time
+				}
 				try {
 					Schedule schedule = RecurringTaskAnnotationBeanPostProcessor.declared(beanName, method, annotation,
 							(value, where) -> resolve(beanFactory, value, where));
@@ -77,6 +81,14 @@ final class ScheduleStartupCheck implements BeanFactoryPostProcessor, Environmen
 		catch (IllegalArgumentException ex) {
 			throw ConfiguredSchedules.failure(ex);
 		}
+	}
+
+	/** Whether an attribute of {@code annotation} is a SpEL expression, which only the bean factory's resolver reads. */
+	private static boolean usesExpressions(RecurringTask annotation) {
+		return AnnotationUtils.getAnnotationAttributes(annotation)
+			.values()
+			.stream()
+			.anyMatch((value) -> value instanceof String text && text.contains("#{"));
 	}
 
 	/** The bean's class without creating anything, {@code null} when that cannot be told (then the later checks). */

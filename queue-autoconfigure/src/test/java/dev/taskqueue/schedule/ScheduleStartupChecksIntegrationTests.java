@@ -10,6 +10,7 @@ import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
@@ -62,6 +63,16 @@ class ScheduleStartupChecksIntegrationTests {
 			.close();
 	}
 
+	/** SpEL needs beans to evaluate: the early check leaves such a schedule to the bean post-processor. */
+	@Test
+	void aRecurringTaskWithAnExpressionStarts() {
+		String url = TestDatabase.createDatabase();
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(ExpressionCron.class))) {
+			assertThat(new JdbcTemplate(new DriverManagerDataSource(url)).queryForList(
+					"SELECT name FROM taskqueue_schedule", String.class)).contains("expression-cron");
+		}
+	}
+
 	private static Throwable startupFailure(Throwable failure) {
 		assertThat(failure).as("startup failed").isNotNull();
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
@@ -106,6 +117,24 @@ class ScheduleStartupChecksIntegrationTests {
 		@Bean
 		Nightly nightly(TaskQueue taskQueue) {
 			return new Nightly();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ExpressionCron {
+
+		@Bean
+		ExpressionTick expressionTick() {
+			return new ExpressionTick();
+		}
+
+	}
+
+	static class ExpressionTick {
+
+		@RecurringTask(name = "expression-cron", cron = "#{'0 0 1 * * *'}")
+		void tick() {
 		}
 
 	}
