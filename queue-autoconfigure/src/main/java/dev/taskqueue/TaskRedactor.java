@@ -1,17 +1,16 @@
 package dev.taskqueue;
 
 /**
- * Masks or hides what TaskQueue shows of tasks: their payloads and error text, on the dashboard and in the
- * {@code taskqueue} actuator endpoint. TaskQueue logs no payload; the warning it logs for a failed attempt carries the
- * exception's class and message (and, on the last attempt, its stack trace), which this does not change: keep
- * secrets out of exception messages, or configure the {@code dev.taskqueue.worker} loggers. Declare a bean to replace
- * the default,
- * which shows everything as stored; {@code taskqueue.redaction.hide-payloads=true} hides every payload whatever the
- * redactor. TaskQueue's own reads for handlers and {@link TaskQueueOperations} are never redacted: this is for
- * people looking on.
+ * Masks or hides what TaskQueue shows of tasks: their payloads and error text, on the dashboard, in the
+ * {@code taskqueue} actuator endpoint, and in the worker's log lines of failed attempts (the failure's first line,
+ * and on the last attempt the whole error as this shows it instead of the exception's stack trace). TaskQueue logs
+ * no payload. Declare a bean to replace the default, which shows everything as stored;
+ * {@code taskqueue.redaction.hide-payloads=true} hides every payload whatever the redactor. TaskQueue's own reads for
+ * handlers and {@link TaskQueueOperations} are never redacted, nor what other libraries log: this is for people
+ * looking on.
  * <p>
- * Both methods are called on the thread of a page or endpoint request, for every task shown, and must be cheap and
- * not throw. The dashboard reads only the start of a large payload or error (a few hundred characters on its lists,
+ * Both methods are called for every task shown (on the thread of a page or endpoint request) and every failure
+ * logged (on the handler's thread), and must be cheap and not throw. The dashboard reads only the start of a large payload or error (a few hundred characters on its lists,
  * 64 KB on the page of one task), so {@code json} may be cut and not parse: mask such a text whole rather than show
  * it.
  */
