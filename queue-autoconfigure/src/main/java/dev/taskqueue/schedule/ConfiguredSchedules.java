@@ -52,12 +52,7 @@ final class ConfiguredSchedules {
 	static List<Schedule> merge(List<Schedule> annotated, List<Schedule> configured) {
 		List<Schedule> all = new ArrayList<>(annotated);
 		for (Schedule schedule : configured) {
-			for (Schedule other : annotated) {
-				if (other.name().equals(schedule.name())) {
-					throw new IllegalArgumentException(schedule.source() + " and " + other.source()
-							+ " both declare schedule '" + schedule.name() + "'; give one of them another name");
-				}
-			}
+			schedule.requireNameFreeIn(annotated);
 			all.add(schedule);
 		}
 		return all;

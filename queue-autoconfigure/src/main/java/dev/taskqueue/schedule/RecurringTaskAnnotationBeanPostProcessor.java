@@ -73,12 +73,7 @@ public class RecurringTaskAnnotationBeanPostProcessor
 
 	private synchronized void register(Object bean, String beanName, Method method, RecurringTask annotation) {
 		Schedule schedule = declared(beanName, method, annotation, this::resolve);
-		for (Schedule other : this.schedules) {
-			if (other.name().equals(schedule.name())) {
-				throw new IllegalArgumentException(schedule.source() + " and " + other.source()
-						+ " both declare schedule '" + schedule.name() + "'; give one of them another name");
-			}
-		}
+		schedule.requireNameFreeIn(this.schedules);
 		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
 		ReflectionUtils.makeAccessible(invocable);
 		handlers().register(new TaskHandlerMethod(schedule.queue(), beanName, new RecurringMethod(bean, invocable),

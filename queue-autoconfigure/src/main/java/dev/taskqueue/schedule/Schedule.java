@@ -1,5 +1,7 @@
 package dev.taskqueue.schedule;
 
+import java.util.List;
+
 import dev.taskqueue.RecurringTask.Missed;
 import dev.taskqueue.RecurringTask.Overlap;
 
@@ -20,6 +22,19 @@ public record Schedule(String name, String queue, String payload, ScheduleSpec s
 	/** The unique key of its tasks while a tick must not overlap the previous one; the name itself. */
 	boolean keyed() {
 		return this.overlap == Overlap.SKIP;
+	}
+
+	/**
+	 * Refuses this schedule when one of {@code declared} has its name already.
+	 * @throws IllegalArgumentException naming where both were declared
+	 */
+	void requireNameFreeIn(List<Schedule> declared) {
+		for (Schedule other : declared) {
+			if (other.name().equals(this.name)) {
+				throw new IllegalArgumentException(this.source + " and " + other.source() + " both declare schedule '"
+						+ this.name + "'; give one of them another name");
+			}
+		}
 	}
 
 }

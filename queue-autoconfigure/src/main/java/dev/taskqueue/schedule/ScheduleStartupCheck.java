@@ -62,12 +62,7 @@ final class ScheduleStartupCheck implements BeanFactoryPostProcessor, Environmen
 				try {
 					Schedule schedule = RecurringTaskAnnotationBeanPostProcessor.declared(beanName, method, annotation,
 							(value, where) -> resolve(beanFactory, value, where));
-					for (Schedule other : annotated) {
-						if (other.name().equals(schedule.name())) {
-							throw new IllegalArgumentException(schedule.source() + " and " + other.source()
-									+ " both declare schedule '" + schedule.name() + "'; give one of them another name");
-						}
-					}
+					schedule.requireNameFreeIn(annotated);
 					annotated.add(schedule);
 				}
 				catch (IllegalArgumentException | IllegalStateException ex) {

@@ -35,12 +35,7 @@ final class BatchedCompletions {
 	private static final Log logger = LogFactory.getLog(BatchedCompletions.class);
 
 	/** Where failures to reach the database are said, once per outage for the whole instance. */
-	private volatile DatabaseOutage outage = new DatabaseOutage();
-
-	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
-	void reportOutagesTo(DatabaseOutage outage) {
-		this.outage = outage;
-	}
+	private final DatabaseOutage outage;
 
 	private final TaskRepository tasks;
 
@@ -71,8 +66,9 @@ final class BatchedCompletions {
 	private volatile HandOffs handOffs = HandOffs.NONE;
 
 	BatchedCompletions(TaskRepository tasks, TransactionOperations transactions, TaskQueueListener listener,
-			int maxBatch, Duration maxDelay) {
+			int maxBatch, Duration maxDelay, DatabaseOutage outage) {
 		this.tasks = tasks;
+		this.outage = outage;
 		this.transactions = transactions;
 		this.listener = listener;
 		this.maxBatch = maxBatch;

@@ -41,7 +41,7 @@ final class ClaimLoop implements Runnable {
 	private final TaskDispatcher dispatcher;
 
 	/** Where failures to reach the database are said, once per outage for the whole instance. */
-	private volatile DatabaseOutage outage = new DatabaseOutage();
+	private final DatabaseOutage outage;
 
 	private final TransactionOperations ownTransactions;
 
@@ -76,8 +76,9 @@ final class ClaimLoop implements Runnable {
 	ClaimLoop(List<QueueState> queues, TaskRepository tasks, WorkerSession session, TaskDispatcher dispatcher,
 			TransactionOperations ownTransactions, HandlerExecutor handlers, WakeUp wakeUp, Duration pollInterval,
 			BooleanSupplier running, Consumer<@Nullable String> releaseUnstarted, @Nullable BatchedCompletions batched,
-			int completionBatchSize, HeadlessKeys headless) {
+			int completionBatchSize, HeadlessKeys headless, DatabaseOutage outage) {
 		this.headless = headless;
+		this.outage = outage;
 		this.queues = List.copyOf(queues);
 		this.tasks = tasks;
 		this.session = session;
@@ -91,11 +92,6 @@ final class ClaimLoop implements Runnable {
 		this.batched = batched;
 		this.completionBatchSize = completionBatchSize;
 		this.limited = new LimitedClaimer(tasks.limitedClaims(), pollInterval);
-	}
-
-	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
-	void reportOutagesTo(DatabaseOutage outage) {
-		this.outage = outage;
 	}
 
 	@Override

@@ -22,12 +22,7 @@ final class NotificationListener implements Runnable {
 	private static final Log logger = LogFactory.getLog(NotificationListener.class);
 
 	/** Where failures to reach the database are said, once per outage for the whole instance. */
-	private volatile DatabaseOutage outage = new DatabaseOutage();
-
-	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
-	void reportOutagesTo(DatabaseOutage outage) {
-		this.outage = outage;
-	}
+	private final DatabaseOutage outage;
 
 	private final DataSource dataSource;
 
@@ -42,8 +37,9 @@ final class NotificationListener implements Runnable {
 	private volatile boolean running = true;
 
 	NotificationListener(DataSource dataSource, TaskNotifications notifications, Set<String> queues, Runnable wakeUp,
-			Duration retryDelay) {
+			Duration retryDelay, DatabaseOutage outage) {
 		this.dataSource = dataSource;
+		this.outage = outage;
 		this.notifications = notifications;
 		this.queues = queues;
 		this.wakeUp = wakeUp;

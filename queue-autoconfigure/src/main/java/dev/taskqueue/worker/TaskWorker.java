@@ -142,8 +142,7 @@ public class TaskWorker implements SmartLifecycle {
 		this.session.open();
 		if (states.stream().anyMatch((state) -> state.handler.batchedCompletion())) {
 			this.batched = new BatchedCompletions(this.tasks, this.ownTransactions, this.listener,
-					this.settings.completionBatchSize(), this.settings.completionFlushInterval());
-			this.batched.reportOutagesTo(this.outage);
+					this.settings.completionBatchSize(), this.settings.completionFlushInterval(), this.outage);
 			this.completionFlusher = Threads.named("tq-completions-", false).newThread(this.batched::flushUntilStopped);
 			this.completionFlusher.start();
 		}
@@ -160,18 +159,16 @@ public class TaskWorker implements SmartLifecycle {
 		this.running = true;
 		ClaimLoop claims = new ClaimLoop(states, this.tasks, this.session, this.dispatcher, this.ownTransactions,
 				this.handlers, this.wakeUp, this.settings.pollInterval(), this::isRunning, this::releaseUnstarted,
-				this.batched, this.settings.completionBatchSize(), headless);
-		claims.reportOutagesTo(this.outage);
+				this.batched, this.settings.completionBatchSize(), headless, this.outage);
 		this.claimLoop = Threads.named("tq-claim-", false).newThread(claims);
 		this.claimLoop.start();
 		if (this.notifications != null) {
 			Set<String> names = states.stream().map(QueueState::name).collect(Collectors.toSet());
 			this.notificationListener = new NotificationListener(this.dataSource, this.notifications, names,
-					this.wakeUp::signal, this.settings.pollInterval());
-			this.notificationListener.reportOutagesTo(this.outage);
+					this.wakeUp::signal, this.settings.pollInterval(), this.outage);
 			Threads.named("tq-listen-", true).newThread(this.notificationListener).start();
 		}
-		WorkerStartLog.log(logger, this.session.id(), states, this.settings, this.notifications);
+		logStarted(states);
 	}
 
 	@Override
@@ -294,6 +291,27 @@ public class TaskWorker implements SmartLifecycle {
 		catch (RuntimeException ex) {
 			logger.warn("Could not release " + release.size() + " claimed tasks that had not started; "
 					+ "they become ready when this session ends or expires: " + ErrorText.summary(ex));
+		}
+	}
+
+	private void logStarted(List<QueueState> states) {
+		logger.info("TaskQueue worker started as session " + this.session.id() + ": queues "
+				+ states.stream().map(QueueState::describe).collect(Collectors.joining(", ")) + "; poll-interval "
+				+ this.settings.pollInterval() + ", heartbeat-interval " + this.settings.heartbeatInterval()
+				+ ", session-timeout " + this.settings.sessionTimeout() + ", shutdown-timeout "
+				+ this.settings.shutdownTimeout() + (this.settings.virtualThreads() ? ", virtual threads" : "")
+				+ ((this.notifications != null) ? ", LISTEN on '" + this.notifications.channel() + "'"
+						: ", polling only")
+				+ ((this.settings.maxHandlers() < Integer.MAX_VALUE)
+						? ", at most " + this.settings.maxHandlers() + " handlers at once (connection pool)" : ""));
+		int wanted = states.stream().mapToInt((state) -> state.settings.concurrency()).sum();
+		if (wanted > this.settings.maxHandlers()) {
+			logger.warn("The queues' concurrency adds up to " + wanted + " but the connection pool leaves room for "
+					+ this.settings.maxHandlers() + " handlers (the worker keeps one connection for its bookkeeping"
+					+ ((this.notifications != null) ? " and one for LISTEN" : "") + "): TaskQueue runs at most "
+					+ this.settings.maxHandlers() + " at once. Size "
+					+ "the pool at least the sum of the queues' concurrency + 2, plus what the rest of the application "
+					+ "uses");
 		}
 	}
 
