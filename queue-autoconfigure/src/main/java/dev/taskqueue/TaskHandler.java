@@ -39,6 +39,13 @@ public @interface TaskHandler {
 	int maxAttempts() default 0;
 
 	/**
+	 * The name of a {@link RetryPolicy} bean that decides this queue's retries; empty for the default, the bean named
+	 * {@code taskQueueRetryPolicy} (exponential backoff from {@code taskqueue.retry.backoff.*} unless the application
+	 * declares a bean of that name).
+	 */
+	String retryPolicy() default "";
+
+	/**
 	 * The topics this queue subscribes to: each {@link TaskQueue#publish publish} to one of them enqueues a task on
 	 * this queue. Stored in the database when the application starts; a topic dropped here is unsubscribed then.
 	 * Same rules as queue names; {@code ${...}} placeholders are resolved.

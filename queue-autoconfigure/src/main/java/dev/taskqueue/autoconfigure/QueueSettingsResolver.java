@@ -4,12 +4,12 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import dev.taskqueue.RetryPolicy;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.QueueLimits;
 import dev.taskqueue.jdbc.TaskBuckets;
 import dev.taskqueue.support.StartupFailure;
 import dev.taskqueue.worker.QueueSettings;
-import dev.taskqueue.worker.RetryPolicy;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -49,20 +49,25 @@ final class QueueSettingsResolver {
 		return (buckets.isEmpty() && defaultCount == 1) ? TaskBuckets.NONE : new TaskBuckets(buckets, defaultCount);
 	}
 
+	/** The default retry policy: exponential backoff from {@code taskqueue.retry.backoff.*}. */
+	static RetryPolicy defaultRetryPolicy(TaskQueueProperties properties) {
+		RetryProperties.Backoff backoff = properties.getRetry().getBackoff();
+		return RetryPolicy.exponentialBackoff(backoff.getInitialDelay(), backoff.getMultiplier(),
+				backoff.getMaxDelay(), backoff.getJitter());
+	}
+
 	/**
 	 * The settings of {@code handler}'s queue.
 	 * @throws IllegalStateException if the queue commits groups and the transaction manager cannot
 	 */
 	static QueueSettings resolve(TaskQueueProperties properties, TaskHandlerMethod handler,
-			PlatformTransactionManager transactionManager, TaskBuckets buckets) {
+			PlatformTransactionManager transactionManager, TaskBuckets buckets, RetryPolicies retryPolicies) {
 		QueueProperties queue = properties.getQueues().get(handler.queue());
 		int concurrency = (queue != null && queue.getConcurrency() != null) ? queue.getConcurrency()
 				: (handler.concurrency() > 0) ? handler.concurrency() : properties.getWorker().getConcurrency();
 		int maxAttempts = (queue != null && queue.getMaxAttempts() != null) ? queue.getMaxAttempts()
 				: (handler.maxAttempts() > 0) ? handler.maxAttempts() : properties.getRetry().getMaxAttempts();
-		RetryProperties.Backoff backoff = properties.getRetry().getBackoff();
-		RetryPolicy retryPolicy = new RetryPolicy(backoff.getInitialDelay(), backoff.getMultiplier(),
-				backoff.getMaxDelay(), backoff.getJitter());
+		RetryPolicy retryPolicy = retryPolicies.of(handler);
 		Duration timeout = (queue != null && queue.getTimeout() != null) ? queue.getTimeout()
 				: properties.getWorker().getTimeout();
 		Integer queueGroupSize = (queue != null) ? queue.getGroupCommitSize() : null;

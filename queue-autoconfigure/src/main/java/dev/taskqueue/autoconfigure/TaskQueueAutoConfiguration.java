@@ -5,6 +5,7 @@ import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.RetryPolicy;
 import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueListener;
@@ -50,6 +51,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -217,6 +219,16 @@ public class TaskQueueAutoConfiguration {
 			.limitingPayloads(properties.getMaxPayloadSize());
 	}
 
+	/**
+	 * The retry policy of every queue that names none in {@code @TaskHandler(retryPolicy = ...)}: exponential backoff
+	 * from {@code taskqueue.retry.backoff.*}, unless the application declares a {@link RetryPolicy} bean of this name.
+	 */
+	@Bean(RetryPolicies.DEFAULT_NAME)
+	@ConditionalOnMissingBean(name = RetryPolicies.DEFAULT_NAME)
+	RetryPolicy taskQueueRetryPolicy(TaskQueueProperties properties) {
+		return QueueSettingsResolver.defaultRetryPolicy(properties);
+	}
+
 	/** Runs tasks on the caller's thread, for the {@code TaskQueueTester} of the queue-test module. */
 	@Bean
 	@ConditionalOnClass(name = "dev.taskqueue.testing.TaskQueueTester")
@@ -226,14 +238,15 @@ public class TaskQueueAutoConfiguration {
 			SessionRepository sessions, DataSource dataSource,
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
 			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors,
-			TaskBuckets buckets) {
+			TaskBuckets buckets, BeanFactory beanFactory) {
 		PlatformTransactionManager manager = transactionManager
 			.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
 		return new TaskRunner(registry, tasks, sessions, manager,
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
 				new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new), properties.isStrictPayload()),
 				new TaskQueueListeners(listeners.orderedStream().toList()), interceptors.orderedStream().toList(),
-				(handler) -> QueueSettingsResolver.resolve(properties, handler, manager, buckets));
+				(handler) -> QueueSettingsResolver.resolve(properties, handler, manager, buckets,
+						new RetryPolicies(beanFactory)));
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -265,7 +278,7 @@ public class TaskQueueAutoConfiguration {
 				ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors,
 				ObjectProvider<TaskNotifications> notifications, TaskTables tables, Environment environment,
 				SerializationRetry retry, TaskBuckets buckets, ObjectProvider<DatabaseOutage> outage,
-				ObjectProvider<TaskRedactor> redactor) {
+				ObjectProvider<TaskRedactor> redactor, BeanFactory beanFactory) {
 			Integer poolSize = ConnectionBudget.poolSize(dataSource);
 			TaskNotifications listening = notifications.getIfAvailable();
 			if (listening != null && poolSize != null && !ConnectionBudget.hasRoomForListen(poolSize)) {
@@ -294,7 +307,8 @@ public class TaskQueueAutoConfiguration {
 			dispatcher.redactLogsWith(redactor.getIfAvailable(() -> TaskRedactor.NONE));
 			TaskWorker taskWorker = new TaskWorker(registry, tasks, session, dispatcher,
 					retry.transactions("claim", own), listener, settings,
-					(handler) -> QueueSettingsResolver.resolve(properties, handler, handlerTransactionManager, buckets),
+					(handler) -> QueueSettingsResolver.resolve(properties, handler, handlerTransactionManager, buckets,
+							new RetryPolicies(beanFactory)),
 					dataSource, listening);
 			taskWorker.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
 			return taskWorker;

@@ -113,7 +113,8 @@ public class TaskHandlerAnnotationBeanPostProcessor
 		ReflectionUtils.makeAccessible(invocable);
 		return new TaskHandlerMethod(queue, beanName, bean, invocable, method.getGenericParameterTypes()[0],
 				takesContext, annotation.concurrency(), annotation.maxAttempts(),
-				annotation.completion() == TaskHandler.Completion.BATCHED, topics(annotation, where));
+				annotation.completion() == TaskHandler.Completion.BATCHED, topics(annotation, where),
+				annotation.retryPolicy());
 	}
 
 	private Set<String> topics(TaskHandler annotation, String where) {

@@ -21,12 +21,21 @@ import dev.taskqueue.TaskContext;
  * @param maxAttempts the attempts the annotation asks for, 0 when it leaves it to the configuration
  * @param batchedCompletion whether completions are batched after the handler rather than part of its transaction
  * @param topics the topics the queue subscribes to, placeholders resolved
+ * @param retryPolicy the name of the {@code RetryPolicy} bean the annotation asks for, empty for the default one
  */
 public record TaskHandlerMethod(String queue, String beanName, Object bean, Method method, Type payloadType,
-		boolean takesContext, int concurrency, int maxAttempts, boolean batchedCompletion, Set<String> topics) {
+		boolean takesContext, int concurrency, int maxAttempts, boolean batchedCompletion, Set<String> topics,
+		String retryPolicy) {
 
 	public TaskHandlerMethod {
 		topics = Set.copyOf(topics);
+	}
+
+	/** A handler with the default retry policy. */
+	public TaskHandlerMethod(String queue, String beanName, Object bean, Method method, Type payloadType,
+			boolean takesContext, int concurrency, int maxAttempts, boolean batchedCompletion, Set<String> topics) {
+		this(queue, beanName, bean, method, payloadType, takesContext, concurrency, maxAttempts, batchedCompletion,
+				topics, "");
 	}
 
 	/** A handler that subscribes to no topic. */

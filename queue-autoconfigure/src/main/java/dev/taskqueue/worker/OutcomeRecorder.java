@@ -8,6 +8,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 import dev.taskqueue.NonRetryableTaskException;
+import dev.taskqueue.RetryPolicy;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRedactor;
@@ -17,6 +18,7 @@ import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.TaskQueueListeners;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionOperations;
 
@@ -72,38 +74,58 @@ final class OutcomeRecorder {
 	 * it was its last attempt or the failure is a {@link NonRetryableTaskException}.
 	 */
 	void failed(ClaimedTask task, TaskContext context, QueueSettings settings, Throwable failure, Duration duration) {
-		boolean dead = failure instanceof NonRetryableTaskException || task.attempt() >= settings.maxAttempts();
+		boolean dead;
 		try {
 			String error = ErrorText.of(failure);
+			Duration delay = nextAttemptDelay(task, context, settings, failure);
+			dead = (delay == null);
 			if (failure instanceof NonRetryableTaskException) {
 				logger.warn(describe(task) + " failed and will not be retried: " + summary(task, failure));
-				record(() -> this.tasks.moveToDead(task, error));
 			}
-			else if (dead) {
-				if (this.redactor == TaskRedactor.NONE) {
-					logger.warn(describe(task) + " failed on its last attempt and goes to the dead letters: "
-							+ ErrorText.summary(failure), failure);
-				}
-				else { // the stack trace as the redactor shows it, not as the exception would print it
-					logger.warn(describe(task) + " failed on its last attempt and goes to the dead letters: "
-							+ this.redactor.error(task.queue(), error));
-				}
-				record(() -> this.tasks.moveToDead(task, error));
+			else if (dead && task.attempt() < settings.maxAttempts()) {
+				logger.warn(describe(task) + " failed and its queue's retry policy sends it to the dead letters: "
+						+ summary(task, failure));
+			}
+			else if (dead && this.redactor == TaskRedactor.NONE) {
+				logger.warn(describe(task) + " failed on its last attempt and goes to the dead letters: "
+						+ ErrorText.summary(failure), failure);
+			}
+			else if (dead) { // the stack trace as the redactor shows it, not as the exception would print it
+				logger.warn(describe(task) + " failed on its last attempt and goes to the dead letters: "
+						+ this.redactor.error(task.queue(), error));
 			}
 			else {
-				Duration delay = settings.retryPolicy().delayAfter(task.attempt());
 				// One line: the full trace is kept with the task (last_error) and shown with the dead letter.
 				logger.warn(describe(task) + " failed; retrying in " + delay.toMillis() + " ms: "
 						+ summary(task, failure));
+			}
+			if (dead) {
+				record(() -> this.tasks.moveToDead(task, error));
+			}
+			else {
 				record(() -> this.tasks.retryLater(task, delay, error));
 			}
 		}
 		catch (Throwable ex) {
-			// Deciding the outcome failed (a retry policy that overflows, say): retry the task soon all the same.
+			// Deciding the outcome failed (a retry policy that throws, say): retry the task soon all the same.
 			logger.error(describe(task) + " failed and its outcome could not be worked out; retrying it", ex);
+			dead = false;
 			record(() -> this.tasks.retryLater(task, Duration.ofSeconds(1), ErrorText.of(failure)));
 		}
 		this.listener.failed(context, duration, failure, dead);
+	}
+
+	/**
+	 * The one place where a failure becomes a retry: {@code null} (dead) for a {@link NonRetryableTaskException}
+	 * or the last attempt, else what the queue's {@link RetryPolicy} says; a negative delay counts as none.
+	 */
+	private static @Nullable Duration nextAttemptDelay(ClaimedTask task, TaskContext context, QueueSettings settings,
+			Throwable failure) {
+		if (failure instanceof NonRetryableTaskException || task.attempt() >= settings.maxAttempts()) {
+			return null;
+		}
+		Duration delay = settings.retryPolicy().nextAttemptDelay(context, failure);
+		return (delay == null || !delay.isNegative()) ? delay : Duration.ZERO;
 	}
 
 	/**

@@ -2,6 +2,7 @@ package dev.taskqueue.worker;
 
 import java.time.Duration;
 
+import dev.taskqueue.RetryPolicy;
 import dev.taskqueue.jdbc.QueueLimits;
 import dev.taskqueue.jdbc.TaskBuckets;
 
@@ -10,7 +11,7 @@ import dev.taskqueue.jdbc.TaskBuckets;
  *
  * @param concurrency how many of its tasks may run at once
  * @param maxAttempts how many times a task is tried, the first run included
- * @param retryPolicy how long a failed task waits before its next attempt
+ * @param retryPolicy whether and when a failed task is tried again
  * @param timeout how long a handler may run before it is interrupted and its task counted as failed
  * @param groupSize the most tasks committed together by one transaction, each in a savepoint of its own; 1 runs
  * every task in a transaction of its own

@@ -1,8 +1,11 @@
 package dev.taskqueue.autoconfigure;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
 
-import dev.taskqueue.worker.RetryPolicy;
+import dev.taskqueue.RetryPolicy;
+import dev.taskqueue.TaskContext;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,7 +39,7 @@ class RetryDefaultsTests {
 		for (int run = 0; run < 100; run++) {
 			Duration total = Duration.ZERO;
 			for (int failed = 1; failed < this.defaults.getMaxAttempts(); failed++) {
-				total = total.plus(policy.delayAfter(failed));
+				total = total.plus(delay(policy, failed));
 			}
 			assertThat(total).isBetween(cumulative(this.defaults.getBackoff().getJitter()), cumulative(0.0));
 		}
@@ -51,7 +54,7 @@ class RetryDefaultsTests {
 		RetryPolicy nominal = policy(0.0);
 		Duration total = Duration.ZERO;
 		for (int failed = 1; failed < this.defaults.getMaxAttempts(); failed++) {
-			Duration delay = nominal.delayAfter(failed);
+			Duration delay = delay(nominal, failed);
 			total = total.plus(Duration.ofNanos((long) (delay.toNanos() * (1.0 - jitter))));
 		}
 		return total;
@@ -59,7 +62,13 @@ class RetryDefaultsTests {
 
 	private RetryPolicy policy(double jitter) {
 		RetryProperties.Backoff backoff = this.defaults.getBackoff();
-		return new RetryPolicy(backoff.getInitialDelay(), backoff.getMultiplier(), backoff.getMaxDelay(), jitter);
+		return RetryPolicy.exponentialBackoff(backoff.getInitialDelay(), backoff.getMultiplier(), backoff.getMaxDelay(),
+				jitter);
+	}
+
+	private static Duration delay(RetryPolicy policy, int failedAttempt) {
+		TaskContext task = new TaskContext(UUID.randomUUID(), "q", failedAttempt, Instant.now());
+		return policy.nextAttemptDelay(task, new IllegalStateException("failed"));
 	}
 
 }

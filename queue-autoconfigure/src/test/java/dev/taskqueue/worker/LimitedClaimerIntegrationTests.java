@@ -1,5 +1,6 @@
 package dev.taskqueue.worker;
 
+import dev.taskqueue.RetryPolicy;
 import java.time.Duration;
 import java.util.UUID;
 
@@ -28,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LimitedClaimerIntegrationTests {
 
-	private static final RetryPolicy RETRY = new RetryPolicy(Duration.ofSeconds(1), 2, Duration.ofMinutes(1), 0);
+	private static final RetryPolicy RETRY = RetryPolicy.exponentialBackoff(Duration.ofSeconds(1), 2, Duration.ofMinutes(1), 0);
 
 	private static final Duration POLL = Duration.ofSeconds(30);
 

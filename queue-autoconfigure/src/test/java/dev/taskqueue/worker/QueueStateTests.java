@@ -1,5 +1,6 @@
 package dev.taskqueue.worker;
 
+import dev.taskqueue.RetryPolicy;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -18,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class QueueStateTests {
 
-	private static final RetryPolicy RETRY = new RetryPolicy(Duration.ofSeconds(1), 2, Duration.ofMinutes(1), 0);
+	private static final RetryPolicy RETRY = RetryPolicy.exponentialBackoff(Duration.ofSeconds(1), 2, Duration.ofMinutes(1), 0);
 
 	@Test
 	void quickHandlersClaimAheadWhatTheyFinishInTenMillisecondsAndSlowOnesDoNot() {

@@ -3,8 +3,10 @@ package com.example.signup;
 import java.math.BigDecimal;
 import java.util.UUID;
 
+import dev.taskqueue.TaskQueue;
 import dev.taskqueue.testing.AutoConfigureTaskQueueDatabase;
 import dev.taskqueue.testing.TaskQueueTester;
+import dev.taskqueue.testing.TaskRuns;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -25,6 +27,7 @@ class DocsExamplesTests {
     @Autowired DocsExamples examples;
     @Autowired Checkout checkout;
     @Autowired TaskQueueTester tester;
+    @Autowired TaskQueue taskQueue;
 
     @Test
     void orderedAndUniqueKeys() {
@@ -53,6 +56,19 @@ class DocsExamplesTests {
         this.tester.assertEnqueued("billing", new OrderPlaced("order-7"));
         this.tester.assertEnqueued("shipping", new OrderPlaced("order-7"));
         this.tester.runUntilEmpty().assertAllCompleted();
+    }
+
+    @Test
+    void aDeclinedCardIsNotRetried() {
+        this.taskQueue.enqueue("payments", new Charge(1, true));
+        this.taskQueue.enqueue("payments", new Charge(2, false));
+
+        TaskRuns runs = this.tester.run("payments");
+
+        assertThat(runs.deadLettered()).isEqualTo(1);      // attempt 1 of 20: the policy said no retry
+        assertThat(runs.completed()).isEqualTo(1);
+        assertThat(runs.failures()).singleElement()
+            .satisfies((run) -> assertThat(run.failure()).isInstanceOf(CardDeclinedException.class));
     }
 
 }
