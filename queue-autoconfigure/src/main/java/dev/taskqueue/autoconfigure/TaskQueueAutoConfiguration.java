@@ -40,7 +40,7 @@ import dev.taskqueue.producer.TopicsAndBatches;
 import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.TaskQueueListeners;
 import dev.taskqueue.worker.PayloadReader;
-import dev.taskqueue.worker.TaskDispatcher;
+import dev.taskqueue.worker.CompletionModes;
 import dev.taskqueue.worker.TaskRunner;
 import dev.taskqueue.worker.TaskWorker;
 import dev.taskqueue.worker.WorkerSession;
@@ -300,12 +300,12 @@ public class TaskQueueAutoConfiguration {
 					sessionName(environment), worker.getSessionTimeout(),
 					() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()));
 			TaskQueueListeners listener = new TaskQueueListeners(listeners.orderedStream().toList());
-			TaskDispatcher dispatcher = new TaskDispatcher(tasks,
+			CompletionModes modes = new CompletionModes(tasks,
 					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new), properties.isStrictPayload()), handlerTransactions,
 					retry.transactions("outcome", own), listener, interceptors.orderedStream().toList(),
 					completionCommit(handlerTransactionManager, dataSource, tables, properties), retry);
-			dispatcher.redactLogsWith(redactor.getIfAvailable(() -> TaskRedactor.NONE));
-			TaskWorker taskWorker = new TaskWorker(registry, tasks, session, dispatcher,
+			modes.redactLogsWith(redactor.getIfAvailable(() -> TaskRedactor.NONE));
+			TaskWorker taskWorker = new TaskWorker(registry, tasks, session, modes,
 					retry.transactions("claim", own), listener, settings,
 					(handler) -> QueueSettingsResolver.resolve(properties, handler, handlerTransactionManager, buckets,
 							new RetryPolicies(beanFactory)),

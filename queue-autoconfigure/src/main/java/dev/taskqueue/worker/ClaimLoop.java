@@ -38,7 +38,8 @@ final class ClaimLoop implements Runnable {
 
 	private final WorkerSession session;
 
-	private final TaskDispatcher dispatcher;
+	/** Writes the outcomes that could not be written when they came. */
+	private final OutcomeRecorder outcomes;
 
 	/** Where failures to reach the database are said, once per outage for the whole instance. */
 	private final DatabaseOutage outage;
@@ -73,7 +74,7 @@ final class ClaimLoop implements Runnable {
 	 * @param completionBatchSize the most completions one claim writes
 	 * @param headless the keys whose next task the claims hand off
 	 */
-	ClaimLoop(List<QueueState> queues, TaskRepository tasks, WorkerSession session, TaskDispatcher dispatcher,
+	ClaimLoop(List<QueueState> queues, TaskRepository tasks, WorkerSession session, OutcomeRecorder outcomes,
 			TransactionOperations ownTransactions, HandlerExecutor handlers, WakeUp wakeUp, Duration pollInterval,
 			BooleanSupplier running, Consumer<@Nullable String> releaseUnstarted, @Nullable BatchedCompletions batched,
 			int completionBatchSize, HeadlessKeys headless, DatabaseOutage outage) {
@@ -82,7 +83,7 @@ final class ClaimLoop implements Runnable {
 		this.queues = List.copyOf(queues);
 		this.tasks = tasks;
 		this.session = session;
-		this.dispatcher = dispatcher;
+		this.outcomes = outcomes;
 		this.ownTransactions = ownTransactions;
 		this.handlers = handlers;
 		this.wakeUp = wakeUp;
@@ -98,7 +99,7 @@ final class ClaimLoop implements Runnable {
 	public void run() {
 		while (this.running.getAsBoolean()) {
 			try {
-				this.dispatcher.recordPendingOutcomes();
+				this.outcomes.recordPending();
 				releasePaused();
 				// Start with another queue each time, so that with a pool-bound limit no queue starves the others.
 				this.nextQueue = (this.nextQueue + 1) % this.queues.size();
@@ -149,7 +150,7 @@ final class ClaimLoop implements Runnable {
 	/** Claims for {@code queue} what it has room for; whether a statement ran. */
 	private boolean claim(QueueState queue) {
 		// A queue that claims only what it starts at once claims no more than the pool leaves threads for now.
-		int free = (queue.capacity() == queue.settings.concurrency())
+		int free = (queue.capacity() == queue.spec.settings().concurrency())
 				? Math.min(queue.toClaim(), this.handlers.freeThreads()) : queue.toClaim();
 		if (free <= 0 || !this.running.getAsBoolean() || this.session.isPaused(queue.name())) {
 			return false; // a paused queue claims nothing until it is resumed, here or (by heartbeat) elsewhere
@@ -158,7 +159,7 @@ final class ClaimLoop implements Runnable {
 		long started = System.nanoTime();
 		// Each claim reads another bucket first (round-robin), so that instances spread over the buckets' heads.
 		int bucket = queue.positions.nextBucket();
-		if (queue.settings.limits().any()) {
+		if (queue.spec.settings().limits().any()) {
 			// Completions of a BATCHED queue with limits are left to the flusher: the claim takes the queue's lock.
 			if (!this.limited.mayClaim(queue, started)) {
 				return false;
@@ -194,7 +195,7 @@ final class ClaimLoop implements Runnable {
 	 */
 	private Claim claim(QueueState queue, int bucket, @Nullable ClaimedTask from, UUID sessionId, int free) {
 		// A BATCHED queue's claim also deletes the completions waiting: one round trip and one commit for both.
-		BatchedCompletions batched = queue.handler.batchedCompletion() ? this.batched : null;
+		BatchedCompletions batched = queue.spec.handler().batchedCompletion() ? this.batched : null;
 		List<BatchedCompletions.Done> done = (batched != null) ? batched.take(this.completionBatchSize) : List.of();
 		List<ClaimedTask> doneTasks = done.stream().map(BatchedCompletions.Done::task).toList();
 		// The keys whose head a completion left to this claim (HeadlessKeys): each next task takes a place.

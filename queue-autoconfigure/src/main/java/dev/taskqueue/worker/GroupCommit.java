@@ -17,7 +17,6 @@ import dev.taskqueue.TaskContext;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskRepository;
-import dev.taskqueue.worker.TaskDispatcher.Steps;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -38,7 +37,7 @@ import org.springframework.util.Assert;
  * its tasks again one by one; a group whose task overruns its timeout is given up by ending its database session
  * ({@link GroupGiveUp}).
  */
-final class GroupCommit {
+final class GroupCommit implements CompletionMode {
 
 	private static final Log logger = LogFactory.getLog(GroupCommit.class);
 
@@ -55,20 +54,55 @@ final class GroupCommit {
 
 	private final GroupGiveUp giveUp;
 
+	/** Runs a task of a group that could not commit again, alone. */
+	private final TransactionalRun alone;
+
+	private final QueueSettings settings;
+
 	GroupCommit(TaskRepository tasks, TaskInvoker invoker, OutcomeRecorder outcomes,
 			TransactionOperations handlerTransactions, @Nullable DataSource groupDataSource,
-			TransactionOperations ownTransactions) {
+			TransactionOperations ownTransactions, TransactionalRun alone, QueueSettings settings) {
 		this.tasks = tasks;
 		this.invoker = invoker;
 		this.outcomes = outcomes;
 		this.handlerTransactions = handlerTransactions;
 		this.groupDataSource = groupDataSource;
 		this.giveUp = new GroupGiveUp(tasks, outcomes, ownTransactions);
+		this.alone = alone;
+		this.settings = settings;
 	}
 
-	/** Gives up {@code group}, whose {@code task} ran past its timeout; see {@link GroupGiveUp}. */
-	void timedOut(ClaimedTask task, QueueSettings settings, Exception timeout, CommitGroup group, Steps steps) {
-		this.giveUp.timedOut(task, settings, timeout, group, steps);
+	@Override
+	public void run(ClaimedTask first, HandlerLane lane) {
+		for (ClaimedTask again : run(lane.queue(), first, lane)) {
+			this.alone.run(again, lane); // its group could not commit: alone, it fails or commits on its own
+		}
+	}
+
+	/**
+	 * A task ran past its timeout. Alone, it is counted as failed; in a group, the group is given up: its transaction
+	 * is ended by ending its database backend, which frees its locks, and the tasks it had completed are released to
+	 * run again (see {@link GroupGiveUp}).
+	 */
+	@Override
+	public void timedOut(ClaimedTask task, Thread handlerThread, @Nullable CommitGroup group, HandlerLane lane) {
+		if (group == null) {
+			this.alone.timedOut(task, handlerThread, null, lane);
+			return;
+		}
+		this.giveUp.timedOut(task, this.settings,
+				HandlerTimeoutException.of(task.queue(), this.settings, handlerThread), group, lane);
+	}
+
+	@Override
+	public int tasksPerThread() {
+		return this.settings.groupSize();
+	}
+
+	@Override
+	public String describe() {
+		return ", group commit of up to " + this.settings.groupSize() + " tasks or "
+				+ this.settings.groupMaxDelay().toMillis() + " ms";
 	}
 
 	/**
@@ -80,7 +114,7 @@ final class GroupCommit {
 	 * @return the tasks of the group that the caller must run again, each in a transaction of its own; they are
 	 * not settled yet
 	 */
-	List<ClaimedTask> run(QueueState queue, ClaimedTask first, Steps steps) {
+	private List<ClaimedTask> run(QueueState queue, ClaimedTask first, HandlerLane steps) {
 		List<ClaimedTask> runAlone = new ArrayList<>();
 		CommitGroup group = new CommitGroup();
 		group.current = first;
@@ -102,7 +136,7 @@ final class GroupCommit {
 				if (!group.released) {
 					// Ending the backend failed, so the group's tasks were left claimed until this thread came back.
 					this.outcomes.release(GroupGiveUp.claimedCompleted(group, group.entries()));
-					this.giveUp.settleAfterRollback(group, group.entries(), queue.settings, steps);
+					this.giveUp.settleAfterRollback(group, group.entries(), queue.spec.settings(), steps);
 				}
 				return runAlone;
 			}
@@ -137,7 +171,7 @@ final class GroupCommit {
 			}
 		}
 		if (commitFailure == null && !group.leftHeadless.isEmpty()) {
-			steps.leftHeadless(group.leftHeadless); // for the claim loop to hand off their keys' next tasks
+			steps.handOffs().leftHeadless(group.leftHeadless); // for the claim loop to hand off their keys' next tasks
 		}
 		if (group.current != null && !KeyRuns.followed(group, group.current)) { // taken, but not run
 			runAlone.add(group.current);
@@ -147,7 +181,7 @@ final class GroupCommit {
 			// leaves it held again, to run after its head.
 			boolean followed = KeyRuns.followed(group, entry.task());
 			if (commitFailure == null || (!entry.succeeded() && !followed)) {
-				this.outcomes.recorded(entry, queue.settings);
+				this.outcomes.recorded(entry, queue.spec.settings());
 			}
 			else if (followed) {
 				continue;
@@ -161,7 +195,7 @@ final class GroupCommit {
 				continue;
 			}
 			else {
-				this.outcomes.failed(entry.task(), entry.context(), queue.settings, commitFailure,
+				this.outcomes.failed(entry.task(), entry.context(), queue.spec.settings(), commitFailure,
 						entry.duration());
 			}
 			if (!followed) {
@@ -172,18 +206,18 @@ final class GroupCommit {
 	}
 
 	/** The next task of the group: the next of its key's run (KeyRuns), else one the queue's thread takes. */
-	private static @Nullable ClaimedTask next(QueueState queue, CommitGroup group, Steps steps, long started) {
+	private static @Nullable ClaimedTask next(QueueState queue, CommitGroup group, HandlerLane steps, long started) {
 		ClaimedTask following = KeyRuns.next(queue, group, steps, started);
 		return (following != null) ? following : steps.nextInGroup(group.size(), started);
 	}
 
-	private void runInSavepoint(QueueState queue, ClaimedTask task, TransactionStatus status, Steps steps,
+	private void runInSavepoint(QueueState queue, ClaimedTask task, TransactionStatus status, HandlerLane steps,
 			CommitGroup group) {
 		group.current = task;
 		KeyRuns.taken(queue, group, task);
 		TaskContext context = TaskInvoker.context(task);
 		// Sent to the dead letters after the group, not on the group's connection, where a rollback would undo it.
-		Object payload = this.invoker.prepare(task, queue.handler, queue.settings, context,
+		Object payload = this.invoker.prepare(task, queue.spec.handler(), queue.spec.settings(), context,
 				(reason) -> group.add(new CommitGroup.Entry(task, context, reason, Duration.ZERO, true)));
 		if (payload == TaskInvoker.NOT_RUNNABLE) {
 			group.current = null;
@@ -196,7 +230,7 @@ final class GroupCommit {
 		long start = System.nanoTime();
 		Throwable failure = null;
 		try {
-			this.invoker.invoke(queue.handler, payload, context, task);
+			this.invoker.invoke(queue.spec.handler(), payload, context, task);
 			if (connection.isRollbackOnly() || status.isRollbackOnly()) {
 				// A participating transaction failed: only this task's work is rolled back, not its group's.
 				throw new UnexpectedRollbackException(

@@ -8,7 +8,6 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
-import dev.taskqueue.worker.TaskDispatcher.Steps;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -45,13 +44,13 @@ final class GroupGiveUp {
 	 * Gives up the group whose task ran past its timeout: its transaction is ended by ending its database backend,
 	 * which frees its locks, and the tasks it had completed are released to run again.
 	 */
-	void timedOut(ClaimedTask task, QueueSettings settings, Exception timeout, CommitGroup group, Steps steps) {
+	void timedOut(ClaimedTask task, QueueSettings settings, Exception timeout, CommitGroup group, HandlerLane steps) {
 		// Not on the timeout thread: ending the backend and releasing the tasks wait for the database.
 		Threads.named("tq-give-up-", true).newThread(() -> giveUp(group, task, settings, timeout, steps)).start();
 	}
 
 	private void giveUp(CommitGroup group, ClaimedTask timedOut, QueueSettings settings, Exception timeout,
-			Steps steps) {
+			HandlerLane steps) {
 		List<CommitGroup.Entry> entries = group.entries();
 		try {
 			group.released = endSession(group.session, timedOut);
@@ -115,7 +114,7 @@ final class GroupGiveUp {
 
 	/** Settles the tasks of a group that was rolled back: failures are recorded, completed tasks released. */
 	void settleAfterRollback(CommitGroup group, List<CommitGroup.Entry> entries, QueueSettings settings,
-			Steps steps) {
+			HandlerLane steps) {
 		for (CommitGroup.Entry entry : entries) {
 			if (KeyRuns.followed(group, entry.task())) {
 				continue; // never claimed, and held again

@@ -31,11 +31,7 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  * given up, and a new thread takes over the queue's waiting tasks; a handler that ignores the interrupt keeps its
  * thread, its pooled connection and so its place under {@code maxHandlers} until it returns.
  */
-final class HandlerExecutor implements HandOffs {
-
-	private final TaskDispatcher dispatcher;
-
-	private final BatchedCompletions batched;
+final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
 
 	private final WakeUp wakeUp;
 
@@ -65,12 +61,10 @@ final class HandlerExecutor implements HandOffs {
 	 * it claims for that queue (running, not paused) and the queue has no cluster-wide limit, which a hand-off
 	 * would bypass
 	 */
-	HandlerExecutor(TaskDispatcher dispatcher, BatchedCompletions batched, WakeUp wakeUp, List<QueueState> queues,
+	HandlerExecutor(WakeUp wakeUp, List<QueueState> queues,
 			int maxHandlers, boolean virtualThreads, Predicate<QueueState> mayHandOff, HeadlessKeys headless) {
 		this.mayHandOff = mayHandOff;
 		this.headless = headless;
-		this.dispatcher = dispatcher;
-		this.batched = batched;
 		this.wakeUp = wakeUp;
 		this.queues = List.copyOf(queues);
 		this.handlerThreads = new Semaphore(maxHandlers);
@@ -91,8 +85,14 @@ final class HandlerExecutor implements HandOffs {
 	}
 
 	/** Whether {@code queue}'s completions may hand off the next task of a key to this worker now. */
-	boolean mayHandOff(QueueState queue) {
+	@Override
+	public boolean mayHandOff(QueueState queue) {
 		return this.mayHandOff.test(queue);
+	}
+
+	@Override
+	public HandOffs handOffs() {
+		return this;
 	}
 
 	@Override
@@ -212,7 +212,8 @@ final class HandlerExecutor implements HandOffs {
 	}
 
 	/** After a thread was given back: any queue may have tasks waiting for one, starting with another each time. */
-	void startRunnersEverywhere() {
+	@Override
+	public void startRunnersEverywhere() {
 		int first = Math.floorMod(this.nextQueue.getAndIncrement(), this.queues.size());
 		for (int i = 0; i < this.queues.size(); i++) {
 			startRunners(this.queues.get((first + i) % this.queues.size()));
@@ -223,7 +224,8 @@ final class HandlerExecutor implements HandOffs {
 	 * {@code task}'s outcome is settled. A task with an ordering key made the next task of its key ready as it ended,
 	 * or left it to the next claim (HeadlessKeys); no NOTIFY tells of either, so its queue may have more to claim.
 	 */
-	void settle(QueueState queue, ClaimedTask task) {
+	@Override
+	public void settle(QueueState queue, ClaimedTask task) {
 		if (task.orderingKey() != null) {
 			queue.mayHaveMore = true;
 		}
@@ -231,7 +233,8 @@ final class HandlerExecutor implements HandOffs {
 	}
 
 	/** The task's outcome is settled: it gives its queue a unit of capacity back. */
-	void settle(QueueState queue) {
+	@Override
+	public void settle(QueueState queue) {
 		int inFlight = queue.inFlight.decrementAndGet();
 		this.inFlight.decrementAndGet();
 		// Only when a claim is worth it: a wake-up per task would cost the claim loop a thread switch per task.
@@ -241,28 +244,24 @@ final class HandlerExecutor implements HandOffs {
 		}
 	}
 
-	TaskDispatcher dispatcher() {
-		return this.dispatcher;
-	}
-
-	BatchedCompletions batched() {
-		return this.batched;
-	}
-
-	TimeoutWatch timeouts() {
+	@Override
+	public TimeoutWatch timeouts() {
 		return this.timeouts;
 	}
 
-	void started(HandlerThread thread) {
+	@Override
+	public void started(HandlerThread thread) {
 		this.runners.add(thread);
 	}
 
-	void ended(HandlerThread thread) {
+	@Override
+	public void ended(HandlerThread thread) {
 		this.runners.remove(thread);
 	}
 
 	/** A task of a thread that was given up goes back to its queue, for another thread. */
-	void requeue(QueueState queue, ClaimedTask task) {
+	@Override
+	public void requeue(QueueState queue, ClaimedTask task) {
 		this.unstarted.put(task.id(), task);
 		queue.waiting.add(task);
 		startRunners(queue);
@@ -272,7 +271,8 @@ final class HandlerExecutor implements HandOffs {
 	 * Takes {@code task} to start it; {@code false} when shutdown or a pause gave it back meanwhile. The claim is
 	 * compared whole, so that a leftover of a given-back claim never takes the place of a new claim of the task.
 	 */
-	boolean takeUnstarted(ClaimedTask task) {
+	@Override
+	public boolean takeUnstarted(ClaimedTask task) {
 		return this.unstarted.remove(task.id(), task);
 	}
 
@@ -280,7 +280,8 @@ final class HandlerExecutor implements HandOffs {
 	 * A handler thread gives its place among all queues' threads back. The claim loop may have skipped a queue
 	 * with more tasks waiting for want of one: it looks again.
 	 */
-	void releaseThread() {
+	@Override
+	public void releaseThread() {
 		this.handlerThreads.release();
 		for (QueueState queue : this.queues) {
 			if (queue.mayHaveMore || this.headless.any()) {

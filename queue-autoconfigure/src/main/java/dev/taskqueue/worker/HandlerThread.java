@@ -13,11 +13,11 @@ import org.jspecify.annotations.Nullable;
  * A handler thread of one queue: it takes the queue's waiting tasks until none is left, or until a handler
  * overran its timeout, which gives the thread up.
  */
-final class HandlerThread implements Runnable, TaskDispatcher.Steps {
+final class HandlerThread implements Runnable, HandlerLane, TimeoutWatch.Watched {
 
 	private static final Log logger = LogFactory.getLog(HandlerThread.class);
 
-	private final HandlerExecutor executor;
+	private final Pool executor;
 
 	private final QueueState queue;
 
@@ -37,7 +37,7 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 	/** When the running handler times out ({@link System#nanoTime()}), {@link TimeoutWatch#NONE} between tasks. */
 	private volatile long deadline = TimeoutWatch.NONE;
 
-	HandlerThread(HandlerExecutor executor, QueueState queue) {
+	HandlerThread(Pool executor, QueueState queue) {
 		this.executor = executor;
 		this.queue = queue;
 	}
@@ -50,19 +50,12 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 			ClaimedTask task;
 			while (!isGivenUp() && (task = next()) != null) {
 				try {
-					if (this.queue.grouped()) {
-						for (ClaimedTask again : this.executor.dispatcher().runGroup(this.queue, task, this)) {
-							runAlone(again); // its group could not commit: alone, it fails or commits on its own
-						}
-					}
-					else {
-						runAlone(task);
-					}
+					this.queue.spec.mode().run(task, this);
 				}
 				catch (Throwable ex) {
-					// The dispatcher settles every task, whatever its handler throws: this is a bug in TaskQueue.
+					// The completion mode settles every task, whatever its handler throws: this is a bug in TaskQueue.
 					// The thread goes on, so that the queue keeps its concurrency.
-					logger.error("TaskQueue handler thread caught what the dispatcher should have settled", ex);
+					logger.error("TaskQueue handler thread caught what its completion mode should have settled", ex);
 				}
 			}
 		}
@@ -74,26 +67,24 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 		}
 	}
 
-	/** Runs {@code task} in a transaction of its own, under its timeout, and settles it. */
-	private void runAlone(ClaimedTask task) {
+	@Override
+	public boolean mayStartAlone(ClaimedTask task) {
 		if (isGivenUp()) {
 			// A task of this thread's group after the thread overran a timeout: another thread runs it.
 			this.executor.requeue(this.queue, task);
-			return;
+			return false;
 		}
-		long start = System.nanoTime();
-		try {
-			begin(task, null);
-			this.executor.dispatcher().run(task, this.queue.handler, this.queue.settings,
-					this.queue.handler.batchedCompletion() ? this.executor.batched() : null,
-					() -> takeOutcome(task), this.executor);
-		}
-		finally {
-			if (end(task)) { // else the timeout settled it
-				this.queue.handled(System.nanoTime() - start);
-				this.executor.settle(this.queue, task);
-			}
-		}
+		return true;
+	}
+
+	@Override
+	public QueueState queue() {
+		return this.queue;
+	}
+
+	@Override
+	public HandOffs handOffs() {
+		return this.executor.handOffs();
 	}
 
 	/** The next waiting task of the queue, skipping those released by shutdown; {@code null} when none is. */
@@ -110,7 +101,7 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 
 	@Override
 	public @Nullable ClaimedTask nextInGroup(int size, long startedNanos) {
-		QueueSettings settings = this.queue.settings;
+		QueueSettings settings = this.queue.spec.settings();
 		long elapsed = System.nanoTime() - startedNanos;
 		if (size >= settings.groupSize() || isGivenUp()
 				|| elapsed + this.queue.typicalHandlerNanos() > settings.groupMaxDelay().toNanos()) {
@@ -121,7 +112,7 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 
 	@Override
 	public void begin(ClaimedTask task, @Nullable CommitGroup group) {
-		long deadline = System.nanoTime() + this.queue.settings.timeout().toNanos();
+		long deadline = System.nanoTime() + this.queue.spec.settings().timeout().toNanos();
 		synchronized (this) {
 			this.current = task;
 			this.currentGroup = group;
@@ -130,13 +121,13 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 		this.executor.timeouts().started(deadline);
 	}
 
-	/** When the running handler times out, {@link TimeoutWatch#NONE} when none runs. */
-	long deadline() {
+	@Override
+	public long deadline() {
 		return this.deadline;
 	}
 
-	/** Called by the {@link TimeoutWatch} once {@code deadline} has passed. */
-	void timeOutIfDue(long deadline) {
+	@Override
+	public void timeOutIfDue(long deadline) {
 		ClaimedTask task;
 		synchronized (this) {
 			if (this.deadline != deadline || this.current == null) {
@@ -151,7 +142,8 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 	 * Takes {@code task}'s outcome for its handler thread, so that its timeout no longer fires; {@code false}
 	 * when the timeout has taken it already.
 	 */
-	private boolean takeOutcome(ClaimedTask task) {
+	@Override
+	public boolean takeOutcome(ClaimedTask task) {
 		synchronized (this) {
 			if (this.givenUp) {
 				return false;
@@ -190,11 +182,6 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 		return this.executor.mayHandOff(this.queue);
 	}
 
-	@Override
-	public void leftHeadless(List<ClaimedTask> completed) {
-		this.executor.leftHeadless(completed);
-	}
-
 	private void timeOut(ClaimedTask task) {
 		Thread handlerThread;
 		CommitGroup group;
@@ -212,7 +199,7 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 			handlerThread.interrupt();
 		}
 		try {
-			this.executor.dispatcher().timedOut(task, this.queue.settings, handlerThread, group, this);
+			this.queue.spec.mode().timedOut(task, handlerThread, group, this);
 		}
 		finally {
 			// The stuck thread leaves the queue's concurrency to another thread, but keeps its place among all
@@ -265,6 +252,44 @@ final class HandlerThread implements Runnable, TaskDispatcher.Steps {
 		if (handlerThread != null) {
 			handlerThread.interrupt();
 		}
+	}
+
+	/** The threads of all queues, as one handler thread sees them ({@link HandlerExecutor}). */
+	interface Pool {
+
+		/** {@code thread} runs: its timeouts are watched. */
+		void started(HandlerThread thread);
+
+		/** {@code thread} ends. */
+		void ended(HandlerThread thread);
+
+		/** Takes {@code task} to start it; {@code false} when shutdown or a pause gave it back meanwhile. */
+		boolean takeUnstarted(ClaimedTask task);
+
+		/** A task of a thread that was given up goes back to its queue, for another thread. */
+		void requeue(QueueState queue, ClaimedTask task);
+
+		/** {@code task}'s outcome is settled: its queue gets a unit of capacity back. */
+		void settle(QueueState queue, ClaimedTask task);
+
+		/** A task given back before it started is settled. */
+		void settle(QueueState queue);
+
+		/** Whether {@code queue}'s completions may hand off the next task of a key to this worker now. */
+		boolean mayHandOff(QueueState queue);
+
+		/** Where completions hand the next tasks of their keys off to. */
+		HandOffs handOffs();
+
+		/** Watches the handlers' timeouts. */
+		TimeoutWatch timeouts();
+
+		/** A thread gives its place among all queues' threads back. */
+		void releaseThread();
+
+		/** After a thread was given back: any queue may have tasks waiting for one. */
+		void startRunnersEverywhere();
+
 	}
 
 }

@@ -11,7 +11,6 @@ import java.util.UUID;
 import dev.taskqueue.jdbc.ClaimResult;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
-import dev.taskqueue.worker.TaskDispatcher.Steps;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,7 +35,7 @@ final class KeyRuns {
 
 	/** How many following tasks a hand-off of {@code queue} reads: the room its group has after the task, or none. */
 	static int following(QueueState queue) {
-		return queue.grouped() ? queue.settings.groupSize() - 1 : 0;
+		return queue.spec.mode().tasksPerThread() - 1;
 	}
 
 	/** {@code task} starts in {@code group}: a task handed off starts its key's run, any other task ends it. */
@@ -64,13 +63,13 @@ final class KeyRuns {
 	 * The next task of the run, when the group has room for it and the worker may take the queue's tasks now; else
 	 * {@code null}, and the run ends.
 	 */
-	static @Nullable ClaimedTask next(QueueState queue, CommitGroup group, Steps steps, long startedNanos) {
+	static @Nullable ClaimedTask next(QueueState queue, CommitGroup group, HandlerLane steps, long startedNanos) {
 		if (group.run.isEmpty()) {
 			return null;
 		}
 		long elapsed = System.nanoTime() - startedNanos;
-		if (group.size() >= queue.settings.groupSize()
-				|| elapsed + queue.typicalHandlerNanos() > queue.settings.groupMaxDelay().toNanos()
+		if (group.size() >= queue.spec.settings().groupSize()
+				|| elapsed + queue.typicalHandlerNanos() > queue.spec.settings().groupMaxDelay().toNanos()
 				|| queue.timedOutInRuns.contains(group.run.peek().id()) || !steps.mayHandOff()) {
 			group.run.clear();
 			return null;

@@ -43,7 +43,7 @@ final class LimitedClaimer {
 	 * rest, the queue counts as having more, so that a task of it settling here wakes the claim loop.
 	 */
 	List<ClaimedTask> claim(QueueState queue, int bucket, UUID session, int wanted) {
-		LimitedClaim claim = this.claims.claim(queue.name(), bucket, session, wanted, queue.settings.limits());
+		LimitedClaim claim = this.claims.claim(queue.name(), bucket, session, wanted, queue.spec.settings().limits());
 		long now = System.nanoTime();
 		int inFlight = queue.inFlight.get() + claim.claimed().size(); // what the loop is about to hand over
 		switch (claim.heldBy()) {

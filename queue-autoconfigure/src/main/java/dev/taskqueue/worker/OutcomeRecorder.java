@@ -175,6 +175,15 @@ final class OutcomeRecorder {
 	}
 
 	/**
+	 * Counts {@code task} as failed because its handler ran past its queue's timeout. Its thread has been interrupted;
+	 * should the handler still finish, it finds the outcome taken and rolls back.
+	 */
+	void timedOut(ClaimedTask task, QueueSettings settings, Thread handlerThread) {
+		failed(task, TaskInvoker.context(task), settings, HandlerTimeoutException.of(task.queue(), settings,
+				handlerThread), settings.timeout());
+	}
+
+	/**
 	 * The worker's shutdown interrupted the handlers of {@code interrupted} and took their outcomes: each is given
 	 * back, ready at once and, up to a bound, without counting an attempt, since a deploy is no fault of the task.
 	 * Written now and not kept for later: the session ends next, and a write after that finds no claim to fence.

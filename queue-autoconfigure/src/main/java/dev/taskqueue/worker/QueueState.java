@@ -11,12 +11,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.ClaimedTask;
 
 /**
- * One queue as this instance runs it: its handler, its settings, the tasks it has claimed and not yet started,
- * and how many of its tasks are in flight.
+ * What changes while this instance runs one queue ({@link QueueSpec}): the tasks it has claimed and not yet
+ * started, how many of its tasks are in flight, where its next claim reads and how long its handlers take.
  */
 final class QueueState {
 
@@ -30,9 +29,7 @@ final class QueueState {
 	 */
 	static final Duration PREFETCH_HORIZON = Duration.ofMillis(10);
 
-	final TaskHandlerMethod handler;
-
-	final QueueSettings settings;
+	final QueueSpec spec;
 
 	/** The most tasks claimed ahead of the threads ({@code taskqueue.worker.max-prefetch}). */
 	private final int maxPrefetch;
@@ -61,21 +58,15 @@ final class QueueState {
 	/** A moving average of how long a handler of this queue runs, which decides when a group commits. */
 	private volatile long typicalHandlerNanos;
 
-	QueueState(TaskHandlerMethod handler, QueueSettings settings, int maxPrefetch) {
-		this.handler = handler;
-		this.settings = settings;
+	QueueState(QueueSpec spec, int maxPrefetch) {
+		this.spec = spec;
 		this.maxPrefetch = maxPrefetch;
-		this.running = new Semaphore(settings.concurrency());
-		this.positions = new ClaimPositions(settings.buckets());
+		this.running = new Semaphore(spec.settings().concurrency());
+		this.positions = new ClaimPositions(spec.settings().buckets());
 	}
 
 	String name() {
-		return this.handler.queue();
-	}
-
-	/** Whether several tasks share one transaction, each in a savepoint. */
-	boolean grouped() {
-		return this.settings.groupSize() > 1 && !this.handler.batchedCompletion();
+		return this.spec.name();
 	}
 
 	/**
@@ -86,12 +77,12 @@ final class QueueState {
 	 * would wait longer than another instance might, so the queue claims only what it starts.
 	 */
 	int capacity() {
-		int concurrency = this.settings.concurrency();
+		int concurrency = this.spec.settings().concurrency();
 		long handlerNanos = this.typicalHandlerNanos;
 		if (handlerNanos >= CLAIM_AHEAD_BELOW.toNanos()) {
 			return concurrency;
 		}
-		int running = grouped() ? concurrency * this.settings.groupSize() : concurrency;
+		int running = concurrency * this.spec.mode().tasksPerThread();
 		long finished = (handlerNanos > 0) ? concurrency * (PREFETCH_HORIZON.toNanos() / handlerNanos) : 0;
 		return running + (int) Math.min(this.maxPrefetch, Math.max(running, finished));
 	}
@@ -113,7 +104,7 @@ final class QueueState {
 	}
 
 	private boolean worthClaiming(int capacity, int free) {
-		boolean claimsAhead = capacity > this.settings.concurrency();
+		boolean claimsAhead = capacity > this.spec.settings().concurrency();
 		return free > 0 && !(claimsAhead && this.mayHaveMore && free < capacity / 4);
 	}
 
@@ -125,17 +116,6 @@ final class QueueState {
 	void handled(long nanos) {
 		long typical = this.typicalHandlerNanos;
 		this.typicalHandlerNanos = (typical == 0) ? nanos : typical + (nanos - typical) / 8;
-	}
-
-	String describe() {
-		return name() + " (concurrency " + this.settings.concurrency() + ", max-attempts "
-				+ this.settings.maxAttempts() + ", timeout " + this.settings.timeout()
-				+ (this.handler.batchedCompletion() ? ", batched completion" : "")
-				+ (this.settings.limits().any() ? ", " + this.settings.limits().describe() : "")
-				+ ((this.settings.buckets() > 1) ? ", " + this.settings.buckets() + " buckets" : "")
-				+ (grouped() ? ", group commit of up to " + this.settings.groupSize() + " tasks or "
-						+ this.settings.groupMaxDelay().toMillis() + " ms" : "")
-				+ ")";
 	}
 
 }

@@ -48,9 +48,9 @@ public class TaskRunner {
 
 	private final Function<TaskHandlerMethod, QueueSettings> queueSettings;
 
-	private final TaskDispatcher dispatcher;
+	private final CompletionModes modes;
 
-	/** The outcomes of the run going on in this thread, written by the dispatcher's listener calls. */
+	/** The outcomes of the run going on in this thread, written by the completion mode's listener calls. */
 	private final ThreadLocal<List<Ran>> outcomes = new ThreadLocal<>();
 
 	/**
@@ -72,7 +72,7 @@ public class TaskRunner {
 		// NESTED starts a transaction of its own when there is none, exactly as the worker's REQUIRED does.
 		TransactionTemplate handlerTransactions = new TransactionTemplate(transactionManager);
 		handlerTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
-		this.dispatcher = new TaskDispatcher(tasks, payloads, handlerTransactions, ownTransactions,
+		this.modes = new CompletionModes(tasks, payloads, handlerTransactions, ownTransactions,
 				new TaskQueueListeners(List.of(new Recorder(), listener)), interceptors);
 	}
 
@@ -101,7 +101,7 @@ public class TaskRunner {
 	public List<Ran> run(List<String> queues) {
 		List<TaskHandlerMethod> handlers = queues.stream().map(this::handler).toList();
 		checkNestable();
-		this.dispatcher.recordPendingOutcomes();
+		this.modes.outcomes().recordPending();
 		List<Ran> ran = new ArrayList<>();
 		UUID session = UUID.randomUUID();
 		this.ownTransactions.executeWithoutResult((status) -> this.sessions.register(session, "TaskRunner"));
@@ -110,13 +110,13 @@ public class TaskRunner {
 		this.outcomes.set(ran);
 		try {
 			for (TaskHandlerMethod handler : handlers) {
-				QueueSettings settings = this.queueSettings.apply(handler);
+				TransactionalRun run = this.modes.transactional(handler, this.queueSettings.apply(handler));
 				this.ownTransactions.execute((status) -> this.tasks.claim(handler.queue(), 0, session, Integer.MAX_VALUE))
 					.stream()
 					.sorted(ClaimLoop.CLAIM_ORDER)
 					.forEach(unstarted::add);
 				while (!unstarted.isEmpty()) {
-					this.dispatcher.run(unstarted.poll(), handler, settings, null, () -> true);
+					run.run(unstarted.poll(), () -> true, HandOffs.NONE);
 				}
 			}
 			ranAll = true;
@@ -137,8 +137,9 @@ public class TaskRunner {
 				// else what stopped the run says more
 			}
 		}
-		if (this.dispatcher.pendingOutcomes() > 0) {
-			throw new IllegalStateException("Could not record the outcome of " + this.dispatcher.pendingOutcomes()
+		int pending = this.modes.outcomes().pending();
+		if (pending > 0) {
+			throw new IllegalStateException("Could not record the outcome of " + pending
 					+ " tasks (see the log); they are kept and recorded by the next run");
 		}
 		return ran;
@@ -190,7 +191,7 @@ public class TaskRunner {
 	public record Ran(TaskContext task, Outcome outcome, @Nullable Throwable failure) {
 	}
 
-	/** Hears the outcomes the dispatcher reports, on the thread that runs the tasks. */
+	/** Hears the outcomes the completion mode reports, on the thread that runs the tasks. */
 	private final class Recorder implements TaskQueueListener {
 
 		@Override

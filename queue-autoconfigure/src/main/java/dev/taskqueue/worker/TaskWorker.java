@@ -2,6 +2,7 @@ package dev.taskqueue.worker;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -47,7 +48,7 @@ public class TaskWorker implements SmartLifecycle {
 
 	private final WorkerSession session;
 
-	private final TaskDispatcher dispatcher;
+	private final CompletionModes modes;
 
 	private final TransactionOperations ownTransactions;
 
@@ -85,7 +86,7 @@ public class TaskWorker implements SmartLifecycle {
 	 * @param notifications where to {@code LISTEN} for enqueues on {@code dataSource}, or {@code null} to poll only
 	 */
 	public TaskWorker(TaskHandlerRegistry registry, TaskRepository tasks, WorkerSession session,
-			TaskDispatcher dispatcher, TransactionOperations ownTransactions, TaskQueueListener listener,
+			CompletionModes modes, TransactionOperations ownTransactions, TaskQueueListener listener,
 			WorkerSettings settings, Function<TaskHandlerMethod, QueueSettings> queueSettings, DataSource dataSource,
 			@Nullable TaskNotifications notifications) {
 		this.dataSource = dataSource;
@@ -93,7 +94,7 @@ public class TaskWorker implements SmartLifecycle {
 		this.registry = registry;
 		this.tasks = tasks;
 		this.session = session;
-		this.dispatcher = dispatcher;
+		this.modes = modes;
 		this.ownTransactions = ownTransactions;
 		this.listener = listener;
 		this.settings = settings;
@@ -117,7 +118,7 @@ public class TaskWorker implements SmartLifecycle {
 	public void reportOutagesTo(DatabaseOutage outage) {
 		this.outage = outage;
 		this.session.reportOutagesTo(outage);
-		this.dispatcher.reportOutagesTo(outage);
+		this.modes.reportOutagesTo(outage);
 	}
 
 	/** This instance's session id, {@code null} while the worker has not started. */
@@ -130,26 +131,31 @@ public class TaskWorker implements SmartLifecycle {
 		if (this.running) {
 			return;
 		}
-		List<QueueState> states = new ArrayList<>();
-		for (TaskHandlerMethod handler : this.registry.all()) {
-			states.add(new QueueState(handler, this.queueSettings.apply(handler), this.settings.maxPrefetch()));
-		}
-		if (states.isEmpty()) {
+		Collection<TaskHandlerMethod> handlerMethods = this.registry.all();
+		if (handlerMethods.isEmpty()) {
 			logger.info("TaskQueue worker not started: this application has no @TaskHandler methods");
 			return;
 		}
-		this.queues = List.copyOf(states);
-		this.session.open();
-		if (states.stream().anyMatch((state) -> state.handler.batchedCompletion())) {
+		if (handlerMethods.stream().anyMatch(TaskHandlerMethod::batchedCompletion)) {
 			this.batched = new BatchedCompletions(this.tasks, this.ownTransactions, this.listener,
 					this.settings.completionBatchSize(), this.settings.completionFlushInterval(), this.outage);
+		}
+		List<QueueState> states = new ArrayList<>();
+		for (TaskHandlerMethod handler : handlerMethods) {
+			QueueSettings queueSettings = this.queueSettings.apply(handler);
+			QueueSpec spec = new QueueSpec(handler, queueSettings, this.modes.of(handler, queueSettings, this.batched));
+			states.add(new QueueState(spec, this.settings.maxPrefetch()));
+		}
+		this.queues = List.copyOf(states);
+		this.session.open();
+		if (this.batched != null) {
 			this.completionFlusher = Threads.named("tq-completions-", false).newThread(this.batched::flushUntilStopped);
 			this.completionFlusher.start();
 		}
 		HeadlessKeys headless = new HeadlessKeys(this.tasks, this.ownTransactions);
-		this.handlers = new HandlerExecutor(this.dispatcher, this.batched, this.wakeUp, states,
+		this.handlers = new HandlerExecutor(this.wakeUp, states,
 				this.settings.maxHandlers(), this.settings.virtualThreads(), (queue) -> this.running
-						&& !queue.settings.limits().any() && !this.session.isPaused(queue.name()), headless);
+						&& !queue.spec.settings().limits().any() && !this.session.isPaused(queue.name()), headless);
 		if (this.batched != null) {
 			this.batched.handOffTo(this.handlers);
 		}
@@ -157,7 +163,7 @@ public class TaskWorker implements SmartLifecycle {
 		this.heartbeat = new PeriodicThread("tq-heartbeat", beat, beat, this::beat);
 		this.heartbeat.start();
 		this.running = true;
-		ClaimLoop claims = new ClaimLoop(states, this.tasks, this.session, this.dispatcher, this.ownTransactions,
+		ClaimLoop claims = new ClaimLoop(states, this.tasks, this.session, this.modes.outcomes(), this.ownTransactions,
 				this.handlers, this.wakeUp, this.settings.pollInterval(), this::isRunning, this::releaseUnstarted,
 				this.batched, this.settings.completionBatchSize(), headless, this.outage);
 		this.claimLoop = Threads.named("tq-claim-", false).newThread(claims);
@@ -248,7 +254,7 @@ public class TaskWorker implements SmartLifecycle {
 						+ "their transactions cannot complete them");
 				// Written here, before the session ends: a handler thread's own outcome, written as it notices the
 				// interrupt, would race with the end of the session and be lost, and the task would count an attempt.
-				this.dispatcher.giveBackAtShutdown(this.handlers.takeRunningForShutdown());
+				this.modes.giveBackAtShutdown(this.handlers.takeRunningForShutdown());
 			}
 			if (this.batched != null) {
 				this.batched.stop();
@@ -296,7 +302,7 @@ public class TaskWorker implements SmartLifecycle {
 
 	private void logStarted(List<QueueState> states) {
 		logger.info("TaskQueue worker started as session " + this.session.id() + ": queues "
-				+ states.stream().map(QueueState::describe).collect(Collectors.joining(", ")) + "; poll-interval "
+				+ states.stream().map((state) -> state.spec.describe()).collect(Collectors.joining(", ")) + "; poll-interval "
 				+ this.settings.pollInterval() + ", heartbeat-interval " + this.settings.heartbeatInterval()
 				+ ", session-timeout " + this.settings.sessionTimeout() + ", shutdown-timeout "
 				+ this.settings.shutdownTimeout() + (this.settings.virtualThreads() ? ", virtual threads" : "")
@@ -304,7 +310,7 @@ public class TaskWorker implements SmartLifecycle {
 						: ", polling only")
 				+ ((this.settings.maxHandlers() < Integer.MAX_VALUE)
 						? ", at most " + this.settings.maxHandlers() + " handlers at once (connection pool)" : ""));
-		int wanted = states.stream().mapToInt((state) -> state.settings.concurrency()).sum();
+		int wanted = states.stream().mapToInt((state) -> state.spec.settings().concurrency()).sum();
 		if (wanted > this.settings.maxHandlers()) {
 			logger.warn("The queues' concurrency adds up to " + wanted + " but the connection pool leaves room for "
 					+ this.settings.maxHandlers() + " handlers (the worker keeps one connection for its bookkeeping"

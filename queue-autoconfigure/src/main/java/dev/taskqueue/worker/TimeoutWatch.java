@@ -21,7 +21,7 @@ final class TimeoutWatch implements Runnable {
 	/** A runner's deadline while no handler of it runs. */
 	static final long NONE = Long.MAX_VALUE;
 
-	private final Collection<HandlerThread> runners;
+	private final Collection<? extends Watched> runners;
 
 	/** The deadline the watch sleeps towards, {@link #NONE} while it sleeps until woken. */
 	private volatile long wakeAt = NONE;
@@ -31,7 +31,7 @@ final class TimeoutWatch implements Runnable {
 	private volatile @Nullable Thread thread;
 
 	/** @param runners the handler threads alive, a concurrent collection the executor keeps */
-	TimeoutWatch(Collection<HandlerThread> runners) {
+	TimeoutWatch(Collection<? extends Watched> runners) {
 		this.runners = runners;
 	}
 
@@ -78,7 +78,7 @@ final class TimeoutWatch implements Runnable {
 	private long expireAndFindNext() {
 		long now = System.nanoTime();
 		long next = NONE;
-		for (HandlerThread runner : this.runners) {
+		for (Watched runner : this.runners) {
 			long deadline = runner.deadline();
 			if (deadline == NONE) {
 				continue;
@@ -94,7 +94,7 @@ final class TimeoutWatch implements Runnable {
 	}
 
 	/** Times {@code runner} out; whatever that throws must not end the only thread that watches timeouts. */
-	private static void timeOut(HandlerThread runner, long deadline) {
+	private static void timeOut(Watched runner, long deadline) {
 		try {
 			runner.timeOutIfDue(deadline);
 		}
@@ -105,6 +105,17 @@ final class TimeoutWatch implements Runnable {
 
 	private static boolean earlier(long deadline, long than) {
 		return than == NONE ? deadline != NONE : deadline != NONE && deadline - than < 0;
+	}
+
+	/** What runs handlers under a deadline: a handler thread. */
+	interface Watched {
+
+		/** When the running handler times out ({@link System#nanoTime()}), {@link #NONE} when none runs. */
+		long deadline();
+
+		/** Called once {@code deadline} has passed: times the handler out unless it finished meanwhile. */
+		void timeOutIfDue(long deadline);
+
 	}
 
 }

@@ -25,7 +25,7 @@ import org.springframework.transaction.support.TransactionOperations;
  * ({@link CompletionCommit}). A serialization failure runs the whole transaction again, handler included; the key
  * of a task with an ordering key goes to the claim loop's hand-off once the transaction has committed.
  */
-final class TransactionalRun {
+final class TransactionalRun implements CompletionMode {
 
 	private static final Log logger = LogFactory.getLog(TransactionalRun.class);
 
@@ -42,18 +42,64 @@ final class TransactionalRun {
 
 	private final SerializationRetry retry;
 
+	private final TaskHandlerMethod handler;
+
+	private final QueueSettings settings;
+
 	TransactionalRun(TaskRepository tasks, TransactionOperations handlerTransactions, OutcomeRecorder outcomes,
-			TaskInvoker invoker, @Nullable CompletionCommit completionCommit, SerializationRetry retry) {
+			TaskInvoker invoker, @Nullable CompletionCommit completionCommit, SerializationRetry retry,
+			TaskHandlerMethod handler, QueueSettings settings) {
 		this.tasks = tasks;
 		this.handlerTransactions = handlerTransactions;
 		this.outcomes = outcomes;
 		this.invoker = invoker;
 		this.completionCommit = completionCommit;
 		this.retry = retry;
+		this.handler = handler;
+		this.settings = settings;
 	}
 
-	void run(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, TaskContext context,
-			Object payload, BooleanSupplier takeOutcome, HandOffs handOffs) {
+	@Override
+	public void run(ClaimedTask first, HandlerLane lane) {
+		CompletionMode.alone(first, lane, (takeOutcome) -> run(first, takeOutcome, lane.handOffs()));
+	}
+
+	@Override
+	public void timedOut(ClaimedTask task, Thread handlerThread, @Nullable CommitGroup group, HandlerLane lane) {
+		this.outcomes.timedOut(task, this.settings, handlerThread);
+		lane.settled(task);
+	}
+
+	@Override
+	public String describe() {
+		return "";
+	}
+
+	/**
+	 * Runs {@code task} in a transaction with its completion. Before it records an outcome it asks
+	 * {@code takeOutcome}, which says {@code false} when the task ran past its timeout and the timeout has recorded
+	 * it; the handler's work then rolls back, so each attempt has exactly one outcome. Its completion may hand the
+	 * next task of its ordering key off to {@code handOffs} (see {@link CompletionCommit}).
+	 */
+	void run(ClaimedTask task, BooleanSupplier takeOutcome, HandOffs handOffs) {
+		TaskContext context = TaskInvoker.context(task);
+		try {
+			Object payload = this.invoker.prepare(task, this.handler, this.settings, context,
+					(reason) -> this.outcomes.deadLetter(task, context, reason, this.settings.maxAttempts()));
+			if (payload != TaskInvoker.NOT_RUNNABLE) {
+				run(task, context, payload, takeOutcome, handOffs);
+			}
+		}
+		catch (Throwable ex) {
+			// Each step settles its own failures; this is for what none of them expected.
+			this.outcomes.unexpected(task, context, this.settings, ex);
+		}
+	}
+
+	private void run(ClaimedTask task, TaskContext context, Object payload, BooleanSupplier takeOutcome,
+			HandOffs handOffs) {
+		TaskHandlerMethod handler = this.handler;
+		QueueSettings settings = this.settings;
 		long start = System.nanoTime();
 		Boolean completed = null;
 		List<ClaimedTask> next = new ArrayList<>(1); // its key left to the claim loop, once the commit is done

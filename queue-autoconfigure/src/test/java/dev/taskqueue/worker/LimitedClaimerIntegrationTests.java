@@ -101,7 +101,7 @@ class LimitedClaimerIntegrationTests {
 		try {
 			TaskHandlerMethod handler = new TaskHandlerMethod("q", "bean", new Object(),
 					Object.class.getMethod("toString"), String.class, false, 0, 0, false);
-			return new QueueState(handler,
+			return TestQueues.queue(handler,
 					new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1), 1, Duration.ZERO, limits), 0);
 		}
 		catch (NoSuchMethodException ex) {

@@ -23,7 +23,7 @@ class QueueStateTests {
 
 	@Test
 	void quickHandlersClaimAheadWhatTheyFinishInTenMillisecondsAndSlowOnesDoNot() {
-		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 256);
+		QueueState queue = TestQueues.queue(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 256);
 		assertThat(queue.capacity()).as("before any handler ran: as many again as run").isEqualTo(8);
 		queue.handled(Duration.ofMillis(2).toNanos());
 		assertThat(queue.capacity()).as("4 threads finish 20 tasks of 2 ms in 10 ms").isEqualTo(4 + 20);
@@ -39,7 +39,7 @@ class QueueStateTests {
 			queue.handled(Duration.ofNanos(10_000).toNanos());
 		}
 		assertThat(queue.capacity()).as("no-op handlers: bounded by max-prefetch").isEqualTo(4 + 256);
-		QueueState bounded = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 0);
+		QueueState bounded = TestQueues.queue(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 0);
 		bounded.handled(Duration.ofMillis(2).toNanos());
 		assertThat(bounded.capacity()).as("max-prefetch 0: only what runs").isEqualTo(4);
 	}
@@ -47,15 +47,15 @@ class QueueStateTests {
 	@Test
 	void groupCommitClaimsTwoGroupsPerThreadAndBatchedCompletionIgnoresTheGroupSize() {
 		QueueSettings grouped = new QueueSettings(3, 5, RETRY, Duration.ofMinutes(1), 10, Duration.ofMillis(20));
-		assertThat(new QueueState(handler(false), grouped, 256).capacity()).isEqualTo(60);
-		QueueState batched = new QueueState(handler(true), grouped, 256);
-		assertThat(batched.grouped()).isFalse();
+		assertThat(TestQueues.queue(handler(false), grouped, 256).capacity()).isEqualTo(60);
+		QueueState batched = TestQueues.queue(handler(true), grouped, 256);
+		assertThat(batched.spec.mode()).isInstanceOf(BatchedRun.class);
 		assertThat(batched.capacity()).isEqualTo(6);
 	}
 
 	@Test
 	void aQueueThatClaimsAheadWaitsForAQuarterOfItsCapacityWhileABacklogIsLikely() {
-		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 256);
+		QueueState queue = TestQueues.queue(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 256);
 		queue.inFlight.set(7);
 		assertThat(queue.toClaim()).as("no backlog known: any free room is claimed").isEqualTo(1);
 		queue.mayHaveMore = true;
@@ -66,7 +66,7 @@ class QueueStateTests {
 
 	@Test
 	void claimsStartWhereTheLastEndedBetweenScansFromTheStart() {
-		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 256);
+		QueueState queue = TestQueues.queue(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 256);
 		long start = System.nanoTime();
 		assertThat(queue.positions.claimFrom(0, start)).as("the first claim scans from the start").isNull();
 		ClaimedTask first = task(5);
@@ -89,7 +89,7 @@ class QueueStateTests {
 
 	@Test
 	void claimsStartFromThePositionOnlyWhileThatIsMeasurablyCheaper() {
-		QueueState queue = new QueueState(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 256);
+		QueueState queue = TestQueues.queue(handler(false), new QueueSettings(4, 5, RETRY, Duration.ofMinutes(1)), 256);
 		long start = System.nanoTime();
 		ClaimedTask last = task(0);
 		queue.positions.claimed(0, List.of(task(0), last), true, start, start + micros(300));

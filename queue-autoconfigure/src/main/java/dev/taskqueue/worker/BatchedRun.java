@@ -1,0 +1,97 @@
+package dev.taskqueue.worker;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.handler.TaskHandlerMethod;
+import dev.taskqueue.jdbc.ClaimedTask;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A task of a {@code BATCHED} queue: its handler runs without a transaction of TaskQueue's, and its completion waits
+ * in {@link BatchedCompletions} to be deleted with others by one statement, the claim loop's next claim or the
+ * flusher's. A failure is recorded at once, as in the other modes.
+ */
+final class BatchedRun implements CompletionMode {
+
+	private static final Log logger = LogFactory.getLog(BatchedRun.class);
+
+	private final TaskInvoker invoker;
+
+	private final OutcomeRecorder outcomes;
+
+	private final BatchedCompletions completions;
+
+	private final TaskHandlerMethod handler;
+
+	private final QueueSettings settings;
+
+	BatchedRun(TaskInvoker invoker, OutcomeRecorder outcomes, BatchedCompletions completions,
+			TaskHandlerMethod handler, QueueSettings settings) {
+		this.invoker = invoker;
+		this.outcomes = outcomes;
+		this.completions = completions;
+		this.handler = handler;
+		this.settings = settings;
+	}
+
+	@Override
+	public void run(ClaimedTask first, HandlerLane lane) {
+		CompletionMode.alone(first, lane, (takeOutcome) -> run(first, takeOutcome));
+	}
+
+	@Override
+	public void timedOut(ClaimedTask task, Thread handlerThread, @Nullable CommitGroup group, HandlerLane lane) {
+		this.outcomes.timedOut(task, this.settings, handlerThread);
+		lane.settled(task);
+	}
+
+	@Override
+	public String describe() {
+		return ", batched completion";
+	}
+
+	private void run(ClaimedTask task, BooleanSupplier takeOutcome) {
+		TaskContext context = TaskInvoker.context(task);
+		try {
+			Object payload = this.invoker.prepare(task, this.handler, this.settings, context,
+					(reason) -> this.outcomes.deadLetter(task, context, reason, this.settings.maxAttempts()));
+			if (payload != TaskInvoker.NOT_RUNNABLE) {
+				run(task, context, payload, takeOutcome);
+			}
+		}
+		catch (Throwable ex) {
+			// Each step settles its own failures; this is for what none of them expected.
+			this.outcomes.unexpected(task, context, this.settings, ex);
+		}
+	}
+
+	private void run(ClaimedTask task, TaskContext context, Object payload, BooleanSupplier takeOutcome) {
+		long start = System.nanoTime();
+		try {
+			this.invoker.invoke(this.handler, payload, context, task);
+		}
+		catch (Throwable ex) {
+			if (takeOutcome.getAsBoolean()) {
+				this.outcomes.failed(task, context, this.settings, TaskInvoker.unwrap(ex),
+						Duration.ofNanos(System.nanoTime() - start));
+			}
+			return;
+		}
+		if (!takeOutcome.getAsBoolean()) {
+			return; // it ran past its timeout, which has recorded it as failed
+		}
+		try {
+			this.completions.add(task, context, Duration.ofNanos(System.nanoTime() - start));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			logger.warn(OutcomeRecorder.describe(task) + " finished but was interrupted before its completion was "
+					+ "queued; it runs again when this session ends");
+		}
+	}
+
+}
