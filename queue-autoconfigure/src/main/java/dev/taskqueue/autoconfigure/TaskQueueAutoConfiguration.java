@@ -303,10 +303,11 @@ public class TaskQueueAutoConfiguration {
 			CompletionModes modes = new CompletionModes(tasks,
 					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new), properties.isStrictPayload()), handlerTransactions,
 					retry.transactions("outcome", own), listener, interceptors.orderedStream().toList(),
-					completionCommit(handlerTransactionManager, dataSource, tables, properties), retry);
+					completionCommit(handlerTransactionManager, dataSource, tables, properties), retry,
+					worker.getCompletionBatchSize(), worker.getCompletionFlushInterval());
 			modes.redactLogsWith(redactor.getIfAvailable(() -> TaskRedactor.NONE));
 			TaskWorker taskWorker = new TaskWorker(registry, tasks, session, modes,
-					retry.transactions("claim", own), listener, settings,
+					retry.transactions("claim", own), settings,
 					(handler) -> QueueSettingsResolver.resolve(properties, handler, handlerTransactionManager, buckets,
 							new RetryPolicies(beanFactory)),
 					dataSource, listening);

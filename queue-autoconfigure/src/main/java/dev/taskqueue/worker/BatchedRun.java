@@ -12,8 +12,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A task of a {@code BATCHED} queue: its handler runs without a transaction of TaskQueue's, and its completion waits
- * in {@link BatchedCompletions} to be deleted with others by one statement, the claim loop's next claim or the
- * flusher's. A failure is recorded at once, as in the other modes.
+ * in the {@link Mailbox} to be deleted with others by one statement, the claim loop's next claim or the
+ * {@link CompletionFlusher}'s. A failure is recorded at once, as in the other modes.
  */
 final class BatchedRun implements CompletionMode {
 
@@ -23,17 +23,17 @@ final class BatchedRun implements CompletionMode {
 
 	private final OutcomeRecorder outcomes;
 
-	private final BatchedCompletions completions;
+	private final Mailbox mailbox;
 
 	private final TaskHandlerMethod handler;
 
 	private final QueueSettings settings;
 
-	BatchedRun(TaskInvoker invoker, OutcomeRecorder outcomes, BatchedCompletions completions,
+	BatchedRun(TaskInvoker invoker, OutcomeRecorder outcomes, Mailbox mailbox,
 			TaskHandlerMethod handler, QueueSettings settings) {
 		this.invoker = invoker;
 		this.outcomes = outcomes;
-		this.completions = completions;
+		this.mailbox = mailbox;
 		this.handler = handler;
 		this.settings = settings;
 	}
@@ -52,6 +52,12 @@ final class BatchedRun implements CompletionMode {
 	@Override
 	public String describe() {
 		return ", batched completion";
+	}
+
+	/** The claims of a {@code BATCHED} queue carry the deletes waiting in the mailbox. */
+	@Override
+	public boolean claimsCarryDeletes() {
+		return true;
 	}
 
 	private void run(ClaimedTask task, BooleanSupplier takeOutcome) {
@@ -85,7 +91,7 @@ final class BatchedRun implements CompletionMode {
 			return; // it ran past its timeout, which has recorded it as failed
 		}
 		try {
-			this.completions.add(task, context, Duration.ofNanos(System.nanoTime() - start));
+			this.mailbox.post(new Outcome.DeletePending(task, context, Duration.ofNanos(System.nanoTime() - start)));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

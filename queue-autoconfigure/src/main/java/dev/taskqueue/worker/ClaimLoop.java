@@ -56,29 +56,25 @@ final class ClaimLoop implements Runnable {
 
 	private final Consumer<@Nullable String> releaseUnstarted;
 
-	/** The completions of BATCHED handlers, which claims of BATCHED queues write; {@code null} without such queues. */
-	private final @Nullable BatchedCompletions batched;
+	/** The outcomes waiting for this loop's claims: deletes of BATCHED completions, keys left headless. */
+	private final Mailbox mailbox;
 
 	private final int completionBatchSize;
 
 	private final LimitedClaimer limited;
-
-	private final HeadlessKeys headless;
 
 	private int nextQueue;
 
 	/**
 	 * @param running whether the worker still runs; the loop ends when it does not
 	 * @param releaseUnstarted gives back the claimed tasks of a queue that have not started
-	 * @param batched the completions of BATCHED handlers, or {@code null} when no queue has such handlers
+	 * @param mailbox the outcomes the claims carry
 	 * @param completionBatchSize the most completions one claim writes
-	 * @param headless the keys whose next task the claims hand off
 	 */
 	ClaimLoop(List<QueueState> queues, TaskRepository tasks, WorkerSession session, OutcomeRecorder outcomes,
 			TransactionOperations ownTransactions, HandlerExecutor handlers, WakeUp wakeUp, Duration pollInterval,
-			BooleanSupplier running, Consumer<@Nullable String> releaseUnstarted, @Nullable BatchedCompletions batched,
-			int completionBatchSize, HeadlessKeys headless, DatabaseOutage outage) {
-		this.headless = headless;
+			BooleanSupplier running, Consumer<@Nullable String> releaseUnstarted, Mailbox mailbox,
+			int completionBatchSize, DatabaseOutage outage) {
 		this.outage = outage;
 		this.queues = List.copyOf(queues);
 		this.tasks = tasks;
@@ -90,7 +86,7 @@ final class ClaimLoop implements Runnable {
 		this.pollInterval = pollInterval;
 		this.running = running;
 		this.releaseUnstarted = releaseUnstarted;
-		this.batched = batched;
+		this.mailbox = mailbox;
 		this.completionBatchSize = completionBatchSize;
 		this.limited = new LimitedClaimer(tasks.limitedClaims(), pollInterval);
 	}
@@ -131,7 +127,7 @@ final class ClaimLoop implements Runnable {
 				}
 			}
 		}
-		this.headless.close();
+		this.mailbox.closeKeys();
 	}
 
 	/**
@@ -142,7 +138,7 @@ final class ClaimLoop implements Runnable {
 		for (QueueState queue : this.queues) {
 			if (this.session.isPaused(queue.name())) {
 				this.releaseUnstarted.accept(queue.name());
-				this.headless.promoteAll(queue.name());
+				this.mailbox.promoteKeys(queue.name());
 			}
 		}
 	}
@@ -195,31 +191,30 @@ final class ClaimLoop implements Runnable {
 	 */
 	private Claim claim(QueueState queue, int bucket, @Nullable ClaimedTask from, UUID sessionId, int free) {
 		// A BATCHED queue's claim also deletes the completions waiting: one round trip and one commit for both.
-		BatchedCompletions batched = queue.spec.handler().batchedCompletion() ? this.batched : null;
-		List<BatchedCompletions.Done> done = (batched != null) ? batched.take(this.completionBatchSize) : List.of();
-		List<ClaimedTask> doneTasks = done.stream().map(BatchedCompletions.Done::task).toList();
-		// The keys whose head a completion left to this claim (HeadlessKeys): each next task takes a place.
-		List<String> keys = (batched == null) ? this.headless.take(queue.name(), free) : List.of();
-		// The next task of a completed task's key may be handed off to this claim: room is kept for it.
+		// Another queue's claim hands off the next tasks of the keys completions left to it: each takes a place.
+		boolean deletes = queue.spec.mode().claimsCarryDeletes();
+		List<Outcome.DeletePending> done = deletes ? this.mailbox.takeDeletes(this.completionBatchSize) : List.of();
+		List<ClaimedTask> doneTasks = done.stream().map(Outcome.DeletePending::task).toList();
+		List<String> keys = deletes ? List.of() : this.mailbox.takeKeys(queue.name(), free);
+		// The next task of a completed task's key may be handed off to this claim: room is kept for it. A hand-off
+		// also reads the tasks of its key that fit in its group after it (KeyRuns).
+		int following = queue.spec.mode().tasksPerThread() - 1;
 		int limit = Math.max(0, free - keys.size() - (int) doneTasks.stream()
 			.filter((task) -> task.orderingKey() != null && task.queue().equals(queue.name()))
 			.count());
 		ClaimResult result;
 		try {
 			result = this.ownTransactions.execute((status) -> claim(queue.name(), bucket, from, sessionId, limit,
-					KeyRuns.following(queue), doneTasks, keys));
+					following, doneTasks, keys));
 		}
 		catch (RuntimeException | Error ex) {
-			if (batched != null) {
-				batched.putBack(done);
-			}
-			this.headless.putBack(queue.name(), keys);
+			this.mailbox.putBack(done);
+			this.mailbox.putBackKeys(queue.name(), keys);
 			throw ex;
 		}
-		if (batched != null) {
-			batched.written(done, result.completed());
-		}
-		queue.following.putAll(result.following()); // before the tasks they follow are handed to the threads
+		this.mailbox.written(done);
+		this.outcomes.deleted(done, result.completed());
+		queue.keyRuns.follow(result.following()); // before the tasks they follow are handed to the threads
 		return new Claim(result.claimed(), result.handedOff(), limit);
 	}
 

@@ -29,6 +29,14 @@ interface CompletionMode {
 		return 1;
 	}
 
+	/**
+	 * Whether the claims of the queue carry the deletes of {@code BATCHED} completions waiting in the {@link Mailbox}
+	 * (one round trip and one commit for both); else they carry the keys completions left headless.
+	 */
+	default boolean claimsCarryDeletes() {
+		return false;
+	}
+
 	/** For the worker's start-up log line: {@code ", group commit of up to 20 tasks or 10 ms"}, or empty. */
 	String describe();
 

@@ -1,5 +1,6 @@
 package dev.taskqueue.worker;
 
+import java.time.Duration;
 import java.util.List;
 
 import javax.sql.DataSource;
@@ -34,6 +35,9 @@ public class CompletionModes {
 
 	private final OutcomeRecorder outcomes;
 
+	/** Where outcomes wait for the claim loop, and {@code BATCHED} completions for their delete. */
+	private final Mailbox mailbox;
+
 	private final TaskInvoker invoker;
 
 	/** Completes a task with its transaction's commit in one round trip, when the transactions allow it. */
@@ -56,7 +60,7 @@ public class CompletionModes {
 			TransactionOperations ownTransactions, TaskQueueListener listener,
 			List<TaskHandlerInterceptor> interceptors) {
 		this(tasks, payloads, handlerTransactions, ownTransactions, listener, interceptors, null,
-				SerializationRetry.none());
+				SerializationRetry.none(), 1, Duration.ZERO);
 	}
 
 	/**
@@ -69,17 +73,20 @@ public class CompletionModes {
 	 * @param completionCommit completes a task with the commit of its handler's transaction, or {@code null}; only
 	 * for a {@code DataSourceTransactionManager} over TaskQueue's data source
 	 * @param retry runs a handler's transaction that failed with a serialization failure again, handler included
+	 * @param completionBatchSize the most {@code BATCHED} completions one statement deletes
+	 * @param completionFlushInterval how long a {@code BATCHED} completion waits for others before it is written
 	 */
 	public CompletionModes(TaskRepository tasks, PayloadReader payloads, TransactionOperations handlerTransactions,
 			TransactionOperations ownTransactions, TaskQueueListener listener,
 			List<TaskHandlerInterceptor> interceptors, @Nullable CompletionCommit completionCommit,
-			SerializationRetry retry) {
+			SerializationRetry retry, int completionBatchSize, Duration completionFlushInterval) {
 		this.tasks = tasks;
 		this.handlerTransactions = handlerTransactions;
 		this.ownTransactions = ownTransactions;
 		this.completionCommit = completionCommit;
 		this.retry = retry;
-		this.outcomes = new OutcomeRecorder(tasks, ownTransactions, listener);
+		this.mailbox = new Mailbox(tasks, ownTransactions, completionBatchSize, completionFlushInterval);
+		this.outcomes = new OutcomeRecorder(tasks, ownTransactions, listener, this.mailbox);
 		this.invoker = new TaskInvoker(payloads, this.outcomes.listener(), interceptors);
 		this.groupDataSource = (handlerTransactions instanceof TransactionTemplate template
 				&& template.getTransactionManager() instanceof DataSourceTransactionManager manager)
@@ -87,26 +94,27 @@ public class CompletionModes {
 	}
 
 	/**
-	 * The mode of {@code handler}'s queue: {@code BATCHED} completions go to {@code batched}; a group size above 1
-	 * commits groups; else each task commits alone with its completion.
-	 * @param batched where completions of {@code BATCHED} handlers wait; {@code null} when no queue has such handlers
+	 * The mode of {@code handler}'s queue: {@code BATCHED} completions wait in the mailbox for their delete; a group
+	 * size above 1 commits groups; else each task commits alone with its completion.
 	 */
-	CompletionMode of(TaskHandlerMethod handler, QueueSettings settings, @Nullable BatchedCompletions batched) {
+	CompletionMode of(TaskHandlerMethod handler, QueueSettings settings) {
 		if (handler.batchedCompletion()) {
-			if (batched == null) {
-				throw new IllegalStateException("A BATCHED handler needs the worker's batched completions");
-			}
-			return new BatchedRun(this.invoker, this.outcomes, batched, handler, settings);
+			return new BatchedRun(this.invoker, this.outcomes, this.mailbox, handler, settings);
 		}
 		TransactionalRun alone = transactional(handler, settings);
 		return (settings.groupSize() > 1) ? new GroupCommit(this.tasks, this.invoker, this.outcomes,
-				this.handlerTransactions, this.groupDataSource, this.ownTransactions, alone, settings) : alone;
+				this.handlerTransactions, this.groupDataSource, this.ownTransactions, alone, handler, settings) : alone;
 	}
 
 	/** Each task of {@code handler}'s queue in a transaction of its own with its completion, whatever its mode. */
 	TransactionalRun transactional(TaskHandlerMethod handler, QueueSettings settings) {
 		return new TransactionalRun(this.tasks, this.handlerTransactions, this.outcomes, this.invoker,
 				this.completionCommit, this.retry, handler, settings);
+	}
+
+	/** Where outcomes wait for the claim loop. */
+	Mailbox mailbox() {
+		return this.mailbox;
 	}
 
 	/** Records the outcomes that do not come with a completion, for every mode. */

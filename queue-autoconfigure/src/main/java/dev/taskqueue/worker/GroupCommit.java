@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 import dev.taskqueue.TaskContext;
+import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.SerializationRetry;
 import dev.taskqueue.jdbc.TaskRepository;
@@ -57,11 +58,14 @@ final class GroupCommit implements CompletionMode {
 	/** Runs a task of a group that could not commit again, alone. */
 	private final TransactionalRun alone;
 
+	private final TaskHandlerMethod handler;
+
 	private final QueueSettings settings;
 
 	GroupCommit(TaskRepository tasks, TaskInvoker invoker, OutcomeRecorder outcomes,
 			TransactionOperations handlerTransactions, @Nullable DataSource groupDataSource,
-			TransactionOperations ownTransactions, TransactionalRun alone, QueueSettings settings) {
+			TransactionOperations ownTransactions, TransactionalRun alone, TaskHandlerMethod handler,
+			QueueSettings settings) {
 		this.tasks = tasks;
 		this.invoker = invoker;
 		this.outcomes = outcomes;
@@ -69,12 +73,13 @@ final class GroupCommit implements CompletionMode {
 		this.groupDataSource = groupDataSource;
 		this.giveUp = new GroupGiveUp(tasks, outcomes, ownTransactions);
 		this.alone = alone;
+		this.handler = handler;
 		this.settings = settings;
 	}
 
 	@Override
 	public void run(ClaimedTask first, HandlerLane lane) {
-		for (ClaimedTask again : run(lane.queue(), first, lane)) {
+		for (ClaimedTask again : runGroup(first, lane)) {
 			this.alone.run(again, lane); // its group could not commit: alone, it fails or commits on its own
 		}
 	}
@@ -114,7 +119,7 @@ final class GroupCommit implements CompletionMode {
 	 * @return the tasks of the group that the caller must run again, each in a transaction of its own; they are
 	 * not settled yet
 	 */
-	private List<ClaimedTask> run(QueueState queue, ClaimedTask first, HandlerLane steps) {
+	private List<ClaimedTask> runGroup(ClaimedTask first, HandlerLane steps) {
 		List<ClaimedTask> runAlone = new ArrayList<>();
 		CommitGroup group = new CommitGroup();
 		group.current = first;
@@ -125,8 +130,8 @@ final class GroupCommit implements CompletionMode {
 			this.handlerTransactions.executeWithoutResult((status) -> {
 				commit.watch();
 				group.session = this.giveUp.identify(groupDataSource());
-				for (ClaimedTask task = first; task != null; task = next(queue, group, steps, started)) {
-					runInSavepoint(queue, task, status, steps, group);
+				for (ClaimedTask task = first; task != null; task = next(group, steps, started)) {
+					runInSavepoint(task, status, steps, group);
 				}
 				completeAll(group, steps.mayHandOff());
 			});
@@ -136,13 +141,13 @@ final class GroupCommit implements CompletionMode {
 				if (!group.released) {
 					// Ending the backend failed, so the group's tasks were left claimed until this thread came back.
 					this.outcomes.release(GroupGiveUp.claimedCompleted(group, group.entries()));
-					this.giveUp.settleAfterRollback(group, group.entries(), queue.spec.settings(), steps);
+					this.giveUp.settleAfterRollback(group, group.entries(), this.settings, steps);
 				}
 				return runAlone;
 			}
 			if (commit.committed()) {
 				// An after-commit callback threw: the group did commit, so its tasks must not run again.
-				logger.warn("A group of " + group.size() + " tasks on queue '" + queue.name() + "' committed, but "
+				logger.warn("A group of " + group.size() + " tasks on queue '" + this.handler.queue() + "' committed, but "
 						+ "an after-commit callback of its transaction threw: " + ErrorText.summary(ex), ex);
 			}
 			else {
@@ -154,14 +159,14 @@ final class GroupCommit implements CompletionMode {
 			if (group.size() > 1) {
 				// At REPEATABLE READ or SERIALIZABLE the group's snapshot may predate the claim of a task it took
 				// later, whose fence then fails although the claim holds: each task's own completion tells.
-				logger.info(lost.getMessage() + " on queue '" + queue.name() + "'; the group rolled back and its "
+				logger.info(lost.getMessage() + " on queue '" + this.handler.queue() + "'; the group rolled back and its "
 						+ group.size() + " tasks run again one by one, each completion fenced on its own");
 			}
 		}
 		else if (commitFailure != null && group.size() > 1) {
 			// Its tasks are still claimed: each runs again alone, so that a task that fails the commit fails alone.
 			// A serialization failure is routine on serializable databases: not worth a warning.
-			String message = "A group of " + group.size() + " tasks on queue '" + queue.name() + "' could not "
+			String message = "A group of " + group.size() + " tasks on queue '" + this.handler.queue() + "' could not "
 					+ "commit; running them one by one: " + ErrorText.summary(commitFailure);
 			if (SerializationRetry.isSerializationFailure(commitFailure)) {
 				logger.info(message);
@@ -181,7 +186,7 @@ final class GroupCommit implements CompletionMode {
 			// leaves it held again, to run after its head.
 			boolean followed = KeyRuns.followed(group, entry.task());
 			if (commitFailure == null || (!entry.succeeded() && !followed)) {
-				this.outcomes.recorded(entry, queue.spec.settings());
+				this.outcomes.recorded(entry, this.settings);
 			}
 			else if (followed) {
 				continue;
@@ -195,7 +200,7 @@ final class GroupCommit implements CompletionMode {
 				continue;
 			}
 			else {
-				this.outcomes.failed(entry.task(), entry.context(), queue.spec.settings(), commitFailure,
+				this.outcomes.failed(entry.task(), entry.context(), this.settings, commitFailure,
 						entry.duration());
 			}
 			if (!followed) {
@@ -206,18 +211,19 @@ final class GroupCommit implements CompletionMode {
 	}
 
 	/** The next task of the group: the next of its key's run (KeyRuns), else one the queue's thread takes. */
-	private static @Nullable ClaimedTask next(QueueState queue, CommitGroup group, HandlerLane steps, long started) {
-		ClaimedTask following = KeyRuns.next(queue, group, steps, started);
+	private @Nullable ClaimedTask next(CommitGroup group, HandlerLane steps, long started) {
+		ClaimedTask following = steps.keyRuns().next(group, this.settings, started, steps.typicalHandlerNanos(),
+				steps.mayHandOff());
 		return (following != null) ? following : steps.nextInGroup(group.size(), started);
 	}
 
-	private void runInSavepoint(QueueState queue, ClaimedTask task, TransactionStatus status, HandlerLane steps,
+	private void runInSavepoint(ClaimedTask task, TransactionStatus status, HandlerLane steps,
 			CommitGroup group) {
 		group.current = task;
-		KeyRuns.taken(queue, group, task);
+		steps.keyRuns().taken(group, task);
 		TaskContext context = TaskInvoker.context(task);
 		// Sent to the dead letters after the group, not on the group's connection, where a rollback would undo it.
-		Object payload = this.invoker.prepare(task, queue.spec.handler(), queue.spec.settings(), context,
+		Object payload = this.invoker.prepare(task, this.handler, this.settings, context,
 				(reason) -> group.add(new CommitGroup.Entry(task, context, reason, Duration.ZERO, true)));
 		if (payload == TaskInvoker.NOT_RUNNABLE) {
 			group.current = null;
@@ -230,7 +236,7 @@ final class GroupCommit implements CompletionMode {
 		long start = System.nanoTime();
 		Throwable failure = null;
 		try {
-			this.invoker.invoke(queue.spec.handler(), payload, context, task);
+			this.invoker.invoke(this.handler, payload, context, task);
 			if (connection.isRollbackOnly() || status.isRollbackOnly()) {
 				// A participating transaction failed: only this task's work is rolled back, not its group's.
 				throw new UnexpectedRollbackException(

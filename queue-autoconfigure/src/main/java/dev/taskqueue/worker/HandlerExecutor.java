@@ -54,7 +54,8 @@ final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
 
 	private final Predicate<QueueState> mayHandOff;
 
-	private final HeadlessKeys headless;
+	/** Where completions leave the keys whose next task a claim of this worker hands off. */
+	private final Mailbox mailbox;
 
 	/**
 	 * @param mayHandOff whether a queue's completions may hand the next task of a key to this worker: only while
@@ -62,9 +63,9 @@ final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
 	 * would bypass
 	 */
 	HandlerExecutor(WakeUp wakeUp, List<QueueState> queues,
-			int maxHandlers, boolean virtualThreads, Predicate<QueueState> mayHandOff, HeadlessKeys headless) {
+			int maxHandlers, boolean virtualThreads, Predicate<QueueState> mayHandOff, Mailbox mailbox) {
 		this.mayHandOff = mayHandOff;
-		this.headless = headless;
+		this.mailbox = mailbox;
 		this.wakeUp = wakeUp;
 		this.queues = List.copyOf(queues);
 		this.handlerThreads = new Semaphore(maxHandlers);
@@ -120,7 +121,7 @@ final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
 
 	@Override
 	public void leftHeadless(List<ClaimedTask> completed) {
-		this.headless.add(completed);
+		this.mailbox.post(Outcome.KeyLeftHeadless.of(completed));
 	}
 
 	private @Nullable QueueState queue(@Nullable String name) {
@@ -150,7 +151,7 @@ final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
 				drained.add(task);
 				QueueState state = queue(task.queue());
 				if (state != null) {
-					state.following.remove(task.id()); // its key's run is left held
+					state.keyRuns.forget(task.id()); // its key's run is left held
 				}
 			}
 		}
@@ -222,7 +223,7 @@ final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
 
 	/**
 	 * {@code task}'s outcome is settled. A task with an ordering key made the next task of its key ready as it ended,
-	 * or left it to the next claim (HeadlessKeys); no NOTIFY tells of either, so its queue may have more to claim.
+	 * or left it to the next claim (the Mailbox); no NOTIFY tells of either, so its queue may have more to claim.
 	 */
 	@Override
 	public void settle(QueueState queue, ClaimedTask task) {
@@ -238,8 +239,8 @@ final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
 		int inFlight = queue.inFlight.decrementAndGet();
 		this.inFlight.decrementAndGet();
 		// Only when a claim is worth it: a wake-up per task would cost the claim loop a thread switch per task.
-		// Keys left to a claim wake it whatever the last claim found (HeadlessKeys): nothing else would.
-		if ((queue.mayHaveMore || this.headless.any()) && queue.worthClaiming(inFlight)) {
+		// Keys left to a claim wake it whatever the last claim found (the Mailbox): nothing else would.
+		if ((queue.mayHaveMore || this.mailbox.anyKeys()) && queue.worthClaiming(inFlight)) {
 			this.wakeUp.signal();
 		}
 	}
@@ -284,7 +285,7 @@ final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
 	public void releaseThread() {
 		this.handlerThreads.release();
 		for (QueueState queue : this.queues) {
-			if (queue.mayHaveMore || this.headless.any()) {
+			if (queue.mayHaveMore || this.mailbox.anyKeys()) {
 				this.wakeUp.signal();
 				return;
 			}

@@ -78,8 +78,13 @@ final class HandlerThread implements Runnable, HandlerLane, TimeoutWatch.Watched
 	}
 
 	@Override
-	public QueueState queue() {
-		return this.queue;
+	public KeyRuns keyRuns() {
+		return this.queue.keyRuns;
+	}
+
+	@Override
+	public long typicalHandlerNanos() {
+		return this.queue.typicalHandlerNanos();
 	}
 
 	@Override
@@ -193,7 +198,7 @@ final class HandlerThread implements Runnable, HandlerLane, TimeoutWatch.Watched
 			this.deadline = TimeoutWatch.NONE;
 			group = this.currentGroup;
 			if (group != null) {
-				KeyRuns.timedOut(this.queue, group, task);
+				this.queue.keyRuns.timedOut(group, task);
 			}
 			handlerThread = Objects.requireNonNull(this.thread, "a handler runs on its thread");
 			handlerThread.interrupt();

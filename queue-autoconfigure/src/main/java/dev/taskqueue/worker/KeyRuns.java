@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.taskqueue.jdbc.ClaimResult;
 import dev.taskqueue.jdbc.ClaimedTask;
@@ -30,16 +31,24 @@ final class KeyRuns {
 	/** A held task's {@code claimed_by} (the nil UUID), which fences the delete of a task of a run. */
 	private static final UUID HELD = new UUID(0, 0);
 
-	private KeyRuns() {
+	/** For a task handed off, the due tasks of its key that follow it, for its group to run after it. */
+	private final Map<UUID, List<ClaimedTask>> following = new ConcurrentHashMap<>();
+
+	/** Tasks that ran past their timeout in a key's run: they run again only claimed, where attempts count. */
+	private final Set<UUID> timedOutInRuns = ConcurrentHashMap.newKeySet();
+
+	/** A claim read the tasks that follow each handed-off task of {@code following}: they run after it. */
+	void follow(Map<UUID, List<ClaimedTask>> following) {
+		this.following.putAll(following);
 	}
 
-	/** How many following tasks a hand-off of {@code queue} reads: the room its group has after the task, or none. */
-	static int following(QueueState queue) {
-		return queue.spec.mode().tasksPerThread() - 1;
+	/** {@code task} was given back before it started: its key's run is left held. */
+	void forget(UUID task) {
+		this.following.remove(task);
 	}
 
 	/** {@code task} starts in {@code group}: a task handed off starts its key's run, any other task ends it. */
-	static void taken(QueueState queue, CommitGroup group, ClaimedTask task) {
+	void taken(CommitGroup group, ClaimedTask task) {
 		if (group.following.contains(task.id())) {
 			return;
 		}
@@ -47,8 +56,8 @@ final class KeyRuns {
 		if (task.orderingKey() == null) {
 			return; // neither handed off nor given up in a run: nothing to look up
 		}
-		queue.timedOutInRuns.remove(task.id()); // claimed now: its attempts count
-		List<ClaimedTask> run = queue.following.remove(task.id());
+		this.timedOutInRuns.remove(task.id()); // claimed now: its attempts count
+		List<ClaimedTask> run = this.following.remove(task.id());
 		if (run != null) {
 			group.run.addAll(run);
 		}
@@ -62,15 +71,18 @@ final class KeyRuns {
 	/**
 	 * The next task of the run, when the group has room for it and the worker may take the queue's tasks now; else
 	 * {@code null}, and the run ends.
+	 * @param typicalHandlerNanos how long the queue's handlers run, on average
+	 * @param mayHandOff whether the worker may take the queue's tasks now (it claims for the queue)
 	 */
-	static @Nullable ClaimedTask next(QueueState queue, CommitGroup group, HandlerLane steps, long startedNanos) {
+	@Nullable ClaimedTask next(CommitGroup group, QueueSettings settings, long startedNanos, long typicalHandlerNanos,
+			boolean mayHandOff) {
 		if (group.run.isEmpty()) {
 			return null;
 		}
 		long elapsed = System.nanoTime() - startedNanos;
-		if (group.size() >= queue.spec.settings().groupSize()
-				|| elapsed + queue.typicalHandlerNanos() > queue.spec.settings().groupMaxDelay().toNanos()
-				|| queue.timedOutInRuns.contains(group.run.peek().id()) || !steps.mayHandOff()) {
+		if (group.size() >= settings.groupSize()
+				|| elapsed + typicalHandlerNanos > settings.groupMaxDelay().toNanos()
+				|| this.timedOutInRuns.contains(group.run.peek().id()) || !mayHandOff) {
 			group.run.clear();
 			return null;
 		}
@@ -121,9 +133,9 @@ final class KeyRuns {
 	 * so its attempt cannot be counted, and it is held again. Here it runs again only claimed (handed off after its
 	 * head), where a timeout counts, so that a task that always hangs ends in the dead letters.
 	 */
-	static void timedOut(QueueState queue, CommitGroup group, ClaimedTask task) {
+	void timedOut(CommitGroup group, ClaimedTask task) {
 		if (followed(group, task)) {
-			queue.timedOutInRuns.add(task.id());
+			this.timedOutInRuns.add(task.id());
 		}
 	}
 

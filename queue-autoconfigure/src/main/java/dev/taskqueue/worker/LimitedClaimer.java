@@ -39,8 +39,9 @@ final class LimitedClaimer {
 	}
 
 	/**
-	 * Claims up to {@code wanted} tasks of {@code queue}, {@code bucket}'s first, as many as its limits allow. When a limit holds back the
-	 * rest, the queue counts as having more, so that a task of it settling here wakes the claim loop.
+	 * Claims up to {@code wanted} tasks of {@code queue}, {@code bucket}'s first, as many as its limits allow. When a
+	 * limit holds back the rest, the queue counts as having more, so that a task of it settling here wakes the claim
+	 * loop.
 	 */
 	List<ClaimedTask> claim(QueueState queue, int bucket, UUID session, int wanted) {
 		LimitedClaim claim = this.claims.claim(queue.name(), bucket, session, wanted, queue.spec.settings().limits());

@@ -2,9 +2,8 @@ package dev.taskqueue.worker;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.function.BooleanSupplier;
+import java.util.Set;
+import java.util.UUID;
 import java.util.stream.Collectors;
 
 import dev.taskqueue.NonRetryableTaskException;
@@ -23,11 +22,13 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionOperations;
 
 /**
- * Records what became of an attempt that did not complete (retry later, dead letter, claim lost, released) and
- * tells the listeners. None of its methods throws: a task whose outcome is not recorded would stay claimed for
- * as long as its session lives. An outcome that cannot be written now (the database is away) is kept and written
- * by {@link #recordPending()}. Every write is fenced by the claim, so writing one for a task that already has an
- * outcome changes nothing.
+ * Records the {@link Outcome}s that are not written with the task's own transaction (retry later, dead letter,
+ * claim lost, released, a batched delete written later) and tells the listeners. It is the one place where a
+ * failure becomes a retry: {@link #failed} asks the queue's {@link RetryPolicy}. None of its methods throws: a task
+ * whose outcome is not recorded would stay claimed for as long as its session lives. An outcome that cannot be
+ * written now (the database is away) waits in the {@link Mailbox} and is written by {@link #recordPending()}, which
+ * the claim loop calls before each claim. Every write is fenced by the claim, so writing one for a task that already
+ * has an outcome changes nothing.
  */
 final class OutcomeRecorder {
 
@@ -41,7 +42,8 @@ final class OutcomeRecorder {
 
 	private final TaskQueueListener listener;
 
-	private final Queue<BooleanSupplier> unrecorded = new ConcurrentLinkedQueue<>();
+	/** Where outcomes wait for the claim loop: those not written yet, and what its claims carry. */
+	private final Mailbox mailbox;
 
 	private volatile long lastUnrecordedWarning;
 
@@ -49,9 +51,11 @@ final class OutcomeRecorder {
 
 	private volatile TaskRedactor redactor = TaskRedactor.NONE;
 
-	OutcomeRecorder(TaskRepository tasks, TransactionOperations ownTransactions, TaskQueueListener listener) {
+	OutcomeRecorder(TaskRepository tasks, TransactionOperations ownTransactions, TaskQueueListener listener,
+			Mailbox mailbox) {
 		this.tasks = tasks;
 		this.ownTransactions = ownTransactions;
+		this.mailbox = mailbox;
 		// Listeners are the application's code: whatever they throw must not reach the worker.
 		this.listener = (listener instanceof TaskQueueListeners all) ? all : new TaskQueueListeners(List.of(listener));
 	}
@@ -100,17 +104,17 @@ final class OutcomeRecorder {
 						+ summary(task, failure));
 			}
 			if (dead) {
-				record(() -> this.tasks.moveToDead(task, error));
+				write(new Outcome.Dead(task, error, Integer.MAX_VALUE));
 			}
 			else {
-				record(() -> this.tasks.retryLater(task, delay, error));
+				write(new Outcome.RetryLater(task, delay, error));
 			}
 		}
 		catch (Throwable ex) {
 			// Deciding the outcome failed (a retry policy that throws, say): retry the task soon all the same.
 			logger.error(describe(task) + " failed and its outcome could not be worked out; retrying it", ex);
 			dead = false;
-			record(() -> this.tasks.retryLater(task, Duration.ofSeconds(1), ErrorText.of(failure)));
+			write(new Outcome.RetryLater(task, Duration.ofSeconds(1), ErrorText.of(failure)));
 		}
 		this.listener.failed(context, duration, failure, dead);
 	}
@@ -135,7 +139,7 @@ final class OutcomeRecorder {
 	void deadLetter(ClaimedTask task, TaskContext context, Exception reason, int maxAttempts) {
 		logger.warn(describe(task) + " goes to the dead letters: " + summary(task, reason));
 		String error = ErrorText.of(reason);
-		record(() -> this.tasks.moveToDead(task, error, maxAttempts));
+		write(new Outcome.Dead(task, error, maxAttempts));
 		this.listener.failed(context, Duration.ZERO, reason, true);
 	}
 
@@ -157,6 +161,22 @@ final class OutcomeRecorder {
 		this.listener.completed(context, duration);
 	}
 
+	/**
+	 * The deletes of {@code BATCHED} completions {@code written} by one statement, which deleted the tasks
+	 * {@code deleted}: those completed, the others had lost their claims and run again.
+	 */
+	void deleted(List<Outcome.DeletePending> written, Set<UUID> deleted) {
+		for (Outcome.DeletePending done : written) {
+			if (deleted.contains(done.task().id())) {
+				this.listener.completed(done.context(), done.duration());
+			}
+			else {
+				logger.warn(describe(done.task()) + " lost its claim before its completion was written; it runs again");
+				this.listener.claimLost(done.context());
+			}
+		}
+	}
+
 	void claimLost(ClaimedTask task, TaskContext context) {
 		logger.warn(describe(task) + " lost its claim while its handler ran; its transaction was rolled back "
 				+ "and another instance runs it");
@@ -168,10 +188,7 @@ final class OutcomeRecorder {
 		released.stream()
 			.collect(Collectors.groupingBy(ClaimedTask::claimedBy,
 					Collectors.mapping(ClaimedTask::id, Collectors.toList())))
-			.forEach((session, ids) -> record(() -> {
-				this.tasks.releaseUnstarted(ids, session);
-				return true;
-			}));
+			.forEach((session, ids) -> write(new Outcome.Released(session, ids)));
 	}
 
 	/**
@@ -224,34 +241,27 @@ final class OutcomeRecorder {
 
 	/** Tries again to write the outcomes that could not be written before; keeps those that still fail. */
 	void recordPending() {
-		int pending = this.unrecorded.size();
-		for (int i = 0; i < pending; i++) {
-			BooleanSupplier outcome = this.unrecorded.poll();
-			if (outcome == null) {
-				return;
-			}
-			record(outcome);
-		}
+		this.mailbox.takeUnwritten().forEach(this::write);
 	}
 
 	int pending() {
-		return this.unrecorded.size();
+		return this.mailbox.unwritten();
 	}
 
-	private void record(BooleanSupplier outcome) {
+	private void write(Outcome.Written outcome) {
 		try {
-			this.ownTransactions.executeWithoutResult((status) -> outcome.getAsBoolean());
+			this.ownTransactions.executeWithoutResult((status) -> outcome.writeWith(this.tasks));
 		}
 		catch (Throwable ex) {
-			this.unrecorded.add(outcome);
-			if (this.outage.failed("record a task outcome (" + this.unrecorded.size() + " waiting)", ex)) {
+			this.mailbox.post(outcome);
+			if (this.outage.failed("record a task outcome (" + this.mailbox.unwritten() + " waiting)", ex)) {
 				return; // written when the database is back; the outage is said once
 			}
 			// Said once a minute at most: while the database is away this would fail on every poll.
 			long now = System.nanoTime();
 			if (now - this.lastUnrecordedWarning > LOG_INTERVAL_NANOS || this.lastUnrecordedWarning == 0) {
 				this.lastUnrecordedWarning = now;
-				logger.warn("Could not record a task outcome (" + this.unrecorded.size() + " waiting), will try "
+				logger.warn("Could not record a task outcome (" + this.mailbox.unwritten() + " waiting), will try "
 						+ "again: " + ErrorText.summary(ex));
 			}
 		}

@@ -1,12 +1,7 @@
 package dev.taskqueue.worker;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Queue;
-import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,11 +32,8 @@ final class QueueState {
 	/** Claimed tasks, from claim until their outcome is settled. */
 	final AtomicInteger inFlight = new AtomicInteger();
 
-	/** For a task handed off, the due tasks of its key that follow it, for its group to run after it (KeyRuns). */
-	final Map<UUID, List<ClaimedTask>> following = new ConcurrentHashMap<>();
-
-	/** Tasks that ran past their timeout in a key's run: they run again only claimed, where attempts count. */
-	final Set<UUID> timedOutInRuns = ConcurrentHashMap.newKeySet();
+	/** The runs of ordering keys that groups of this queue take after a handed-off task. */
+	final KeyRuns keyRuns = new KeyRuns();
 
 	/** Claimed tasks waiting for a handler thread, in claim order. */
 	final Queue<ClaimedTask> waiting = new ConcurrentLinkedQueue<>();

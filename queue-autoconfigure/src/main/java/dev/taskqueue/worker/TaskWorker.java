@@ -14,7 +14,6 @@ import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.jdbc.ClaimedTask;
@@ -52,8 +51,6 @@ public class TaskWorker implements SmartLifecycle {
 
 	private final TransactionOperations ownTransactions;
 
-	private final TaskQueueListener listener;
-
 	private final WorkerSettings settings;
 
 	private final Function<TaskHandlerMethod, QueueSettings> queueSettings;
@@ -74,8 +71,6 @@ public class TaskWorker implements SmartLifecycle {
 
 	private HandlerExecutor handlers;
 
-	private BatchedCompletions batched;
-
 	private Thread completionFlusher;
 
 	private PeriodicThread heartbeat;
@@ -86,7 +81,7 @@ public class TaskWorker implements SmartLifecycle {
 	 * @param notifications where to {@code LISTEN} for enqueues on {@code dataSource}, or {@code null} to poll only
 	 */
 	public TaskWorker(TaskHandlerRegistry registry, TaskRepository tasks, WorkerSession session,
-			CompletionModes modes, TransactionOperations ownTransactions, TaskQueueListener listener,
+			CompletionModes modes, TransactionOperations ownTransactions,
 			WorkerSettings settings, Function<TaskHandlerMethod, QueueSettings> queueSettings, DataSource dataSource,
 			@Nullable TaskNotifications notifications) {
 		this.dataSource = dataSource;
@@ -96,7 +91,6 @@ public class TaskWorker implements SmartLifecycle {
 		this.session = session;
 		this.modes = modes;
 		this.ownTransactions = ownTransactions;
-		this.listener = listener;
 		this.settings = settings;
 		this.queueSettings = queueSettings;
 	}
@@ -136,28 +130,25 @@ public class TaskWorker implements SmartLifecycle {
 			logger.info("TaskQueue worker not started: this application has no @TaskHandler methods");
 			return;
 		}
-		if (handlerMethods.stream().anyMatch(TaskHandlerMethod::batchedCompletion)) {
-			this.batched = new BatchedCompletions(this.tasks, this.ownTransactions, this.listener,
-					this.settings.completionBatchSize(), this.settings.completionFlushInterval(), this.outage);
-		}
 		List<QueueState> states = new ArrayList<>();
 		for (TaskHandlerMethod handler : handlerMethods) {
 			QueueSettings queueSettings = this.queueSettings.apply(handler);
-			QueueSpec spec = new QueueSpec(handler, queueSettings, this.modes.of(handler, queueSettings, this.batched));
+			QueueSpec spec = new QueueSpec(handler, queueSettings, this.modes.of(handler, queueSettings));
 			states.add(new QueueState(spec, this.settings.maxPrefetch()));
 		}
 		this.queues = List.copyOf(states);
 		this.session.open();
-		if (this.batched != null) {
-			this.completionFlusher = Threads.named("tq-completions-", false).newThread(this.batched::flushUntilStopped);
-			this.completionFlusher.start();
-		}
-		HeadlessKeys headless = new HeadlessKeys(this.tasks, this.ownTransactions);
+		Mailbox mailbox = this.modes.mailbox();
+		mailbox.open();
 		this.handlers = new HandlerExecutor(this.wakeUp, states,
 				this.settings.maxHandlers(), this.settings.virtualThreads(), (queue) -> this.running
-						&& !queue.spec.settings().limits().any() && !this.session.isPaused(queue.name()), headless);
-		if (this.batched != null) {
-			this.batched.handOffTo(this.handlers);
+						&& !queue.spec.settings().limits().any() && !this.session.isPaused(queue.name()), mailbox);
+		if (states.stream().anyMatch((state) -> state.spec.mode().claimsCarryDeletes())) {
+			CompletionFlusher flusher = new CompletionFlusher(mailbox, this.tasks, this.ownTransactions,
+					this.modes.outcomes(), this.handlers, this.outage,
+					Math.max(100, this.settings.completionFlushInterval().toMillis()));
+			this.completionFlusher = Threads.named("tq-completions-", false).newThread(flusher);
+			this.completionFlusher.start();
 		}
 		Duration beat = this.settings.heartbeatInterval();
 		this.heartbeat = new PeriodicThread("tq-heartbeat", beat, beat, this::beat);
@@ -165,7 +156,7 @@ public class TaskWorker implements SmartLifecycle {
 		this.running = true;
 		ClaimLoop claims = new ClaimLoop(states, this.tasks, this.session, this.modes.outcomes(), this.ownTransactions,
 				this.handlers, this.wakeUp, this.settings.pollInterval(), this::isRunning, this::releaseUnstarted,
-				this.batched, this.settings.completionBatchSize(), headless, this.outage);
+				mailbox, this.settings.completionBatchSize(), this.outage);
 		this.claimLoop = Threads.named("tq-claim-", false).newThread(claims);
 		this.claimLoop.start();
 		if (this.notifications != null) {
@@ -239,7 +230,7 @@ public class TaskWorker implements SmartLifecycle {
 		Duration timeout = this.settings.shutdownTimeout();
 		long deadline = System.nanoTime() + timeout.toNanos();
 		// The last tenth of the timeout (at most a second) is kept for writing the completions of BATCHED handlers.
-		long flushReserve = (this.batched != null) ? Math.min(timeout.toNanos() / 10, 1_000_000_000L) : 0;
+		long flushReserve = (this.completionFlusher != null) ? Math.min(timeout.toNanos() / 10, 1_000_000_000L) : 0;
 		long handlersDeadline = deadline - flushReserve;
 		if (this.notificationListener != null) {
 			this.notificationListener.stop();
@@ -256,8 +247,8 @@ public class TaskWorker implements SmartLifecycle {
 				// interrupt, would race with the end of the session and be lost, and the task would count an attempt.
 				this.modes.giveBackAtShutdown(this.handlers.takeRunningForShutdown());
 			}
-			if (this.batched != null) {
-				this.batched.stop();
+			if (this.completionFlusher != null) {
+				this.modes.mailbox().stopDeletes();
 				this.completionFlusher.join(remainingMillis(deadline));
 				if (this.completionFlusher.isAlive()) {
 					logger.warn("TaskQueue could not write every waiting completion within the shutdown timeout of "

@@ -64,7 +64,9 @@ class KeyRunsIntegrationTests {
 		try (ConfigurableApplicationContext context = TestApplications.start(url,
 				List.of(Handlers.class), "taskqueue.queues.runs.group-commit-size=10",
 				"taskqueue.queues.runs.concurrency=1", "taskqueue.queues.runs.max-attempts=2",
-				"taskqueue.queues.runs.timeout=500ms")) {
+				"taskqueue.queues.runs.timeout=500ms",
+				// The run must reach task 3 however slow a loaded machine makes tasks 1 and 2.
+				"taskqueue.worker.group-commit-max-delay=10s")) {
 			Handlers handlers = context.getBean(Handlers.class);
 			handlers.hang = 3;
 			context.getBean(TaskQueue.class)

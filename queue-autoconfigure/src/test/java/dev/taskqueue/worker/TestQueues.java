@@ -1,11 +1,9 @@
 package dev.taskqueue.worker;
 
-import java.time.Duration;
 import java.util.List;
 
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.handler.TaskHandlerMethod;
-import dev.taskqueue.support.DatabaseOutage;
 
 /** Queues made as the worker makes them, for tests of one stage that run no task. */
 final class TestQueues {
@@ -19,9 +17,7 @@ final class TestQueues {
 		};
 		// Nothing here runs a task: the modes never reach the repository, transactions or payload reader.
 		CompletionModes modes = new CompletionModes(null, null, null, null, none, List.of());
-		BatchedCompletions batched = handler.batchedCompletion()
-				? new BatchedCompletions(null, null, none, 10, Duration.ofMillis(10), new DatabaseOutage()) : null;
-		return new QueueState(new QueueSpec(handler, settings, modes.of(handler, settings, batched)), maxPrefetch);
+		return new QueueState(new QueueSpec(handler, settings, modes.of(handler, settings)), maxPrefetch);
 	}
 
 }

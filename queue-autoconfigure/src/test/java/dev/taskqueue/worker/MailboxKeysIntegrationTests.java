@@ -1,5 +1,6 @@
 package dev.taskqueue.worker;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
@@ -25,10 +26,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The keys a completion leaves to the claim loop: taken by claims oldest first, and given their next head for any
+ * The keys a completion leaves to the claim loop in the {@link Mailbox}: taken by claims oldest first, and given their next head for any
  * claim when the loop does not claim for their queue (paused) or has ended, also for a completion that commits after.
  */
-class HeadlessKeysIntegrationTests {
+class MailboxKeysIntegrationTests {
 
 	private static TaskRepository tasks;
 
@@ -62,26 +63,26 @@ class HeadlessKeysIntegrationTests {
 
 	@Test
 	void keysWaitForAClaimOfTheirQueueAndGetTheirHeadWhenTheLoopDoesNotClaim() {
-		HeadlessKeys headless = new HeadlessKeys(tasks, transactions);
+		Mailbox headless = new Mailbox(tasks, transactions, 10, Duration.ofMillis(10));
 		UUID a2 = twoTasks("q", "a");
 		UUID b2 = twoTasks("q", "b");
 		UUID c2 = twoTasks("r", "c");
-		headless.add(completeHeads("q", 2));
-		headless.add(completeHeads("r", 1));
+		headless.post(Outcome.KeyLeftHeadless.of(completeHeads("q", 2)));
+		headless.post(Outcome.KeyLeftHeadless.of(completeHeads("r", 1)));
 		assertThat(claimable("q")).as("held until a claim or promotion").isEmpty();
-		assertThat(headless.take("q", 1)).containsExactly("a");
-		headless.putBack("q", List.of("a"));
-		assertThat(headless.take("q", 5)).containsExactly("a", "b");
-		headless.putBack("q", List.of("a", "b"));
-		headless.promoteAll("q"); // paused: any instance may run them once resumed
-		assertThat(headless.take("q", 5)).isEmpty();
+		assertThat(headless.takeKeys("q", 1)).containsExactly("a");
+		headless.putBackKeys("q", List.of("a"));
+		assertThat(headless.takeKeys("q", 5)).containsExactly("a", "b");
+		headless.putBackKeys("q", List.of("a", "b"));
+		headless.promoteKeys("q"); // paused: any instance may run them once resumed
+		assertThat(headless.takeKeys("q", 5)).isEmpty();
 		assertThat(claimable("q")).containsExactlyInAnyOrder(a2, b2);
 		assertThat(claimable("r")).isEmpty();
-		headless.close(); // the claim loop ended: what waits gets its head
+		headless.closeKeys(); // the claim loop ended: what waits gets its head
 		assertThat(claimable("r")).containsExactly(c2);
 		jdbc.update("DELETE FROM taskqueue_task WHERE claimed_by IS NULL");
 		UUID d2 = twoTasks("q", "d");
-		headless.add(completeHeads("q", 1)); // committed after the loop ended
+		headless.post(Outcome.KeyLeftHeadless.of(completeHeads("q", 1))); // committed after the loop ended
 		assertThat(claimable("q")).containsExactly(d2);
 	}
 
