@@ -26,7 +26,9 @@ class TaskQueueRuntimeHints implements RuntimeHintsRegistrar {
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		// Flyway lists and reads the migrations from the class path at startup.
 		for (MigrationLocations database : MigrationLocations.values()) {
-			hints.resources().registerPattern(database.location().substring("classpath:".length()) + "/*");
+			for (String location : database.locations()) {
+				hints.resources().registerPattern(location.substring("classpath:".length()) + "/*");
+			}
 		}
 		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
 				ClassUtils.resolveClassName(SCHEMA_COUNTS, classLoader));

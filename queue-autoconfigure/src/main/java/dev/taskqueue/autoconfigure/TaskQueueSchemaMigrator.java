@@ -20,11 +20,14 @@ import org.springframework.beans.factory.InitializingBean;
  * Applies TaskQueue's own Flyway migrations ({@code classpath:db/taskqueue}, history table
  * {@code taskqueue_schema_history}) when the application starts. It is deliberately not a {@code Flyway} bean,
  * which would make Spring Boot skip the application's own migrations. On CockroachDB and YugabyteDB it applies their
- * copies of the migrations instead ({@link MigrationLocations}).
+ * own locations instead, which take the migrations that are the same from this one ({@link MigrationLocations}).
  */
 public class TaskQueueSchemaMigrator implements InitializingBean {
 
-	/** Where the migrations are; the SQL files there are the schema's single source of truth. */
+	/**
+	 * Where PostgreSQL's migrations are, in this folder's subfolders (see {@link MigrationLocations}); the SQL files
+	 * there are the schema's single source of truth.
+	 */
 	public static final String LOCATION = "classpath:db/taskqueue";
 
 	/** TaskQueue's Flyway history table, apart from the application's. */
@@ -87,7 +90,7 @@ public class TaskQueueSchemaMigrator implements InitializingBean {
 			MigrationLocations database = MigrationLocations.of(locked);
 			boolean silenced = database == MigrationLocations.YUGABYTEDB && silenceAdvisoryLockErrors(locked);
 			try {
-				migrate(connection, database.location());
+				migrate(connection, database.locations());
 			}
 			finally {
 				if (silenced) {
@@ -100,10 +103,10 @@ public class TaskQueueSchemaMigrator implements InitializingBean {
 		}
 	}
 
-	private void migrate(DataSource connection, String location) {
+	private void migrate(DataSource connection, String... locations) {
 		FluentConfiguration configuration = Flyway.configure(getClass().getClassLoader())
 			.dataSource(connection)
-			.locations(location)
+			.locations(locations)
 			.table(HISTORY_TABLE)
 			// The schema usually holds the application's tables already: start our history below V1.
 			.baselineOnMigrate(true)

@@ -49,7 +49,7 @@ public class BatchRepository {
 	// Finishes batches with no task left, exactly once: the row lock and "finished_at IS NULL" (checked again on
 	// the row's newest version when another instance finished it meanwhile) let one statement win. The count of dead
 	// letters and "no task left" are read on one snapshot, in which a task is always either in the task table or
-	// in the dead letters: moving it is one statement.
+	// in the dead letters: moving it is one statement. %5$s is the "then" task's bucket (TaskBuckets.SQL).
 	private static final String FINISH = """
 			WITH done AS (
 			    SELECT b.id FROM %2$s b
@@ -70,7 +70,7 @@ public class BatchRepository {
 			           then_headers || jsonb_build_object('taskqueue-batch-id', id::text,
 			               'taskqueue-batch-total', total::text, 'taskqueue-batch-completed', completed::text,
 			               'taskqueue-batch-dead', dead::text),
-			           BUCKET
+			           %5$s
 			    FROM finished
 			    RETURNING id, queue)
 			SELECT id, queue%4$s FROM then_task
@@ -128,10 +128,11 @@ public class BatchRepository {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.notifyChannel = notifyChannel;
 		this.buckets = buckets;
-		String notify = (notifyChannel != null) ? ", pg_notify(:channel, queue)" : "";
-		this.insert = INSERT.formatted(tables.task(), tables.batch(), notify.replace("queue)", "q.queue)"));
-		this.finish = FINISH.formatted(tables.task(), tables.batch(), tables.deadTask(), notify)
-			.replace("BUCKET", TaskBuckets.SQL.formatted("finished.then_task_id", "finished.then_queue"));
+		boolean notify = notifyChannel != null;
+		this.insert = INSERT.formatted(tables.task(), tables.batch(), notify ? ", pg_notify(:channel, q.queue)" : "");
+		this.finish = FINISH.formatted(tables.task(), tables.batch(), tables.deadTask(),
+				notify ? ", pg_notify(:channel, queue)" : "",
+				TaskBuckets.SQL.formatted("finished.then_task_id", "finished.then_queue"));
 		this.anyOpen = ANY_OPEN.formatted(tables.batch());
 		this.prune = PRUNE.formatted(tables.batch());
 		this.progress = PROGRESS.formatted(tables.task(), tables.batch(), tables.deadTask());

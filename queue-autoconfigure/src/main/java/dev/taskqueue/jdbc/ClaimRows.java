@@ -112,7 +112,7 @@ final class ClaimRows {
 	}
 
 	/**
-	 * Binds TaskClaims' READY_AFTER and TAKE_READY from position {@code first}: each use of a parameter has its own.
+	 * Binds StorageDriver's READY_AFTER and TAKE_READY from position {@code first}: each use of a parameter has its own.
 	 * Returns the position after them.
 	 */
 	static int bindClaimAfter(PreparedStatement statement, int first, String queue, int bucket,

@@ -73,10 +73,11 @@ public enum Database {
 
 	/**
 	 * Whether claims lock with {@code FOR UPDATE SKIP LOCKED}: not on CockroachDB, where SKIP LOCKED can skip rows
-	 * nobody holds (cockroachdb/cockroach#121917); its claims read unlocked and update only unclaimed rows.
+	 * nobody holds (cockroachdb/cockroach#121917); its claims read unlocked and update only unclaimed rows. Says
+	 * what the database's storage driver does, which decides it.
 	 */
 	public boolean skipLockedClaims() {
-		return this != COCKROACHDB;
+		return StorageDriver.of(this) != StorageDriver.COCKROACHDB;
 	}
 
 	/**

@@ -27,12 +27,12 @@ public class DeadTaskRepository {
 
 	// One statement moves the row: a concurrent retry of the same task finds it gone and moves nothing. A task of a
 	// batch stays in it: an open batch waits for it again; a finished one has its counts already. It goes into the
-	// bucket its queue's bucket count here gives it (BUCKET, see TaskBuckets).
+	// bucket its queue's bucket count here gives it (%4$s, see TaskBuckets).
 	private static final String RETRY = """
 			WITH dead AS (DELETE FROM %2$s WHERE %3$s RETURNING *)
 			INSERT INTO %1$s (id, queue, payload, priority, run_at, enqueued_at, attempt, last_error, headers, batch_id,
 			                  bucket)
-			SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers, batch_id, BUCKET FROM dead
+			SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers, batch_id, %4$s FROM dead
 			""";
 
 	private static final String DELETE = """
@@ -80,8 +80,8 @@ public class DeadTaskRepository {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.buckets = buckets;
 		String bucket = TaskBuckets.SQL.formatted("dead.id", "dead.queue");
-		this.retryOne = RETRY.formatted(tables.task(), tables.deadTask(), "id = :id").replace("BUCKET", bucket);
-		this.retryQueue = RETRY.formatted(tables.task(), tables.deadTask(), "queue = :queue").replace("BUCKET", bucket);
+		this.retryOne = RETRY.formatted(tables.task(), tables.deadTask(), "id = :id", bucket);
+		this.retryQueue = RETRY.formatted(tables.task(), tables.deadTask(), "queue = :queue", bucket);
 		this.deleteOne = DELETE.formatted(tables.deadTask(), "id = :id");
 		this.deleteQueue = DELETE.formatted(tables.deadTask(), "queue = :queue");
 		String select = COLUMNS.formatted(tables.deadTask()).strip();

@@ -23,19 +23,20 @@ final class KeyHandOffs {
 
 	// The given keys of a queue that have no head (the sweep, or an enqueue of a key without held tasks, may have
 	// given them one since their head was deleted), as HAND_OFF and PROMOTE read deleted heads: queue, ordering_key,
-	// claimed_by. The probe reads the unique index of heads. Parameters: 1 queue, 2 keys.
+	// claimed_by. The probe reads the unique index of heads (%2$s, OrderedKeys.head). Parameters: 1 queue, 2 keys.
 	private static final String HEADLESS = """
 			headless AS (
 			    SELECT q.queue, k.ordering_key, CAST(NULL AS uuid) AS claimed_by
 			    FROM (SELECT CAST(? AS text) AS queue) q CROSS JOIN unnest(CAST(? AS text[])) AS k(ordering_key)
 			    WHERE NOT EXISTS (SELECT 1 FROM %1$s x
-			                      WHERE x.queue = q.queue AND x.ordering_key = k.ordering_key AND HEAD_OF_X))
-			""".replace("HEAD_OF_X", OrderedKeys.head("x"));
+			                      WHERE x.queue = q.queue AND x.ordering_key = k.ordering_key AND %2$s))
+			""";
 
 	// The end of the claims with hand-offs, as ClaimRows.handOffResult reads it: the claimed tasks, those handed off,
 	// and after each task handed off up to :following tasks of its key that come next (for group commit, which runs
 	// them in the group that runs the handed-off task, see worker/KeyRuns): still held, so shown as they will be once
-	// claimed by the same session, with their ordering_seq and whether they are due. Parameter: the last, :following.
+	// claimed by the same session, with their ordering_seq and whether they are due (%2$s is OrderedKeys.HELD).
+	// Parameter: the last, :following.
 	private static final String END = """
 			SELECT id, queue, payload, priority, attempt, enqueued_at, run_at, claimed_at, claimed_by, last_error, headers,
 			       ordering_key, bucket, false AS handed, CAST(NULL AS bigint) AS seq, true AS due
@@ -47,16 +48,17 @@ final class KeyHandOffs {
 			       n.last_error, n.headers::text, n.ordering_key, n.bucket, false, n.ordering_seq, n.run_at <= now()
 			FROM promoted p CROSS JOIN LATERAL (
 			    SELECT h.* FROM %1$s h
-			    WHERE h.queue = p.queue AND h.ordering_key = p.ordering_key AND h.claimed_by = HELD AND h.id <> p.id
+			    WHERE h.queue = p.queue AND h.ordering_key = p.ordering_key AND h.claimed_by = %2$s AND h.id <> p.id
 			    ORDER BY h.ordering_seq LIMIT ?) n
 			WHERE p.claimed_by IS NOT NULL
-			""".replace("HELD", OrderedKeys.HELD);
+			""";
 
-	// TaskRepository.claimHeld: the claim a hand-off makes, of tasks still held. Parameters: 1 session, 2 ids.
+	// TaskRepository.claimHeld: the claim a hand-off makes, of tasks still held (%2$s, OrderedKeys.HELD).
+	// Parameters: 1 session, 2 ids.
 	private static final String CLAIM_HELD = """
 			UPDATE %1$s SET claimed_by = ?, claimed_at = now(), attempt = attempt + 1
-			WHERE id = ANY(?) AND claimed_by IS NOT DISTINCT FROM HELD
-			""".replace("HELD", OrderedKeys.HELD);
+			WHERE id = ANY(?) AND claimed_by IS NOT DISTINCT FROM %2$s
+			""";
 
 	private final HotStatements statements;
 
@@ -68,20 +70,17 @@ final class KeyHandOffs {
 
 	private final String claimHeld;
 
-	KeyHandOffs(HotStatements statements, TaskTables tables, boolean skipLocked) {
+	/** @param driver the database's claims, see {@link StorageDriver} */
+	KeyHandOffs(HotStatements statements, TaskTables tables, StorageDriver driver) {
 		this.statements = statements;
-		String headless = HEADLESS.formatted(tables.task()).stripTrailing() + ",\n"
-				+ OrderedKeys.handOff(tables, "headless");
-		String ready = TaskClaims.locking(TaskClaims.READY, skipLocked).formatted(tables.task(), tables.session());
-		String readyAfter = TaskClaims.locking(TaskClaims.READY_AFTER, skipLocked)
-			.formatted(tables.task(), tables.session());
-		String take = TaskClaims.locking(TaskClaims.TAKE_READY, skipLocked).formatted(tables.task());
-		String end = END.formatted(tables.task());
-		this.handOffAndClaim = TaskClaims.folded(headless, ready, take, end);
-		this.handOffAndClaimAfter = TaskClaims.folded(headless, readyAfter, take, end);
-		this.claimHeld = CLAIM_HELD.formatted(tables.task());
-		this.promote = "WITH " + HEADLESS.formatted(tables.task()).stripTrailing() + ",\n"
-				+ OrderedKeys.promote(tables, "headless") + "SELECT count(*) FROM promoted\n";
+		String headlessKeys = HEADLESS.formatted(tables.task(), OrderedKeys.head("x")).stripTrailing() + ",\n";
+		String headless = headlessKeys + OrderedKeys.handOff(tables, "headless");
+		String take = driver.takeReady(tables);
+		String end = END.formatted(tables.task(), OrderedKeys.HELD);
+		this.handOffAndClaim = TaskClaims.folded(headless, driver.ready(tables), take, end);
+		this.handOffAndClaimAfter = TaskClaims.folded(headless, driver.readyAfter(tables), take, end);
+		this.claimHeld = CLAIM_HELD.formatted(tables.task(), OrderedKeys.HELD);
+		this.promote = "WITH " + headlessKeys + OrderedKeys.promote(tables, "headless") + "SELECT count(*) FROM promoted\n";
 	}
 
 	/**

@@ -50,12 +50,13 @@ public class LimitedClaims {
 	// that held the lock before. A statement that waited for the lock would see the locked row's newest version
 	// (PostgreSQL rechecks it) but count the tasks on the snapshot it took before the wait, missing those claims.
 	// The running count reads the partial index on claimed_by: proportional to the claimed tasks, not the backlog.
-	// "> HELD" leaves out the tasks held behind their ordering key, whose claimed_by is the nil UUID (sorts first).
+	// "> HELD" (%3$s) leaves out the tasks held behind their ordering key, whose claimed_by is the nil UUID (sorts
+	// first).
 	// :period is null without a rate limit, which makes the window columns null.
 	private static final String STATE = """
 			SELECT current_setting('transaction_isolation') IN ('read committed', 'serializable') AS read_committed,
 			       CASE WHEN :countRunning
-			            THEN (SELECT count(*) FROM %2$s t WHERE t.claimed_by > HELD AND t.queue = q.name)
+			            THEN (SELECT count(*) FROM %2$s t WHERE t.claimed_by > %3$s AND t.queue = q.name)
 			            ELSE 0 END AS running,
 			       CASE WHEN q.window_start IS NULL OR q.window_start < w.start THEN 0
 			            WHEN q.window_start = w.start THEN q.window_starts END AS starts,
@@ -67,7 +68,7 @@ public class LimitedClaims {
 			           + (floor(extract(epoch FROM now()) * 1000000 / :period) * :period) * interval '1 microsecond'
 			           AS start) w
 			WHERE q.name = :queue
-			""".replace("HELD", OrderedKeys.HELD);
+			""";
 
 	private static final String COUNT_STARTS = """
 			UPDATE %1$s SET window_start = timestamptz 'epoch' + :window * interval '1 microsecond',
@@ -119,7 +120,7 @@ public class LimitedClaims {
 		this.readCommitted.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
 		this.addRow = ADD_ROW.formatted(tables.queue());
 		this.lock = LOCK.formatted(tables.queue());
-		this.state = STATE.formatted(tables.queue(), tables.task());
+		this.state = STATE.formatted(tables.queue(), tables.task(), OrderedKeys.HELD);
 		this.countStarts = COUNT_STARTS.formatted(tables.queue());
 	}
 

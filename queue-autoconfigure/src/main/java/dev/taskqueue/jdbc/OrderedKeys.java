@@ -32,7 +32,7 @@ final class OrderedKeys {
 	static final String HELD = "uuid '00000000-0000-0000-0000-000000000000'";
 
 	// The predicate of taskqueue_task_ordering_head_idx, as ON CONFLICT must name it.
-	private static final String HEAD = "ordering_key IS NOT NULL AND claimed_by IS DISTINCT FROM " + HELD;
+	private static final String HEAD = headOf("");
 
 	private static final String RUN_AT = """
 			COALESCE(timestamptz 'epoch' + %s * interval '1 microsecond', now() + %s * interval '1 microsecond')""";
@@ -44,62 +44,65 @@ final class OrderedKeys {
 	// that starts where the previous one ended sees it. The claimed_by check skips a task changed meanwhile; it is
 	// IS NOT DISTINCT FROM, not =, so that no plan can read the whole held index for it (= matches that index's
 	// predicate, and with stale statistics the planner ANDed a scan of every held task with the primary key: 23 ms
-	// instead of 0.1 per completion, measured in W6). NEXT_HELD is that WHERE, shared with HAND_OFF.
+	// instead of 0.1 per completion, measured in W6). NEXT_HELD is that WHERE, shared with HAND_OFF; %3$s is HELD.
 	private static final String NEXT_HELD = """
-			WHERE p.claimed_by IS NOT DISTINCT FROM HELD AND p.id = ANY(ARRAY(
+			    WHERE p.claimed_by IS NOT DISTINCT FROM %3$s AND p.id = ANY(ARRAY(
 			        SELECT (SELECT h.id FROM %1$s h
-			                WHERE h.queue = d.queue AND h.ordering_key = d.ordering_key AND h.claimed_by = HELD
+			                WHERE h.queue = d.queue AND h.ordering_key = d.ordering_key AND h.claimed_by = %3$s
 			                ORDER BY h.ordering_seq LIMIT 1)
-			        FROM %2$s d WHERE d.ordering_key IS NOT NULL AND d.claimed_by IS DISTINCT FROM HELD))""";
+			        FROM %2$s d WHERE d.ordering_key IS NOT NULL AND d.claimed_by IS DISTINCT FROM %3$s))
+			""";
 
 	static final String PROMOTE = """
 			promoted AS (
 			    UPDATE %1$s p SET claimed_by = NULL, run_at = greatest(p.run_at, now())
-			    NEXT_HELD
+			""" + NEXT_HELD + """
 			    RETURNING p.id)
-			""".replace("NEXT_HELD", NEXT_HELD).replace("HELD", HELD);
+			""";
 
 	// PROMOTE that also claims the new head for the session that completed the old one (a hand-off): one row
 	// version less than a promotion followed by a claim, which is what makes ordered keys cost little more than no
 	// keys. Only a head that is due, of the queue :queue, and only when :session is not null (the worker says when it
 	// may take more: running, queue not paused, no cluster-wide limit, which a hand-off would bypass); other heads
 	// are promoted as PROMOTE does. The attempt is counted as a claim counts it. Returns the claimed columns of
-	// TaskClaims' claims. Parameters: 1 queue, 2 session.
+	// TaskClaims' claims. %4$s is TAKEN. Parameters: 1 queue, 2 session.
 	static final String HAND_OFF = """
 			hand_off AS (SELECT CAST(? AS text) AS queue, CAST(? AS uuid) AS session),
 			promoted AS (
-			    UPDATE %1$s p SET claimed_by = CASE WHEN TAKEN THEN (SELECT session FROM hand_off) END,
-			           claimed_at = CASE WHEN TAKEN THEN now() END,
-			           attempt = p.attempt + CASE WHEN TAKEN THEN 1 ELSE 0 END,
+			    UPDATE %1$s p SET claimed_by = CASE WHEN %4$s THEN (SELECT session FROM hand_off) END,
+			           claimed_at = CASE WHEN %4$s THEN now() END,
+			           attempt = p.attempt + CASE WHEN %4$s THEN 1 ELSE 0 END,
 			           run_at = greatest(p.run_at, now())
-			    NEXT_HELD
+			""" + NEXT_HELD + """
 			    RETURNING p.id, p.queue, p.payload::text AS payload, p.priority, p.attempt, p.enqueued_at, p.run_at,
 			              p.claimed_at, p.claimed_by, p.last_error, p.headers::text AS headers, p.ordering_key,
 			              p.bucket)
-			""".replace("NEXT_HELD", NEXT_HELD)
-		.replace("TAKEN", "p.run_at <= now() AND p.queue = (SELECT queue FROM hand_off) "
-				+ "AND (SELECT session FROM hand_off) IS NOT NULL")
-		.replace("HELD", HELD);
+			""";
+
+	// Whether HAND_OFF takes a new head for the claiming session.
+	private static final String TAKEN = "p.run_at <= now() AND p.queue = (SELECT queue FROM hand_off) "
+			+ "AND (SELECT session FROM hand_off) IS NOT NULL";
 
 	// One task: the head when no task of the key is held and no head exists (the unique index waits for an
-	// uncommitted head and then skips), held otherwise. "held" inserts only when "head" inserted nothing.
+	// uncommitted head and then skips), held otherwise. "held" inserts only when "head" inserted nothing. %5$s is HEAD,
+	// %6$s HELD, in OFFER_ALL too.
 	private static final String OFFER = """
 			WITH head AS (
 			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket, ordering_key, ordering_seq)
 			    SELECT :id, :queue, CAST(:payload AS jsonb), :priority, %3$s, CAST(:headers AS jsonb), :bucket, :key,
 			           nextval('%2$s')
-			    WHERE NOT EXISTS (SELECT 1 FROM %1$s WHERE queue = :queue AND ordering_key = :key AND claimed_by = HELD)
-			    ON CONFLICT (queue, ordering_key) WHERE HEAD DO NOTHING
+			    WHERE NOT EXISTS (SELECT 1 FROM %1$s WHERE queue = :queue AND ordering_key = :key AND claimed_by = %6$s)
+			    ON CONFLICT (queue, ordering_key) WHERE %5$s DO NOTHING
 			    RETURNING id, queue),
 			held AS (
 			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket, ordering_key, ordering_seq,
 			                      claimed_by)
 			    SELECT :id, :queue, CAST(:payload AS jsonb), :priority, %3$s, CAST(:headers AS jsonb), :bucket, :key,
-			           nextval('%2$s'), HELD
+			           nextval('%2$s'), %6$s
 			    WHERE NOT EXISTS (SELECT 1 FROM head)
 			    RETURNING id)
 			SELECT (SELECT count(*) FROM held) AS held%4$s
-			""".replace("HEAD", HEAD).replace("HELD", HELD);
+			""";
 
 	// Many tasks. The sequence is taken in list order ("input" scans the arrays in order), so a key repeated in the
 	// list keeps the list's order. Only the first task of each key can be a head; "first" is sorted by key, so two
@@ -118,19 +121,19 @@ final class OrderedKeys {
 			           f.key, f.seq
 			    FROM first f
 			    WHERE NOT EXISTS (SELECT 1 FROM %1$s h
-			                      WHERE h.queue = f.queue AND h.ordering_key = f.key AND h.claimed_by = HELD)
+			                      WHERE h.queue = f.queue AND h.ordering_key = f.key AND h.claimed_by = %6$s)
 			    ORDER BY f.queue, f.key
-			    ON CONFLICT (queue, ordering_key) WHERE HEAD DO NOTHING
+			    ON CONFLICT (queue, ordering_key) WHERE %5$s DO NOTHING
 			    RETURNING id, queue),
 			held AS (
 			    INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket, ordering_key, ordering_seq,
 			                      claimed_by)
 			    SELECT f.id, f.queue, CAST(f.payload AS jsonb), f.priority, %3$s, CAST(f.headers AS jsonb), f.bucket,
-			           f.key, f.seq, HELD
+			           f.key, f.seq, %6$s
 			    FROM input f WHERE f.id <> ALL(ARRAY(SELECT id FROM head))
 			    RETURNING id)
 			SELECT (SELECT count(*) FROM held) AS held%4$s
-			""".replace("HEAD", HEAD).replace("HELD", HELD);
+			""";
 
 	// The wake-up, sent only for heads: a held task cannot be claimed.
 	private static final String NOTIFIED = """
@@ -138,27 +141,28 @@ final class OrderedKeys {
 			       (SELECT count(*) FROM (SELECT pg_notify(:channel, queue) FROM head) sent) AS notified""";
 
 	// Up to :keys keys with held tasks after (:afterQueue, :afterKey), one index probe each (a loose index scan);
-	// those without a head get their first held task promoted. Returns the keys' last one, to go on from next time.
+	// those without a head get their first held task promoted (%2$s, PROMOTE of "orphans"). Returns the keys' last
+	// one, to go on from next time. %3$s is HELD, %4$s the predicate of a head x.
 	private static final String PROMOTE_ORPHANS = """
 			WITH RECURSIVE held_keys AS (
 			    (SELECT queue, ordering_key FROM %1$s
-			     WHERE claimed_by = HELD AND (queue, ordering_key) > (:afterQueue, :afterKey)
+			     WHERE claimed_by = %3$s AND (queue, ordering_key) > (:afterQueue, :afterKey)
 			     ORDER BY queue, ordering_key LIMIT 1)
 			    UNION ALL
 			    SELECT n.queue, n.ordering_key FROM held_keys k CROSS JOIN LATERAL (
 			        SELECT t.queue, t.ordering_key FROM %1$s t
-			        WHERE t.claimed_by = HELD AND (t.queue, t.ordering_key) > (k.queue, k.ordering_key)
+			        WHERE t.claimed_by = %3$s AND (t.queue, t.ordering_key) > (k.queue, k.ordering_key)
 			        ORDER BY t.queue, t.ordering_key LIMIT 1) n),
 			scanned AS MATERIALIZED (
 			    SELECT queue, ordering_key, row_number() OVER () AS n FROM (SELECT * FROM held_keys LIMIT :keys) k),
 			orphans AS (
 			    SELECT s.queue, s.ordering_key, NULL::uuid AS claimed_by FROM scanned s
 			    WHERE NOT EXISTS (SELECT 1 FROM %1$s x
-			                      WHERE x.queue = s.queue AND x.ordering_key = s.ordering_key AND HEAD_OF_X)),
-			PROMOTE_ORPHANS
+			                      WHERE x.queue = s.queue AND x.ordering_key = s.ordering_key AND %4$s)),
+			%2$s
 			SELECT s.queue, s.ordering_key, s.n, (SELECT count(*) FROM promoted) AS promoted
 			FROM scanned s ORDER BY s.n DESC LIMIT 1
-			""".replace("HEAD_OF_X", head("x")).replace("HELD", HELD);
+			""";
 
 	private final JdbcClient jdbc;
 
@@ -182,26 +186,31 @@ final class OrderedKeys {
 		this.notifyChannel = notifyChannel;
 		String notified = (notifyChannel != null) ? NOTIFIED : "";
 		this.offer = OFFER.formatted(tables.task(), tables.orderingSequence(),
-				RUN_AT.formatted("CAST(:runAtMicros AS bigint)", ":delayMicros"), notified);
+				RUN_AT.formatted("CAST(:runAtMicros AS bigint)", ":delayMicros"), notified, HEAD, HELD);
 		this.offerAll = OFFER_ALL.formatted(tables.task(), tables.orderingSequence(),
-				RUN_AT.formatted("f.run_at_micros", "f.delay_micros"), notified);
-		this.promoteOrphans = PROMOTE_ORPHANS.formatted(tables.task())
-			.replace("PROMOTE_ORPHANS", promote(tables, "orphans").stripTrailing());
+				RUN_AT.formatted("f.run_at_micros", "f.delay_micros"), notified, HEAD, HELD);
+		this.promoteOrphans = PROMOTE_ORPHANS.formatted(tables.task(), promote(tables, "orphans").stripTrailing(), HELD,
+				head("x"));
 	}
 
 	/** The predicate of taskqueue_task_ordering_head_idx on the task table as {@code alias}, for a probe of that index. */
 	static String head(String alias) {
-		return alias + "." + HEAD.replace("claimed_by", alias + ".claimed_by");
+		return headOf(alias + ".");
+	}
+
+	/** The predicate of a head, with its columns named {@code prefix} and their name. */
+	private static String headOf(String prefix) {
+		return prefix + "ordering_key IS NOT NULL AND " + prefix + "claimed_by IS DISTINCT FROM " + HELD;
 	}
 
 	/** {@link #PROMOTE} for the task table, promoting the keys of CTE {@code source}. */
 	static String promote(TaskTables tables, String source) {
-		return PROMOTE.formatted(tables.task(), source);
+		return PROMOTE.formatted(tables.task(), source, HELD);
 	}
 
 	/** {@link #HAND_OFF} for the task table, promoting the keys of CTE {@code source}. */
 	static String handOff(TaskTables tables, String source) {
-		return HAND_OFF.formatted(tables.task(), source);
+		return HAND_OFF.formatted(tables.task(), source, HELD, TAKEN);
 	}
 
 	/** Binds {@link #HAND_OFF}'s parameters from {@code first}: no hand-off when {@code session} is null. */

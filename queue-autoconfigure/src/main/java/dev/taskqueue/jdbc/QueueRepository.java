@@ -29,21 +29,22 @@ public class QueueRepository {
 			""";
 
 	// A claim in progress holds the row lock: this waits for it, then finds the task claimed and deletes nothing.
-	// A task held behind its ordering key (claimed_by HELD) waits too; a head cancelled makes the next one the head.
+	// A task held behind its ordering key (claimed_by HELD, %3$s) waits too; a head cancelled makes the next one the
+	// head.
 	private static final String CANCEL = """
 			WITH completed AS (
-			    DELETE FROM %1$s WHERE id = :id AND (claimed_by IS NULL OR claimed_by = HELD) RETURNING *),
+			    DELETE FROM %1$s WHERE id = :id AND (claimed_by IS NULL OR claimed_by = %3$s) RETURNING *),
 			%2$s
 			SELECT count(*) FROM completed
-			""".replace("HELD", OrderedKeys.HELD);
+			""";
 
 	// One bounded batch: SKIP LOCKED passes over the rows a claim is taking right now, which are then running. A key
-	// whose head and held tasks go in different batches gets its next head from the heartbeat's sweep.
+	// whose head and held tasks go in different batches gets its next head from the heartbeat's sweep. %2$s is HELD.
 	private static final String CANCEL_WAITING = """
 			DELETE FROM %1$s WHERE id IN (
-			    SELECT id FROM %1$s WHERE queue = :queue AND (claimed_by IS NULL OR claimed_by = HELD)
+			    SELECT id FROM %1$s WHERE queue = :queue AND (claimed_by IS NULL OR claimed_by = %2$s)
 			    LIMIT :batch FOR UPDATE SKIP LOCKED)
-			""".replace("HELD", OrderedKeys.HELD);
+			""";
 
 	private final JdbcClient jdbc;
 
@@ -62,8 +63,9 @@ public class QueueRepository {
 		this.setPaused = SET_PAUSED.formatted(tables.queue());
 		this.paused = PAUSED.formatted(tables.queue());
 		this.isPaused = IS_PAUSED.formatted(tables.queue());
-		this.cancel = CANCEL.formatted(tables.task(), OrderedKeys.promote(tables, "completed").stripTrailing());
-		this.cancelWaiting = CANCEL_WAITING.formatted(tables.task());
+		this.cancel = CANCEL.formatted(tables.task(), OrderedKeys.promote(tables, "completed").stripTrailing(),
+				OrderedKeys.HELD);
+		this.cancelWaiting = CANCEL_WAITING.formatted(tables.task(), OrderedKeys.HELD);
 	}
 
 	public void setPaused(String queue, boolean paused) {

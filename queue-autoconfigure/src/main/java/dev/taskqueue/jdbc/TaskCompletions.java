@@ -34,10 +34,8 @@ final class TaskCompletions {
 			""";
 
 	// Many completions in one statement, each fenced by its own claim (CompletionFences).
-	private static final String COMPLETE_ALL = """
-			DELETE FROM %1$s t WHERE FENCED
-			RETURNING t.id
-			""".replace("FENCED", CompletionFences.FENCED);
+	private static final String COMPLETE_ALL = "DELETE FROM %1$s t WHERE " + CompletionFences.FENCED
+			+ "\nRETURNING t.id\n";
 
 	// Keeps the tasks of a "completed" CTE in the history (%2$s), here and in TaskClaims' fold of completions into a
 	// claim. A task that followed its key's head in a group (worker/KeyRuns) is deleted unclaimed, at attempt 0: it
@@ -52,12 +50,8 @@ final class TaskCompletions {
 	// COMPLETE_ALL as a "completed" CTE, followed by more CTEs on it (%2$s): KEPT with history, OrderedKeys'
 	// HAND_OFF for tasks with an ordering key (OrderedCompletions), or both; then the SELECT %3$s, by default
 	// COMPLETED_IDS. Parameters: 1 ids, 2 claims, then those of %2$s.
-	static final String COMPLETE_ALL_AND = """
-			WITH completed AS (
-			    DELETE FROM %1$s t WHERE FENCED
-			    RETURNING t.*),
-			%2$s
-			%3$s""".replace("FENCED", CompletionFences.FENCED);
+	static final String COMPLETE_ALL_AND = "WITH completed AS (\n    DELETE FROM %1$s t WHERE " + CompletionFences.FENCED
+			+ "\n    RETURNING t.*),\n%2$s\n%3$s";
 
 	static final String COMPLETED_IDS = "SELECT id FROM completed\n";
 

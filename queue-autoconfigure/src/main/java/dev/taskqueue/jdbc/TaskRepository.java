@@ -122,12 +122,12 @@ public class TaskRepository {
 		JdbcTemplate jdbcTemplate = new JdbcTemplate(dataSource);
 		this.jdbc = JdbcClient.create(jdbcTemplate);
 		this.statements = new HotStatements(dataSource, jdbcTemplate.getExceptionTranslator());
-		boolean skipLocked = dialect.database().skipLockedClaims();
-		this.claims = new TaskClaims(this.statements, tables, history, false, skipLocked);
-		this.orderedClaims = new TaskClaims(this.statements, tables, history, true, skipLocked);
+		StorageDriver driver = StorageDriver.of(dialect.database());
+		this.claims = new TaskClaims(this.statements, tables, history, false, driver);
+		this.orderedClaims = new TaskClaims(this.statements, tables, history, true, driver);
 		this.ordered = new OrderedCompletions(this.statements, this.jdbc, tables, history);
 		this.completions = new TaskCompletions(this.statements, tables, history, this.ordered);
-		this.keyHandOffs = new KeyHandOffs(this.statements, tables, skipLocked);
+		this.keyHandOffs = new KeyHandOffs(this.statements, tables, driver);
 		this.retryLater = RETRY_LATER.formatted(tables.task());
 		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(), "");
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());

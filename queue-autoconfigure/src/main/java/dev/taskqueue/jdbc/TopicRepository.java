@@ -23,7 +23,7 @@ public class TopicRepository {
 
 	// One task per subscribed queue, in one statement. The ids derive from one time-ordered id made by the caller:
 	// its last two bytes (random ones, version and variant bits untouched) become the subscriber's number, so the
-	// ids stay unique and in creation order without a sequence. Each task's bucket is computed here (BUCKET, see
+	// ids stay unique and in creation order without a sequence. Each task's bucket is computed here (%4$s, see
 	// TaskBuckets), as only this statement knows the subscribed queues; their ids share the bytes the hash reads.
 	private static final String PUBLISH = """
 			WITH subscriber AS (
@@ -32,7 +32,7 @@ public class TopicRepository {
 			    FROM (SELECT queue, row_number() OVER (ORDER BY queue) AS n FROM %2$s WHERE topic = :topic) s),
 			published AS (
 			    INSERT INTO %1$s (id, queue, payload, priority, headers, bucket)
-			    SELECT id, queue, CAST(:payload AS jsonb), :priority, CAST(:headers AS jsonb), BUCKET
+			    SELECT id, queue, CAST(:payload AS jsonb), :priority, CAST(:headers AS jsonb), %4$s
 			    FROM subscriber
 			    RETURNING id, queue)
 			SELECT id, queue%3$s FROM published ORDER BY queue
@@ -86,8 +86,8 @@ public class TopicRepository {
 		this.notifyChannel = notifyChannel;
 		this.buckets = buckets;
 		this.publish = PUBLISH.formatted(tables.task(), tables.topicSubscription(),
-				(notifyChannel != null) ? ", pg_notify(:channel, queue)" : "")
-			.replace("BUCKET", TaskBuckets.SQL.formatted("subscriber.id", "subscriber.queue"));
+				(notifyChannel != null) ? ", pg_notify(:channel, queue)" : "",
+				TaskBuckets.SQL.formatted("subscriber.id", "subscriber.queue"));
 		this.subscribe = SUBSCRIBE.formatted(tables.topicSubscription());
 		this.unsubscribeStale = UNSUBSCRIBE_STALE.formatted(tables.topicSubscription());
 		this.subscribers = SUBSCRIBERS.formatted(tables.topicSubscription());

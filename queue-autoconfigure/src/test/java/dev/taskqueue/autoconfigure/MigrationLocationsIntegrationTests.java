@@ -62,7 +62,7 @@ class MigrationLocationsIntegrationTests {
 		DriverManagerDataSource dataSource = new DriverManagerDataSource(TestDatabase.createDatabase());
 		Flyway.configure()
 			.dataSource(dataSource)
-			.locations(database.location())
+			.locations(database.locations())
 			.table(TaskQueueSchemaMigrator.HISTORY_TABLE)
 			.load()
 			.migrate();

@@ -20,9 +20,9 @@ import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The migrations of CockroachDB and YugabyteDB are copies of PostgreSQL's (docs/distributed-sql.md): the same files,
- * the same objects created, and no difference but the sharding of keys. A migration added to {@code db/taskqueue}
- * without its copies fails here.
+ * The migrations of CockroachDB and YugabyteDB are PostgreSQL's (docs/distributed-sql.md): the same files, the same
+ * objects created, and no difference but the sharding of keys; a script that is the same is shared, not copied. A
+ * migration added to {@code db/taskqueue} that is neither shared nor copied to every database fails here.
  */
 class MigrationLocationsTests {
 
@@ -47,7 +47,8 @@ class MigrationLocationsTests {
 	void everyMigrationHasACopyThatCreatesTheSameObjects(MigrationLocations database) {
 		Map<String, String> postgresql = scripts(MigrationLocations.POSTGRESQL);
 		Map<String, String> copies = scripts(database);
-		assertThat(copies.keySet()).as("the migrations in " + database.location()).isEqualTo(postgresql.keySet());
+		assertThat(copies.keySet()).as("the migrations in " + List.of(database.locations()))
+			.isEqualTo(postgresql.keySet());
 		postgresql.forEach((name, script) -> assertThat(objects(copies.get(name))).as(database + " " + name)
 			.isEqualTo(objects(script)));
 	}
@@ -85,20 +86,63 @@ class MigrationLocationsTests {
 			.contains("CONSTRAINT taskqueue_history_pkey PRIMARY KEY (id) USING HASH WITH (bucket_count = 16)");
 	}
 
-	/** The scripts of {@code database}'s location by file name. */
+	@Test
+	void postgresqlsLocationsAreEveryScriptUnderDbTaskqueue() {
+		assertThat(resources(TaskQueueSchemaMigrator.LOCATION).stream().map(Resource::getFilename).sorted())
+			.containsExactlyElementsOf(scripts(MigrationLocations.POSTGRESQL).keySet());
+	}
+
+	@ParameterizedTest
+	@EnumSource
+	void eachVersionIsInOneLocationOfADatabase(MigrationLocations database) {
+		List<String> names = new ArrayList<>();
+		for (String location : database.locations()) {
+			names.addAll(resources(location).stream().map(Resource::getFilename).toList());
+		}
+		assertThat(names).as(List.of(database.locations()).toString()).doesNotHaveDuplicates();
+	}
+
+	@ParameterizedTest
+	@EnumSource(names = { "COCKROACHDB", "YUGABYTEDB" })
+	void aScriptTheSameAsPostgresqlsIsSharedNotCopied(MigrationLocations database) {
+		Map<String, String> postgresql = scripts(MigrationLocations.POSTGRESQL);
+		String own = database.locations()[database.locations().length - 1];
+		assertThat(own).doesNotStartWith(TaskQueueSchemaMigrator.LOCATION + "/");
+		for (Resource resource : resources(own)) {
+			assertThat(content(resource)).as(own + "/" + resource.getFilename())
+				.isNotEqualTo(postgresql.get(resource.getFilename()));
+		}
+	}
+
+	/** The scripts of {@code database}'s locations by file name. */
 	private static Map<String, String> scripts(MigrationLocations database) {
 		Map<String, String> scripts = new TreeMap<>();
-		try {
-			for (Resource resource : new PathMatchingResourcePatternResolver()
-				.getResources(database.location() + "/*.sql")) {
-				scripts.put(resource.getFilename(), resource.getContentAsString(StandardCharsets.UTF_8));
+		for (String location : database.locations()) {
+			for (Resource resource : resources(location)) {
+				scripts.put(resource.getFilename(), content(resource));
 			}
+		}
+		assertThat(scripts).as(List.of(database.locations()).toString()).isNotEmpty();
+		return scripts;
+	}
+
+	/** The scripts in {@code location} and its subfolders, as Flyway reads them. */
+	private static List<Resource> resources(String location) {
+		try {
+			return List.of(new PathMatchingResourcePatternResolver().getResources(location + "/**/*.sql"));
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		assertThat(scripts).as(database.location()).isNotEmpty();
-		return scripts;
+	}
+
+	private static String content(Resource resource) {
+		try {
+			return resource.getContentAsString(StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	/** The statements of {@code script}, without comments, with all white space as single spaces. */

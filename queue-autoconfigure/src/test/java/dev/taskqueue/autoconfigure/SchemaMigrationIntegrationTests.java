@@ -1,7 +1,6 @@
 package dev.taskqueue.autoconfigure;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -23,6 +22,8 @@ import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.io.Resource;
+import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
@@ -79,9 +80,11 @@ class SchemaMigrationIntegrationTests {
 				"V3__unique_tasks.sql", "V4__ordered_keys.sql", "V5__queue_limits.sql", "V6__recurring_schedules.sql",
 				"V7__topics_and_batches.sql", "V8__dashboard_stats.sql", "V9__hash_sharded_claims.sql",
 				"V10__shutdown_give_backs.sql", "V11__session_queues.sql")) {
-			try (InputStream in = getClass().getClassLoader().getResourceAsStream("db/taskqueue/" + migration)) {
-				TestDatabase.execute(url, new String(in.readAllBytes(), StandardCharsets.UTF_8));
-			}
+			// PostgreSQL's migrations are all under db/taskqueue, some in the subfolders they share with other databases
+			Resource[] script = new PathMatchingResourcePatternResolver()
+				.getResources(TaskQueueSchemaMigrator.LOCATION + "/**/" + migration);
+			assertThat(script).as(migration).hasSize(1);
+			TestDatabase.execute(url, script[0].getContentAsString(StandardCharsets.UTF_8));
 		}
 		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class),
 				"taskqueue.schema.migrate=false")) {

@@ -36,11 +36,18 @@ class TaskQueueRuntimeHintsTests {
 
 	@Test
 	void registersEveryMigration() throws IOException {
-		Resource[] migrations = new PathMatchingResourcePatternResolver()
-			.getResources(TaskQueueSchemaMigrator.LOCATION + "/*.sql");
-		assertThat(migrations).hasSizeGreaterThanOrEqualTo(2);
-		assertThat(Arrays.stream(migrations).map(Resource::getFilename)).allSatisfy((name) -> assertThat(
-				RuntimeHintsPredicates.resource().forResource("db/taskqueue/" + name)).accepts(this.hints));
+		for (MigrationLocations database : MigrationLocations.values()) {
+			for (String location : database.locations()) {
+				String path = location.substring("classpath:".length());
+				Resource[] migrations = new PathMatchingResourcePatternResolver().getResources(location + "/**/*.sql");
+				assertThat(migrations).as(location).isNotEmpty();
+				assertThat(Arrays.stream(migrations)).allSatisfy((migration) -> {
+					String url = migration.getURL().toString();
+					assertThat(RuntimeHintsPredicates.resource().forResource(url.substring(url.indexOf(path + "/"))))
+						.accepts(this.hints);
+				});
+			}
+		}
 	}
 
 	@Test

@@ -179,8 +179,9 @@ class BucketClaimsTests {
 	@Test
 	void cockroachDbClaimsReadUnlockedAndTakeOnlyRowsStillUnclaimed() {
 		HotStatements statements = new HotStatements(dataSource, new JdbcTemplate().getExceptionTranslator());
-		TaskClaims skipping = new TaskClaims(statements, TaskTables.inSchema(null), false, true, true);
-		TaskClaims unlocked = new TaskClaims(statements, TaskTables.inSchema(null), false, true, false);
+		TaskClaims skipping = new TaskClaims(statements, TaskTables.inSchema(null), false, true, StorageDriver.POSTGRESQL);
+		TaskClaims unlocked = new TaskClaims(statements, TaskTables.inSchema(null), false, true,
+				StorageDriver.COCKROACHDB);
 		for (String statement : List.of(skipping.claim, skipping.claimOthers, skipping.claimAfter,
 				skipping.completeAndClaim, skipping.completeAndClaimAfter)) {
 			assertThat(statement).contains("FOR UPDATE SKIP LOCKED").doesNotContain("AND t.claimed_by IS NULL");
