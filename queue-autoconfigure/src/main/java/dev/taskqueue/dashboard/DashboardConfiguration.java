@@ -3,19 +3,17 @@ package dev.taskqueue.dashboard;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 import javax.sql.DataSource;
 
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
-import dev.taskqueue.autoconfigure.DashboardProperties;
-import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
-import dev.taskqueue.autoconfigure.TaskQueueProperties;
 import dev.taskqueue.jdbc.DashboardQueries;
 import dev.taskqueue.jdbc.QueueMinuteRepository;
 import dev.taskqueue.jdbc.TaskTables;
-import dev.taskqueue.schedule.RecurringTaskAutoConfiguration;
 import dev.taskqueue.schedule.ScheduleControl;
+import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.Redaction;
 
 import org.apache.commons.logging.Log;
@@ -25,12 +23,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.io.ClassPathResource;
@@ -46,43 +42,38 @@ import org.springframework.web.servlet.function.RouterFunctions;
 import org.springframework.web.servlet.function.ServerResponse;
 
 /**
- * Serves the dashboard under {@code taskqueue.dashboard.path} in a servlet web application with Spring MVC, as
- * functional routes: no component scanning, no template engine, nothing but the pages and one style sheet.
- * Applications with Spring Security protect it like any other path. Off unless {@code taskqueue.dashboard.enabled}.
+ * The dashboard's beans, this package's one entry point: its pages as functional routes under
+ * {@link DashboardSettings#path()} (no component scanning, no template engine, nothing but the pages and one style
+ * sheet). Imported by {@code TaskQueueDashboardAutoConfiguration}, which decides whether the dashboard is served
+ * and gives it its {@link DashboardSettings}; {@link Throughput}, which records what the charts show, is imported
+ * by {@code ThroughputAutoConfiguration} wherever a worker runs.
  */
-@AutoConfiguration(after = { TaskQueueAutoConfiguration.class, RecurringTaskAutoConfiguration.class })
-@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnClass(RouterFunction.class)
-@ConditionalOnBean({ TaskQueueOperations.class, TaskTables.class })
-@ConditionalOnBooleanProperty(name = "taskqueue.dashboard.enabled")
-@ImportRuntimeHints(TaskQueueDashboardAutoConfiguration.StyleHints.class)
-public class TaskQueueDashboardAutoConfiguration {
+@Configuration(proxyBeanMethods = false)
+@ImportRuntimeHints(DashboardConfiguration.StyleHints.class)
+public class DashboardConfiguration {
 
 	static final String STYLE = "dev/taskqueue/dashboard/dashboard.css";
 
-	private static final Log logger = LogFactory.getLog(TaskQueueDashboardAutoConfiguration.class);
+	private static final Log logger = LogFactory.getLog(DashboardConfiguration.class);
 
 	/** A class of Spring Security's web support: with it the application can protect the path, without it nothing does. */
 	private static final String SPRING_SECURITY = "org.springframework.security.web.SecurityFilterChain";
 
 	@Bean
 	RouterFunction<ServerResponse> taskQueueDashboardRoutes(TaskQueueOperations operations, DataSource dataSource,
-			TaskTables tables, TaskQueueProperties properties, ObjectProvider<OverviewSection> sections,
+			TaskTables tables, DashboardSettings settings, ObjectProvider<OverviewSection> sections,
 			ResourceLoader resourceLoader, ObjectProvider<TaskRedactor> redactor) {
-		DashboardProperties dashboard = properties.getDashboard();
 		// Once, where the routes are made: the pages show payloads and errors to whoever reaches them.
 		if (!ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader())) {
-			logger.warn("TaskQueue's dashboard is served at " + dashboard.getPath()
+			logger.warn("TaskQueue's dashboard is served at " + settings.path()
 					+ " with no authentication: Spring Security is not on the class path, so anyone who reaches this "
-					+ "application sees its tasks' payloads and errors" + (dashboard.isReadOnly() ? "" : " and can act on them")
+					+ "application sees its tasks' payloads and errors" + (settings.readOnly() ? "" : " and can act on them")
 					+ ". Protect the path (docs/dashboard.md) or set taskqueue.dashboard.enabled=false.");
 		}
-		DashboardSettings settings = new DashboardSettings(dashboard.getPath(), dashboard.isReadOnly(),
-				dashboard.getRefreshInterval(), properties.getMetrics().getCountLimit());
 		DashboardQueries queries = queries(dataSource, tables);
 		DashboardPages pages = new DashboardPages(operations, queries, new QueueMinuteRepository(dataSource, tables),
 				settings, sections.orderedStream().toList(), Redaction.effective(
-						redactor.getIfAvailable(() -> TaskRedactor.NONE), properties.getRedaction().isHidePayloads()));
+						redactor.getIfAvailable(() -> TaskRedactor.NONE), settings.hidePayloads()));
 		DashboardActions actions = new DashboardActions(operations, queries, pages, settings.countLimit());
 		return routes(settings, pages, actions, new ScheduleActions(operations, actions), style());
 	}
@@ -97,9 +88,8 @@ public class TaskQueueDashboardAutoConfiguration {
 
 	@Bean
 	@Order(2)
-	BatchesSection taskQueueDashboardBatches(DataSource dataSource, TaskTables tables,
-			TaskQueueProperties properties) {
-		return new BatchesSection(queries(dataSource, tables), properties.getMetrics().getCountLimit());
+	BatchesSection taskQueueDashboardBatches(DataSource dataSource, TaskTables tables, DashboardSettings settings) {
+		return new BatchesSection(queries(dataSource, tables), settings.countLimit());
 	}
 
 	private static DashboardQueries queries(DataSource dataSource, TaskTables tables) {
@@ -177,6 +167,33 @@ public class TaskQueueDashboardAutoConfiguration {
 		catch (IOException ex) {
 			throw new UncheckedIOException("The dashboard's style sheet " + STYLE + " is missing from the jar", ex);
 		}
+	}
+
+	/**
+	 * Records, in every instance that runs a worker, the completed and failed attempts per queue and minute that
+	 * the dashboard's charts show, whether or not this instance serves the dashboard.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	public static class Throughput {
+
+		@Bean
+		@DependsOnDatabaseInitialization
+		ThroughputRecorder taskQueueThroughputRecorder(DataSource dataSource, TaskTables tables,
+				ThroughputSettings settings, ObjectProvider<DatabaseOutage> outage) {
+			ThroughputRecorder recorder = new ThroughputRecorder(new QueueMinuteRepository(dataSource, tables),
+					settings.interval());
+			recorder.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
+			return recorder;
+		}
+
+	}
+
+	/**
+	 * What the throughput recorder takes from the configuration.
+	 *
+	 * @param interval how often the counts of the last minutes are written
+	 */
+	public record ThroughputSettings(Duration interval) {
 	}
 
 }
