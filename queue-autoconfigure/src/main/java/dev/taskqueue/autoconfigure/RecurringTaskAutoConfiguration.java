@@ -30,7 +30,7 @@ import org.springframework.context.annotation.Import;
 @AutoConfiguration(after = TaskQueueAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "taskqueue.enabled", matchIfMissing = true)
 @ConditionalOnBean(TaskHandlerRegistry.class)
-@Import(RecurringTaskConfiguration.class)
+@Import(RecurringTaskConfiguration.Beans.class)
 public class RecurringTaskAutoConfiguration {
 
 	/**

@@ -24,7 +24,7 @@ import org.springframework.web.servlet.function.RouterFunction;
 @ConditionalOnClass(RouterFunction.class)
 @ConditionalOnBean({ TaskQueueOperations.class, TaskTables.class })
 @ConditionalOnBooleanProperty(name = "taskqueue.dashboard.enabled")
-@Import(DashboardConfiguration.class)
+@Import(DashboardConfiguration.Pages.class)
 public class TaskQueueDashboardAutoConfiguration {
 
 	@Bean

@@ -32,12 +32,15 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The beans of recurring tasks, this package's one entry point: imported by {@code RecurringTaskAutoConfiguration},
- * which decides whether they exist and gives them their {@link Settings}. {@link Scheduler} is imported only where
- * the worker runs.
+ * This package's one entry point: the configurations of recurring tasks that {@code RecurringTaskAutoConfiguration}
+ * imports, which decides whether they exist and gives them their {@link Settings}: {@link Beans} wherever recurring
+ * tasks are on, {@link Scheduler} only where the worker runs. Not a configuration itself, so that importing one of
+ * them does not bring the other.
  */
-@Configuration(proxyBeanMethods = false)
-public class RecurringTaskConfiguration {
+public final class RecurringTaskConfiguration {
+
+	private RecurringTaskConfiguration() {
+	}
 
 	/**
 	 * What recurring tasks take from the configuration.
@@ -82,45 +85,51 @@ public class RecurringTaskConfiguration {
 		return new ScheduleStartupCheck(configured);
 	}
 
-	@Bean
-	static RecurringTaskAnnotationBeanPostProcessor recurringTaskAnnotationBeanPostProcessor() {
-		return new RecurringTaskAnnotationBeanPostProcessor();
-	}
+	/** Scanning, ticks and the schedules' operations, in every instance where recurring tasks are on. */
+	@Configuration(proxyBeanMethods = false)
+	public static class Beans {
 
-	@Bean
-	static LazyInitializationExcludeFilter recurringTaskLazyInitializationExcludeFilter() {
-		return new RecurringTaskLazyInitializationExcludeFilter();
-	}
-
-	@Bean
-	TickRunner taskQueueTickRunner(ScheduleRepository schedules, EnqueueRepository tasks, DataSource dataSource,
-			Settings settings, ObjectProvider<TaskQueueListener> listeners, SerializationRetry retry) {
-		return new TickRunner(schedules, tasks, retry.transactions("schedule-tick",
-				new TransactionTemplate(new DataSourceTransactionManager(dataSource))),
-				new TaskQueueListeners(listeners.orderedStream().toList()), settings.sessionTimeout());
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	ScheduleControl taskQueueScheduleControl(ScheduleRepository schedules, TickRunner ticks, DataSource dataSource,
-			Settings settings, ObjectProvider<RecurringScheduler> scheduler) {
-		return new ScheduleControl(schedules, ticks,
-				new TransactionTemplate(new DataSourceTransactionManager(dataSource)), settings.sessionTimeout(),
-				() -> scheduler.ifAvailable(RecurringScheduler::wakeUp));
-	}
-
-	@Bean
-	ConfiguredSchedulePayloads taskQueueConfiguredSchedulePayloads(Settings settings, TaskHandlerRegistry handlers,
-			ObjectProvider<JsonMapper> jsonMapper) {
-		JsonMapper mapper = jsonMapper.getIfAvailable(JsonMapper::new);
-		List<Schedule> configured;
-		try {
-			configured = ConfiguredSchedules.of(settings.schedules(), mapper);
+		@Bean
+		static RecurringTaskAnnotationBeanPostProcessor recurringTaskAnnotationBeanPostProcessor() {
+			return new RecurringTaskAnnotationBeanPostProcessor();
 		}
-		catch (IllegalArgumentException ex) {
-			configured = List.of(); // said by the scheduler's own check, with its report
+
+		@Bean
+		static LazyInitializationExcludeFilter recurringTaskLazyInitializationExcludeFilter() {
+			return new RecurringTaskLazyInitializationExcludeFilter();
 		}
-		return new ConfiguredSchedulePayloads(configured, handlers, mapper);
+
+		@Bean
+		TickRunner taskQueueTickRunner(ScheduleRepository schedules, EnqueueRepository tasks, DataSource dataSource,
+				Settings settings, ObjectProvider<TaskQueueListener> listeners, SerializationRetry retry) {
+			return new TickRunner(schedules, tasks, retry.transactions("schedule-tick",
+					new TransactionTemplate(new DataSourceTransactionManager(dataSource))),
+					new TaskQueueListeners(listeners.orderedStream().toList()), settings.sessionTimeout());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		ScheduleControl taskQueueScheduleControl(ScheduleRepository schedules, TickRunner ticks, DataSource dataSource,
+				Settings settings, ObjectProvider<RecurringScheduler> scheduler) {
+			return new ScheduleControl(schedules, ticks,
+					new TransactionTemplate(new DataSourceTransactionManager(dataSource)), settings.sessionTimeout(),
+					() -> scheduler.ifAvailable(RecurringScheduler::wakeUp));
+		}
+
+		@Bean
+		ConfiguredSchedulePayloads taskQueueConfiguredSchedulePayloads(Settings settings, TaskHandlerRegistry handlers,
+				ObjectProvider<JsonMapper> jsonMapper) {
+			JsonMapper mapper = jsonMapper.getIfAvailable(JsonMapper::new);
+			List<Schedule> configured;
+			try {
+				configured = ConfiguredSchedules.of(settings.schedules(), mapper);
+			}
+			catch (IllegalArgumentException ex) {
+				configured = List.of(); // said by the scheduler's own check, with its report
+			}
+			return new ConfiguredSchedulePayloads(configured, handlers, mapper);
+		}
+
 	}
 
 	/** The scheduler thread, for an instance that runs the worker. */
