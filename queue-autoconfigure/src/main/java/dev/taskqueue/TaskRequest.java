@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
-import dev.taskqueue.support.PostgresText;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -160,7 +159,7 @@ public final class TaskRequest {
 			throw new IllegalArgumentException(what + " must be at most " + LONGEST_KEY + " characters but was "
 					+ key.codePointCount(0, key.length()) + " (queue '" + this.queue + "')");
 		}
-		String problem = PostgresText.problem(key);
+		String problem = KeyText.problem(key);
 		if (problem != null) {
 			throw new IllegalArgumentException(
 					what + " cannot be stored: it contains " + problem + " (queue '" + this.queue + "')");

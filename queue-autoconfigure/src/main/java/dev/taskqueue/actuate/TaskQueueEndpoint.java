@@ -23,6 +23,7 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 import static dev.taskqueue.actuate.EndpointResponses.badRequest;
 import static dev.taskqueue.actuate.EndpointResponses.notATaskId;
@@ -63,6 +64,7 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  * (a form on any page) would pause a queue. A read-only endpoint's writes are not mapped at all (HTTP 405, or 404).
  */
 @Endpoint(id = "taskqueue", defaultAccess = Access.READ_ONLY)
+@ImportRuntimeHints(TaskQueueEndpointRuntimeHints.class)
 public class TaskQueueEndpoint {
 
 	private static final String ALL_QUEUES = "*";

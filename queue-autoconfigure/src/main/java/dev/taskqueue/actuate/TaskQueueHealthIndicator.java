@@ -26,7 +26,7 @@ import org.springframework.boot.health.contributor.Health;
  * ({@code taskqueue.health.timeout}), and a failure is described by its type and SQLSTATE only, never its SQL.
  * Queues with waiting tasks that no live instance handles are named in a detail, {@code unhandledQueues}.
  */
-class TaskQueueHealthIndicator extends AbstractHealthIndicator implements AutoCloseable {
+public class TaskQueueHealthIndicator extends AbstractHealthIndicator implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(TaskQueueHealthIndicator.class);
 
@@ -48,7 +48,7 @@ class TaskQueueHealthIndicator extends AbstractHealthIndicator implements AutoCl
 	 * @param sessionTimeout how long a silent session lives
 	 * @param timeout how long a check waits for the database before it answers DOWN
 	 */
-	TaskQueueHealthIndicator(TaskQueueOperations operations, @Nullable TaskWorker worker, TaskHandlerRegistry handlers,
+	public TaskQueueHealthIndicator(TaskQueueOperations operations, @Nullable TaskWorker worker, TaskHandlerRegistry handlers,
 			Duration heartbeatInterval, Duration sessionTimeout, Duration timeout) {
 		super("TaskQueue health check failed");
 		this.operations = operations;

@@ -32,11 +32,9 @@ import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.jdbc.TopicRepository;
 import dev.taskqueue.operations.BatchSweeper;
 import dev.taskqueue.operations.DefaultTaskQueueOperations;
-import dev.taskqueue.operations.QueueLimitStatsReader;
 import dev.taskqueue.operations.RetentionPruner;
 import dev.taskqueue.producer.DefaultTaskQueue;
 import dev.taskqueue.schedule.ScheduleControl;
-import dev.taskqueue.producer.TopicsAndBatches;
 import dev.taskqueue.support.DatabaseOutage;
 import dev.taskqueue.support.TaskQueueListeners;
 import dev.taskqueue.worker.PayloadReader;
@@ -181,7 +179,7 @@ public class TaskQueueAutoConfiguration {
 				properties.getMetrics().getCountLimit(),
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
-				new QueueLimitStatsReader(tasks.limitedClaims(), QueueSettingsResolver.limits(properties)),
+				tasks.limitedClaims(), QueueSettingsResolver.limits(properties),
 				schedules.getIfAvailable(), batches);
 	}
 
@@ -213,8 +211,8 @@ public class TaskQueueAutoConfiguration {
 			SerializationRetry retry, TaskQueueProperties properties) {
 		return new DefaultTaskQueue(enqueueRepository, jsonMapper.getIfAvailable(JsonMapper::new),
 				new TaskQueueListeners(listeners.orderedStream().toList()),
-				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), new TopicsAndBatches(topics, batches,
-						() -> sweeper.orderedStream().forEach(BatchSweeper::batchEnqueued)))
+				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), topics, batches,
+				() -> sweeper.orderedStream().forEach(BatchSweeper::batchEnqueued))
 			.retrying(retry)
 			.limitingPayloads(properties.getMaxPayloadSize());
 	}

@@ -3,12 +3,14 @@ package dev.taskqueue.dashboard;
 import java.time.Duration;
 
 /**
- * The settings the pages need, resolved once.
+ * The settings the pages need, resolved once by the auto-configuration.
  *
  * @param path the dashboard's path, without the servlet context path
  * @param readOnly whether actions are refused
  * @param refreshInterval how often the overview reloads itself
  * @param countLimit the count at which the statistics stop counting
+ * @param hidePayloads whether payloads are hidden, whatever the {@code TaskRedactor}
  */
-record DashboardSettings(String path, boolean readOnly, Duration refreshInterval, int countLimit) {
+public record DashboardSettings(String path, boolean readOnly, Duration refreshInterval, int countLimit,
+		boolean hidePayloads) {
 }

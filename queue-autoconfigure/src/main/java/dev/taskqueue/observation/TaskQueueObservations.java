@@ -3,6 +3,7 @@ package dev.taskqueue.observation;
 import java.util.Map;
 
 import dev.taskqueue.TaskContext;
+import dev.taskqueue.TaskHandlerInterceptor;
 import io.micrometer.common.KeyValues;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationConvention;
@@ -27,6 +28,11 @@ public final class TaskQueueObservations {
 	private static final ObservationConvention<HandleContext> HANDLE_CONVENTION = new HandleConvention();
 
 	private TaskQueueObservations() {
+	}
+
+	/** The interceptor that observes each handler call as {@code taskqueue.handle} on {@code registry}. */
+	public static TaskHandlerInterceptor handlerInterceptor(ObservationRegistry registry) {
+		return new ObservationTaskHandlerInterceptor(registry);
 	}
 
 	/** An observation, not started, of enqueuing {@code count} tasks whose headers are {@code headers}. */

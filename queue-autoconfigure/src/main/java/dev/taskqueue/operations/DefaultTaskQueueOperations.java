@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -18,6 +19,8 @@ import dev.taskqueue.ScheduleInfo;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.jdbc.BatchRepository;
 import dev.taskqueue.jdbc.DeadTaskRepository;
+import dev.taskqueue.jdbc.LimitedClaims;
+import dev.taskqueue.jdbc.QueueLimits;
 import dev.taskqueue.jdbc.QueueRepository;
 import dev.taskqueue.jdbc.QueueStatsRepository;
 import dev.taskqueue.schedule.ScheduleControl;
@@ -64,16 +67,17 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * @param handledQueues the queues this instance has handlers for, listed even when empty
 	 * @param pauseChanged told of each pause ({@code true}) or resume made here, once it has committed, so that
 	 * this instance's worker applies it at once rather than at its next heartbeat
-	 * @param limits what the queues with cluster-wide limits hold back, added to their statistics;
-	 * {@link QueueLimitStatsReader#NONE} without such queues
+	 * @param limitedClaims reads the rate windows of the queues with cluster-wide limits, {@code null} for none
+	 * @param limits the limits of each queue that has some, by queue name: what they hold back is added to the
+	 * statistics
 	 * @param schedules what lists, pauses, resumes and triggers recurring schedules, {@code null} for none
 	 * @param batches the progress of task batches
 	 */
 	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
-			BiConsumer<String, Boolean> pauseChanged, QueueLimitStatsReader limits, @Nullable ScheduleControl schedules,
-			BatchRepository batches) {
-		this.limits = limits;
+			BiConsumer<String, Boolean> pauseChanged, @Nullable LimitedClaims limitedClaims,
+			Map<String, QueueLimits> limits, @Nullable ScheduleControl schedules, BatchRepository batches) {
+		this.limits = new QueueLimitStatsReader(limitedClaims, limits);
 		this.schedules = schedules;
 		this.batches = batches;
 		this.queues = queues;

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * counts come from the statistics; the starts of the current rate window take one read of the queue's row each.
  * Without limited queues it reads nothing.
  */
-public final class QueueLimitStatsReader {
+final class QueueLimitStatsReader {
 
 	/** No limited queue: the statistics stay as they are. */
 	public static final QueueLimitStatsReader NONE = new QueueLimitStatsReader(null, Map.of());

@@ -16,9 +16,11 @@ import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.UniqueMode;
+import dev.taskqueue.jdbc.BatchRepository;
 import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.NewTask;
 import dev.taskqueue.jdbc.SerializationRetry;
+import dev.taskqueue.jdbc.TopicRepository;
 import dev.taskqueue.observation.TaskQueueObservations;
 import dev.taskqueue.support.PostgresText;
 import io.micrometer.observation.ObservationRegistry;
@@ -70,15 +72,17 @@ public class DefaultTaskQueue implements TaskQueue {
 	}
 
 	/**
-	 * A task queue that also publishes to topics and enqueues batches, through {@code topicsAndBatches}.
+	 * A task queue that also publishes to topics and enqueues batches; {@code batchEnqueued} is told after a batch
+	 * is enqueued, so that the sweeper looks at it soon.
 	 */
 	public DefaultTaskQueue(EnqueueRepository tasks, JsonMapper mapper, TaskQueueListener listener,
-			ObservationRegistry observations, TopicsAndBatches topicsAndBatches) {
+			ObservationRegistry observations, TopicRepository topics, BatchRepository batches,
+			Runnable batchEnqueued) {
 		this.tasks = tasks;
 		this.mapper = mapper;
 		this.listener = listener;
 		this.observations = observations;
-		this.topicsAndBatches = topicsAndBatches;
+		this.topicsAndBatches = new TopicsAndBatches(topics, batches, batchEnqueued);
 	}
 
 	@Override

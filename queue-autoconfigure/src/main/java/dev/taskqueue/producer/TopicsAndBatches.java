@@ -16,7 +16,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 /**
  * The fan-out and batch enqueues of {@link DefaultTaskQueue}, on tasks it has already checked and written as JSON.
  */
-public class TopicsAndBatches {
+class TopicsAndBatches {
 
 	private final TopicRepository topics;
 

@@ -3,9 +3,10 @@ package dev.taskqueue.schedule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import dev.taskqueue.QueueName;
-import dev.taskqueue.autoconfigure.ScheduleProperties;
+import dev.taskqueue.schedule.RecurringTaskConfiguration.ScheduleSettings;
 import dev.taskqueue.support.StartupFailure;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
@@ -16,27 +17,26 @@ final class ConfiguredSchedules {
 	private ConfiguredSchedules() {
 	}
 
-	static List<Schedule> of(Map<String, ScheduleProperties> properties, JsonMapper mapper) {
+	static List<Schedule> of(Map<String, ScheduleSettings> configured, JsonMapper mapper) {
 		List<Schedule> schedules = new ArrayList<>();
-		properties.forEach((name, schedule) -> {
+		configured.forEach((name, schedule) -> {
 			String where = "taskqueue.schedules." + name;
 			ScheduleParser.name(where, name);
-			String queue = schedule.getQueue();
+			String queue = schedule.queue();
 			if (queue == null || !QueueName.isValid(queue)) {
 				throw new IllegalArgumentException(where + ".queue must name the queue of a @TaskHandler but was "
 						+ ((queue != null) ? "'" + queue + "'" : "not set"));
 			}
-			ScheduleSpec spec = ScheduleParser.spec(where, schedule.getCron(), schedule.getZone(),
-					(schedule.getFixedRate() != null) ? schedule.getFixedRate().toString() : null,
-					(schedule.getFixedDelay() != null) ? schedule.getFixedDelay().toString() : null);
+			ScheduleSpec spec = ScheduleParser.spec(where, schedule.cron(), schedule.zone(),
+					Objects.toString(schedule.fixedRate(), null), Objects.toString(schedule.fixedDelay(), null));
 			String payload;
 			try {
-				payload = mapper.writeValueAsString(mapper.readTree(schedule.getPayload()));
+				payload = mapper.writeValueAsString(mapper.readTree(schedule.payload()));
 			}
 			catch (JacksonException ex) {
 				throw new IllegalArgumentException(where + ".payload is not JSON: " + ex.getOriginalMessage(), ex);
 			}
-			schedules.add(new Schedule(name, queue, payload, spec, schedule.getMissed(), schedule.getOverlap(),
+			schedules.add(new Schedule(name, queue, payload, spec, schedule.missed(), schedule.overlap(),
 					where));
 		});
 		return schedules;

@@ -6,17 +6,20 @@ import java.lang.reflect.UndeclaredThrowableException;
 
 import dev.taskqueue.TaskContext;
 
+import org.springframework.util.ReflectionUtils;
+
 /**
  * The handler of a {@code @RecurringTask} method's queue: ignores the payload and calls the method, with the task's
  * context when it takes one.
  */
-public final class RecurringMethod {
+final class RecurringMethod {
 
 	static final Method RUN;
 
 	static {
 		try {
 			RUN = RecurringMethod.class.getMethod("run", Object.class, TaskContext.class);
+			ReflectionUtils.makeAccessible(RUN); // called from the handler package, and this class is not public
 		}
 		catch (NoSuchMethodException ex) {
 			throw new IllegalStateException(ex);

@@ -21,7 +21,7 @@ import org.springframework.context.SmartLifecycle;
  * poll interval, so that pauses, resumes and other instances' declarations are seen. Every decision uses the
  * database's clock: the JVM's clock only measures how long to sleep.
  */
-public class RecurringScheduler implements SmartLifecycle {
+class RecurringScheduler implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(RecurringScheduler.class);
 

@@ -30,7 +30,7 @@ import org.springframework.util.StringValueResolver;
  * schedules, and registers each method as the handler of its schedule's queue. It only collects: no threads, no
  * SQL. A bad declaration stops the application with a message naming its bean and method.
  */
-public class RecurringTaskAnnotationBeanPostProcessor
+class RecurringTaskAnnotationBeanPostProcessor
 		implements BeanPostProcessor, EmbeddedValueResolverAware, BeanFactoryAware {
 
 	private final List<Schedule> schedules = new ArrayList<>();

@@ -16,7 +16,7 @@ import dev.taskqueue.RecurringTask.Overlap;
  * @param overlap what to do with a tick while the previous tick's task waits or runs
  * @param source where it was declared, for messages
  */
-public record Schedule(String name, String queue, String payload, ScheduleSpec spec, Missed missed, Overlap overlap,
+record Schedule(String name, String queue, String payload, ScheduleSpec spec, Missed missed, Overlap overlap,
 		String source) {
 
 	/** The unique key of its tasks while a tick must not overlap the previous one; the name itself. */

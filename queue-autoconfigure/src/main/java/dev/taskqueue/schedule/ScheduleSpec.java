@@ -13,7 +13,7 @@ import org.springframework.scheduling.support.CronExpression;
  * When a schedule's ticks are due: a pure function of the last tick and the database's "now", so that it can be
  * tested on a fixed clock. Exactly one of a cron expression (in a zone), a fixed rate or a fixed delay.
  */
-public final class ScheduleSpec {
+final class ScheduleSpec {
 
 	private final @Nullable CronExpression cron;
 

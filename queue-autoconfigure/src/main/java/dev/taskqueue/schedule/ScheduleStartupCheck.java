@@ -4,17 +4,16 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import dev.taskqueue.RecurringTask;
-import dev.taskqueue.autoconfigure.ScheduleProperties;
+import dev.taskqueue.schedule.RecurringTaskConfiguration.ScheduleSettings;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
@@ -31,7 +30,13 @@ import org.springframework.util.ClassUtils;
  */
 final class ScheduleStartupCheck implements BeanFactoryPostProcessor, EnvironmentAware, Ordered {
 
+	private final Function<Environment, Map<String, ScheduleSettings>> configured;
+
 	private @Nullable Environment environment;
+
+	ScheduleStartupCheck(Function<Environment, Map<String, ScheduleSettings>> configured) {
+		this.configured = configured;
+	}
 
 	@Override
 	public void setEnvironment(Environment environment) {
@@ -101,14 +106,12 @@ final class ScheduleStartupCheck implements BeanFactoryPostProcessor, Environmen
 	}
 
 	/** {@code taskqueue.schedules}; none when it does not bind, which Spring Boot's binding reports itself. */
-	private Map<String, ScheduleProperties> configured() {
+	private Map<String, ScheduleSettings> configured() {
 		if (this.environment == null) {
 			return Map.of();
 		}
 		try {
-			return Binder.get(this.environment)
-				.bind("taskqueue.schedules", Bindable.mapOf(String.class, ScheduleProperties.class))
-				.orElse(Map.of());
+			return this.configured.apply(this.environment);
 		}
 		catch (RuntimeException ex) {
 			return Map.of();

@@ -1,8 +1,9 @@
 package dev.taskqueue.actuate;
 
 import dev.taskqueue.TaskQueueOperations.QueueStats;
-import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskList;
 import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskLine;
+import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskList;
+import dev.taskqueue.autoconfigure.TaskQueueEndpointAutoConfiguration;
 import dev.taskqueue.operations.DefaultTaskQueueOperations;
 import org.junit.jupiter.api.Test;
 

@@ -10,6 +10,7 @@ import java.util.Map;
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskRequest;
+import dev.taskqueue.autoconfigure.TaskQueueHealthContributorAutoConfiguration;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;

@@ -1,6 +1,8 @@
 package dev.taskqueue.dashboard;
 
 import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
+import dev.taskqueue.autoconfigure.TaskQueueDashboardAutoConfiguration;
+import dev.taskqueue.autoconfigure.ThroughputAutoConfiguration;
 import dev.taskqueue.test.PropertyFailures;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;

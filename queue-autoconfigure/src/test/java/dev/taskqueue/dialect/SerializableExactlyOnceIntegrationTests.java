@@ -11,7 +11,7 @@ import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskRequest;
-import dev.taskqueue.metrics.TaskQueueMetricsAutoConfiguration;
+import dev.taskqueue.autoconfigure.TaskQueueMetricsAutoConfiguration;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import io.micrometer.core.instrument.MeterRegistry;

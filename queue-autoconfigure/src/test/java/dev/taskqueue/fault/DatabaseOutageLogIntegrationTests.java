@@ -12,7 +12,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.taskqueue.TaskHandler;
-import dev.taskqueue.dashboard.ThroughputAutoConfiguration;
+import dev.taskqueue.autoconfigure.ThroughputAutoConfiguration;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;

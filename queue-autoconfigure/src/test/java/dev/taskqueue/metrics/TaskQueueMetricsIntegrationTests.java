@@ -13,6 +13,7 @@ import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskRequest;
+import dev.taskqueue.autoconfigure.TaskQueueMetricsAutoConfiguration;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;

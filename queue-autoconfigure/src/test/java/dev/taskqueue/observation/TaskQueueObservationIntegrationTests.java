@@ -11,6 +11,7 @@ import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskRequest;
+import dev.taskqueue.autoconfigure.TaskQueueObservationAutoConfiguration;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;

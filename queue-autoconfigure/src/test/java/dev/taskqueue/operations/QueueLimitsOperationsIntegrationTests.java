@@ -8,11 +8,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskQueue;
-import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskQueueOperations.QueueLimitStats;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
+import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRequest;
-import dev.taskqueue.metrics.TaskQueueMetricsAutoConfiguration;
+import dev.taskqueue.autoconfigure.TaskQueueMetricsAutoConfiguration;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;

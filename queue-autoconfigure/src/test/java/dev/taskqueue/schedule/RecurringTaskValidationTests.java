@@ -4,8 +4,8 @@ import java.util.Map;
 
 import dev.taskqueue.RecurringTask;
 import dev.taskqueue.TaskContext;
-import dev.taskqueue.autoconfigure.ScheduleProperties;
 import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
+import dev.taskqueue.schedule.RecurringTaskConfiguration.ScheduleSettings;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -73,15 +73,13 @@ class RecurringTaskValidationTests {
 
 	@Test
 	void configuredScheduleNamesTheProperty() {
-		ScheduleProperties noQueue = new ScheduleProperties();
-		noQueue.setCron("0 0 * * * *");
+		ScheduleSettings noQueue = new ScheduleSettings("0 0 * * * *", null, null, null, null, "{}",
+				RecurringTask.Missed.RUN_ONCE, RecurringTask.Overlap.SKIP);
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> ConfiguredSchedules.of(Map.of("hourly", noQueue), new JsonMapper()))
 			.withMessage("taskqueue.schedules.hourly.queue must name the queue of a @TaskHandler but was not set");
-		ScheduleProperties badPayload = new ScheduleProperties();
-		badPayload.setCron("0 0 * * * *");
-		badPayload.setQueue("reports");
-		badPayload.setPayload("{not json");
+		ScheduleSettings badPayload = new ScheduleSettings("0 0 * * * *", null, null, null, "reports", "{not json",
+				RecurringTask.Missed.RUN_ONCE, RecurringTask.Overlap.SKIP);
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> ConfiguredSchedules.of(Map.of("hourly", badPayload), new JsonMapper()))
 			.withMessageStartingWith("taskqueue.schedules.hourly.payload is not JSON");

@@ -3,10 +3,10 @@ package dev.taskqueue.test;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.taskqueue.autoconfigure.RecurringTaskAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueFlywayAutoConfiguration;
-import dev.taskqueue.dashboard.ThroughputAutoConfiguration;
-import dev.taskqueue.schedule.RecurringTaskAutoConfiguration;
+import dev.taskqueue.autoconfigure.ThroughputAutoConfiguration;
 
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;

@@ -1,9 +1,8 @@
-package dev.taskqueue.actuate;
+package dev.taskqueue.autoconfigure;
 
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
-import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
-import dev.taskqueue.autoconfigure.TaskQueueProperties;
+import dev.taskqueue.actuate.TaskQueueEndpoint;
 import dev.taskqueue.jdbc.DatabaseDialect;
 import dev.taskqueue.support.Redaction;
 
@@ -16,7 +15,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * Adds the {@code taskqueue} actuator endpoint when the actuator is on the class path and the endpoint is exposed
@@ -32,7 +30,6 @@ public class TaskQueueEndpointAutoConfiguration {
 	// Nested: its condition's class is only loaded once the class condition above has found the actuator.
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnAvailableEndpoint(TaskQueueEndpoint.class)
-	@ImportRuntimeHints(TaskQueueEndpointRuntimeHints.class)
 	static class EndpointConfiguration {
 
 		@Bean

@@ -1,8 +1,7 @@
-package dev.taskqueue.actuate;
+package dev.taskqueue.autoconfigure;
 
 import dev.taskqueue.TaskQueueOperations;
-import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
-import dev.taskqueue.autoconfigure.TaskQueueProperties;
+import dev.taskqueue.actuate.TaskQueueHealthIndicator;
 import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.worker.TaskWorker;
 

@@ -1,8 +1,8 @@
-package dev.taskqueue.observation;
+package dev.taskqueue.autoconfigure;
 
 import dev.taskqueue.TaskHandlerInterceptor;
-import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
 import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.observation.TaskQueueObservations;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -23,7 +23,7 @@ public class TaskQueueObservationAutoConfiguration {
 
 	@Bean
 	TaskHandlerInterceptor taskQueueObservationInterceptor(ObservationRegistry observationRegistry) {
-		return new ObservationTaskHandlerInterceptor(observationRegistry);
+		return TaskQueueObservations.handlerInterceptor(observationRegistry);
 	}
 
 }
