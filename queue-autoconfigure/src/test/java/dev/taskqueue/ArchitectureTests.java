@@ -19,7 +19,6 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -108,7 +107,6 @@ class ArchitectureTests {
 
 	/** Every top-level class of the worker is a slice: a cycle between two of them fails. */
 	@Test
-	@Disabled("issue 27: the worker pipeline rewrite removes these")
 	void noClassCycleInTheWorker() {
 		slices().assignedFrom(new SliceAssignment() {
 

@@ -141,17 +141,48 @@ public class TaskRepository {
 	}
 
 	/**
+	 * Runs one claim statement: claims up to {@code request.limit()} ready tasks of its queue for its session, highest
+	 * priority first, then oldest due time, skipping tasks other sessions are claiming at the same moment, and writes
+	 * the outcomes it carries in the same round trip (see {@link ClaimRequest}). Claims nothing when the session no
+	 * longer exists.
+	 * @return the tasks claimed, the ids of the {@code completed} tasks deleted (those missing had lost their claim),
+	 * and the tasks handed off with those that follow them
+	 */
+	public ClaimResult claim(ClaimRequest request) {
+		String queue = request.queue();
+		int bucket = request.bucket();
+		UUID session = request.session();
+		int limit = request.limit();
+		ClaimedTask after = request.after();
+		return switch (request.reach()) {
+			case BUCKET_THEN_OTHERS -> new ClaimResult(claim(queue, bucket, session, limit), Set.of());
+			case OTHERS -> new ClaimResult(claimOthers(queue, bucket, session, limit), Set.of());
+			case BUCKET -> {
+				if (!request.headlessKeys().isEmpty()) {
+					yield (after != null) ? handOffAndClaimAfter(request.headlessKeys(), queue, bucket, session, limit,
+							request.following(), after.priority(), after.runAt(), after.id())
+							: handOffAndClaim(request.headlessKeys(), queue, bucket, session, limit,
+									request.following());
+				}
+				yield (after != null) ? completeAndClaimAfter(request.completed(), queue, bucket, session, limit,
+						after.priority(), after.runAt(), after.id())
+						: completeAndClaim(request.completed(), queue, bucket, session, limit);
+			}
+		};
+	}
+
+	/**
 	 * Claims up to {@code limit} ready tasks of {@code queue} for {@code session}: those of {@code bucket}, highest
 	 * priority first, then oldest due time, and when that bucket has fewer, the rest like {@link #claimOthers}; skips
 	 * tasks other sessions are claiming at the same moment. With one bucket (0) that is the queue's priority order.
 	 * Claims nothing when the session no longer exists.
 	 */
-	public List<ClaimedTask> claim(String queue, int bucket, UUID session, int limit) {
+	List<ClaimedTask> claim(String queue, int bucket, UUID session, int limit) {
 		return this.claims.claim(queue, bucket, session, limit);
 	}
 
 	/** Claims like {@link #claim} from the buckets after {@code bucket}, then those before it, bucket by bucket. */
-	public List<ClaimedTask> claimOthers(String queue, int bucket, UUID session, int limit) {
+	List<ClaimedTask> claimOthers(String queue, int bucket, UUID session, int limit) {
 		return this.claims.claimOthers(queue, bucket, session, limit);
 	}
 
@@ -162,7 +193,7 @@ public class TaskRepository {
 	 * to tasks that sort before that point and were due more than a second ago (released tasks, those of expired
 	 * sessions, those committed by a long transaction). Run {@link #claim} now and then to take those.
 	 */
-	public List<ClaimedTask> claimAfter(String queue, int bucket, UUID session, int limit, int priority,
+	List<ClaimedTask> claimAfter(String queue, int bucket, UUID session, int limit, int priority,
 			Instant after, UUID afterId) {
 		return this.claims.claimAfter(queue, bucket, session, limit, priority, after, afterId);
 	}
@@ -173,12 +204,12 @@ public class TaskRepository {
 	 * statement, without going on to other buckets. With a {@code limit} of 0 it only completes.
 	 * @return the tasks claimed, and the ids of the {@code done} tasks deleted: those missing had lost their claim
 	 */
-	public ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, int bucket, UUID session, int limit) {
+	ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, int bucket, UUID session, int limit) {
 		return claims(done).completeAndClaim(done, queue, bucket, session, limit);
 	}
 
 	/** {@link #completeAndClaim} that claims like {@link #claimAfter}. */
-	public ClaimResult completeAndClaimAfter(List<ClaimedTask> done, String queue, int bucket, UUID session,
+	ClaimResult completeAndClaimAfter(List<ClaimedTask> done, String queue, int bucket, UUID session,
 			int limit, int priority, Instant after, UUID afterId) {
 		return claims(done).completeAndClaimAfter(done, queue, bucket, session, limit, priority, after, afterId);
 	}
@@ -191,13 +222,13 @@ public class TaskRepository {
 	 * @param following how many of the due tasks that follow each task handed off to read as well, unclaimed
 	 * @return the tasks claimed, those handed off, and those that follow them
 	 */
-	public ClaimResult handOffAndClaim(List<String> headless, String queue, int bucket, UUID session, int limit,
+	ClaimResult handOffAndClaim(List<String> headless, String queue, int bucket, UUID session, int limit,
 			int following) {
 		return this.keyHandOffs.handOffAndClaim(headless, queue, bucket, session, limit, following);
 	}
 
 	/** {@link #handOffAndClaim} that claims like {@link #claimAfter}. */
-	public ClaimResult handOffAndClaimAfter(List<String> headless, String queue, int bucket, UUID session, int limit,
+	ClaimResult handOffAndClaimAfter(List<String> headless, String queue, int bucket, UUID session, int limit,
 			int following, int priority, Instant after, UUID afterId) {
 		return this.keyHandOffs.handOffAndClaimAfter(headless, queue, bucket, session, limit, following, priority,
 				after, afterId);

@@ -7,6 +7,7 @@ import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
+import dev.taskqueue.jdbc.ClaimRequest;
 import dev.taskqueue.jdbc.ClaimResult;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
@@ -178,8 +179,9 @@ final class ClaimLoop implements Runnable {
 			// producer counted more (see ClaimPositions#wrapAround).
 			long again = System.nanoTime();
 			int rest = free - claimed.size();
-			List<ClaimedTask> more = this.ownTransactions
-				.execute((status) -> this.tasks.claimOthers(queue.name(), bucket, sessionId, rest));
+			ClaimRequest others = new ClaimRequest(queue.name(), sessionId, bucket, ClaimRequest.Reach.OTHERS, null, rest,
+					List.of(), List.of(), 0);
+			List<ClaimedTask> more = this.ownTransactions.execute((status) -> this.tasks.claim(others)).claimed();
 			handOver(queue, bucket, more, true, again, more.size() == rest, false);
 		}
 		return true;
@@ -202,10 +204,13 @@ final class ClaimLoop implements Runnable {
 		int limit = Math.max(0, free - keys.size() - (int) doneTasks.stream()
 			.filter((task) -> task.orderingKey() != null && task.queue().equals(queue.name()))
 			.count());
+		ClaimRequest request = ClaimRequest.inBucket(queue.name(), sessionId, bucket, limit)
+			.startingAfter(from)
+			.completing(doneTasks)
+			.handingOff(keys, following);
 		ClaimResult result;
 		try {
-			result = this.ownTransactions.execute((status) -> claim(queue.name(), bucket, from, sessionId, limit,
-					following, doneTasks, keys));
+			result = this.ownTransactions.execute((status) -> this.tasks.claim(request));
 		}
 		catch (RuntimeException | Error ex) {
 			this.mailbox.putBack(done);
@@ -216,18 +221,6 @@ final class ClaimLoop implements Runnable {
 		this.outcomes.deleted(done, result.completed());
 		queue.keyRuns.follow(result.following()); // before the tasks they follow are handed to the threads
 		return new Claim(result.claimed(), result.handedOff(), limit);
-	}
-
-	private ClaimResult claim(String queue, int bucket, @Nullable ClaimedTask from, UUID sessionId, int limit,
-			int following, List<ClaimedTask> done, List<String> keys) {
-		if (!keys.isEmpty()) {
-			return (from != null) ? this.tasks.handOffAndClaimAfter(keys, queue, bucket, sessionId, limit, following,
-					from.priority(), from.runAt(), from.id())
-					: this.tasks.handOffAndClaim(keys, queue, bucket, sessionId, limit, following);
-		}
-		return (from != null) ? this.tasks.completeAndClaimAfter(done, queue, bucket, sessionId, limit,
-				from.priority(), from.runAt(), from.id())
-				: this.tasks.completeAndClaim(done, queue, bucket, sessionId, limit);
 	}
 
 	/** What one claim statement took: {@code claimed} of the {@code limit} it asked for, and {@code handedOff}. */

@@ -13,6 +13,7 @@ import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.handler.TaskHandlerRegistry;
+import dev.taskqueue.jdbc.ClaimRequest;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.SessionRepository;
 import dev.taskqueue.jdbc.TaskRepository;
@@ -111,7 +112,9 @@ public class TaskRunner {
 		try {
 			for (TaskHandlerMethod handler : handlers) {
 				TransactionalRun run = this.modes.transactional(handler, this.queueSettings.apply(handler));
-				this.ownTransactions.execute((status) -> this.tasks.claim(handler.queue(), 0, session, Integer.MAX_VALUE))
+				this.ownTransactions
+					.execute((status) -> this.tasks.claim(ClaimRequest.of(handler.queue(), session, Integer.MAX_VALUE)))
+					.claimed()
 					.stream()
 					.sorted(ClaimLoop.CLAIM_ORDER)
 					.forEach(unstarted::add);

@@ -14,6 +14,7 @@ import dev.taskqueue.TaskHandler.Completion;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.jdbc.ClaimRequest;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.NewTask;
@@ -121,7 +122,7 @@ class RetentionAndHistoryIntegrationTests {
 		for (int i = 0; i < 3; i++) {
 			enqueue.insert(new NewTask(UUID.randomUUID(), "h-repo", "{}", 0, null, null, "{\"k\": \"v\"}"));
 		}
-		List<ClaimedTask> claimed = tasks.claim("h-repo", 0, session, 3);
+		List<ClaimedTask> claimed = tasks.claim(ClaimRequest.of("h-repo", session, 3)).claimed();
 		ClaimedTask lost = claimed.get(2);
 		// As if a later attempt had claimed it: the batched completion must not delete it, nor record it.
 		ClaimedTask stale = new ClaimedTask(lost.id(), lost.queue(), lost.payload(), lost.priority(),

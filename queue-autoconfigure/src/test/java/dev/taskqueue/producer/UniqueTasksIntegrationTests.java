@@ -11,6 +11,7 @@ import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.UniqueMode;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.jdbc.ClaimRequest;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.SessionRepository;
@@ -231,7 +232,7 @@ class UniqueTasksIntegrationTests {
 	}
 
 	private static ClaimedTask claimOne() {
-		List<ClaimedTask> claimed = tasks.claim("q", 0, SESSION, 1);
+		List<ClaimedTask> claimed = tasks.claim(ClaimRequest.of("q", SESSION, 1)).claimed();
 		assertThat(claimed).hasSize(1);
 		return claimed.get(0);
 	}

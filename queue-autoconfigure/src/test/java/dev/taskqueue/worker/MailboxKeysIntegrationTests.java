@@ -7,6 +7,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.jdbc.ClaimRequest;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.NewTask;
@@ -93,7 +94,7 @@ class MailboxKeysIntegrationTests {
 
 	/** Claims {@code count} heads of {@code queue} and deletes them as a completion that leaves its keys does. */
 	private List<ClaimedTask> completeHeads(String queue, int count) {
-		List<ClaimedTask> heads = tasks.claim(queue, 0, this.session, count);
+		List<ClaimedTask> heads = tasks.claim(ClaimRequest.of(queue, this.session, count)).claimed();
 		assertThat(heads).hasSize(count);
 		assertThat(tasks.completeAllLeavingHeads(this.session, heads)).hasSize(count);
 		return heads;

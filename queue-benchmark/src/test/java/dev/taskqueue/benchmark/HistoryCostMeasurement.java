@@ -19,6 +19,7 @@ import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.jdbc.ClaimRequest;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.EnqueueRepository;
 import dev.taskqueue.jdbc.NewTask;
@@ -92,7 +93,7 @@ class HistoryCostMeasurement {
 				.mapToObj((i) -> new NewTask(UUID.randomUUID(), "cost", "{\"number\": " + i
 						+ ", \"text\": \"some text to make the payload realistic\"}", 0, null, null))
 				.toList());
-			claimed.addAll(tasks.claim("cost", 0, session, 1000));
+			claimed.addAll(tasks.claim(ClaimRequest.of("cost", session, 1000)).claimed());
 		}
 		try (Connection connection = dataSource.getConnection()) {
 			SingleConnectionDataSource single = new SingleConnectionDataSource(connection, true);
