@@ -9,7 +9,7 @@ import io.micrometer.observation.transport.SenderContext;
  * The context of a {@code taskqueue.enqueue} observation. Its carrier becomes the headers stored with the tasks,
  * so a tracing handler that injects its context here has the handler's span continue the enqueuer's trace.
  */
-public class EnqueueContext extends SenderContext<Map<String, String>> {
+class EnqueueContext extends SenderContext<Map<String, String>> {
 
 	private final String queue;
 

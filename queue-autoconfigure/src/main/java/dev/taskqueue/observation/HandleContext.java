@@ -10,7 +10,7 @@ import io.micrometer.observation.transport.ReceiverContext;
  * The context of a {@code taskqueue.handle} observation: the task, and the headers stored with it at enqueue, from
  * which a tracing handler takes the enqueuer's trace context.
  */
-public class HandleContext extends ReceiverContext<Map<String, String>> {
+class HandleContext extends ReceiverContext<Map<String, String>> {
 
 	private final TaskContext task;
 

@@ -238,10 +238,14 @@ final class ClaimLoop implements Runnable {
 			queue.positions.claimed(bucket, inOrder, full, started, System.nanoTime());
 		}
 		queue.mayHaveMore = mayHaveMore;
-		this.handlers.submit(queue, inOrder);
 		if (this.session.isPaused(queue.name())) {
-			this.releaseUnstarted.accept(queue.name()); // paused while it claimed
+			// Paused while it claimed: none of these starts. Asked before they reach a thread, and after the
+			// statement, so that a task enqueued after the pause, which only this claim could have seen, never runs.
+			this.outcomes.release(inOrder);
+			this.releaseUnstarted.accept(queue.name()); // what a hand-off gave this claim
+			return;
 		}
+		this.handlers.submit(queue, inOrder);
 	}
 
 }

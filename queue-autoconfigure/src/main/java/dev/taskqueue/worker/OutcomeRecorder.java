@@ -11,6 +11,7 @@ import dev.taskqueue.RetryPolicy;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRedactor;
+import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.support.DatabaseOutage;
@@ -221,6 +222,35 @@ final class OutcomeRecorder {
 		if (given > 0) {
 			logger.info("Gave back " + given + " tasks whose handlers the shutdown interrupted; they run again at once");
 		}
+	}
+
+	/**
+	 * Runs {@code task}'s attempt: reads its payload as {@code handler}'s type and gives it to {@code attempt}. A task
+	 * that cannot run (its payload cannot be read, or it has no attempt left) goes to the dead letters instead, and
+	 * whatever {@code attempt} throws that its own steps did not settle counts as a failed attempt ({@link #unexpected}).
+	 */
+	void attempt(ClaimedTask task, TaskInvoker invoker, TaskHandlerMethod handler, QueueSettings settings,
+			Attempt attempt) {
+		TaskContext context = TaskInvoker.context(task);
+		try {
+			Object payload = invoker.prepare(task, handler, settings, context,
+					(reason) -> deadLetter(task, context, reason, settings.maxAttempts()));
+			if (payload != TaskInvoker.NOT_RUNNABLE) {
+				attempt.run(context, payload);
+			}
+		}
+		catch (Throwable ex) {
+			// Each step settles its own failures; this is for what none of them expected.
+			unexpected(task, context, settings, ex);
+		}
+	}
+
+	/** One attempt of a task whose payload was read, see {@link #attempt}. */
+	@FunctionalInterface
+	interface Attempt {
+
+		void run(TaskContext context, Object payload);
+
 	}
 
 	/**

@@ -82,18 +82,8 @@ final class TransactionalRun implements CompletionMode {
 	 * next task of its ordering key off to {@code handOffs} (see {@link CompletionCommit}).
 	 */
 	void run(ClaimedTask task, BooleanSupplier takeOutcome, HandOffs handOffs) {
-		TaskContext context = TaskInvoker.context(task);
-		try {
-			Object payload = this.invoker.prepare(task, this.handler, this.settings, context,
-					(reason) -> this.outcomes.deadLetter(task, context, reason, this.settings.maxAttempts()));
-			if (payload != TaskInvoker.NOT_RUNNABLE) {
-				run(task, context, payload, takeOutcome, handOffs);
-			}
-		}
-		catch (Throwable ex) {
-			// Each step settles its own failures; this is for what none of them expected.
-			this.outcomes.unexpected(task, context, this.settings, ex);
-		}
+		this.outcomes.attempt(task, this.invoker, this.handler, this.settings,
+				(context, payload) -> run(task, context, payload, takeOutcome, handOffs));
 	}
 
 	private void run(ClaimedTask task, TaskContext context, Object payload, BooleanSupplier takeOutcome,
