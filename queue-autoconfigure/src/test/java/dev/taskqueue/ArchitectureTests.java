@@ -1,5 +1,8 @@
 package dev.taskqueue;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -7,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.Dependency;
@@ -59,6 +63,26 @@ class ArchitectureTests {
 			.dependOnClassesThat(properties)
 			.because("runtime packages take plain settings that autoconfigure builds from the properties");
 		rule.check(MAIN);
+	}
+
+	/**
+	 * Each database's statements are written whole or composed from constants, never made by rewriting another
+	 * statement's text ({@code jdbc/StorageDriver} holds what differs per database).
+	 */
+	@Test
+	void noSqlIsMadeByReplacingText() throws IOException {
+		List<String> replacing = new ArrayList<>();
+		try (Stream<Path> files = Files.walk(Path.of("src/main/java/dev/taskqueue/jdbc"))) {
+			for (Path file : files.filter((path) -> path.toString().endsWith(".java")).toList()) {
+				List<String> lines = Files.readAllLines(file);
+				for (int i = 0; i < lines.size(); i++) {
+					if (lines.get(i).matches(".*\\.replace(All|First)?\\(\\s*\".*")) {
+						replacing.add(file.getFileName() + ":" + (i + 1) + ": " + lines.get(i).strip());
+					}
+				}
+			}
+		}
+		assertThat(replacing).as("text replaced in the jdbc package").isEmpty();
 	}
 
 	@Test
