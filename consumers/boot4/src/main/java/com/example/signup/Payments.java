@@ -18,7 +18,7 @@ class CardDeclinedException extends RuntimeException {
 }
 
 @Configuration(proxyBeanMethods = false)
-class PaymentRetries {
+class PaymentConfiguration {
 
     @Bean
     RetryPolicy paymentRetries() {
