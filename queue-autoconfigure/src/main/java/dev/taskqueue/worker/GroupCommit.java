@@ -212,8 +212,9 @@ final class GroupCommit implements CompletionMode {
 
 	/** The next task of the group: the next of its key's run (KeyRuns), else one the queue's thread takes. */
 	private @Nullable ClaimedTask next(CommitGroup group, HandlerLane steps, long started) {
-		ClaimedTask following = steps.keyRuns().next(group, this.settings, started, steps.typicalHandlerNanos(),
-				steps.mayHandOff());
+		// Most groups run no key's run: only then ask whether the worker may take the queue's tasks (a set lookup).
+		ClaimedTask following = group.run.isEmpty() ? null : steps.keyRuns()
+			.next(group, this.settings, started, steps.typicalHandlerNanos(), steps.mayHandOff());
 		return (following != null) ? following : steps.nextInGroup(group.size(), started);
 	}
 
