@@ -9,20 +9,13 @@ import dev.taskqueue.jdbc.ClaimedTask;
 import dev.taskqueue.jdbc.TaskRepository;
 
 /**
- * What became of a claimed task's attempt, as the stage that knows it says it. The {@link OutcomeRecorder} takes every
- * outcome that is not written with the task's own transaction: it tells the listeners, writes at once those that
- * need a statement of their own ({@link Written}), and posts to the {@link Mailbox} what the claim loop's next
- * statement carries ({@link DeletePending}, {@link KeyLeftHeadless}) and what could not be written yet.
+ * What became of a claimed task's attempt that another stage must write: the {@link OutcomeRecorder} writes at once
+ * those that need a statement of their own ({@link Written}: retry later, dead, released) and keeps them in the
+ * {@link Mailbox} while they cannot be written; what the claim loop's next statement carries waits there too
+ * ({@link DeletePending}, {@link KeyLeftHeadless}). A completion written with the task's own transaction, and a
+ * claim found lost by it, need no other stage: the completion mode tells the listeners itself.
  */
 sealed interface Outcome {
-
-	/** The task's work committed with its completion. */
-	record Completed(TaskContext context, Duration duration) implements Outcome {
-	}
-
-	/** The task's claim was lost before its completion: its work rolled back, and another instance runs it. */
-	record ClaimLost(ClaimedTask task, TaskContext context) implements Outcome {
-	}
 
 	/**
 	 * A {@code BATCHED} handler returned: the task's delete waits to be written with others, by the claim loop's next
