@@ -43,29 +43,6 @@ public record ClaimRequest(String queue, UUID session, int bucket, Reach reach, 
 		return new ClaimRequest(queue, session, 0, Reach.BUCKET_THEN_OTHERS, null, limit, List.of(), List.of(), 0);
 	}
 
-	/** Claims up to {@code limit} ready tasks of {@code bucket} only, from its head, writing no outcome. */
-	public static ClaimRequest inBucket(String queue, UUID session, int bucket, int limit) {
-		return new ClaimRequest(queue, session, bucket, Reach.BUCKET, null, limit, List.of(), List.of(), 0);
-	}
-
-	/** This claim, reading {@code bucket} from after {@code after} instead of its head ({@code null} for the head). */
-	public ClaimRequest startingAfter(@Nullable ClaimedTask after) {
-		return new ClaimRequest(this.queue, this.session, this.bucket, this.reach, after, this.limit, this.completed,
-				this.headlessKeys, this.following);
-	}
-
-	/** This claim, also deleting the completions of {@code completed}. */
-	public ClaimRequest completing(List<ClaimedTask> completed) {
-		return new ClaimRequest(this.queue, this.session, this.bucket, this.reach, this.after, this.limit, completed,
-				this.headlessKeys, this.following);
-	}
-
-	/** This claim, also handing off the next tasks of {@code keys}, each read with {@code following} after it. */
-	public ClaimRequest handingOff(List<String> keys, int following) {
-		return new ClaimRequest(this.queue, this.session, this.bucket, this.reach, this.after, this.limit,
-				this.completed, keys, following);
-	}
-
 	/** How far a claim reads beyond its bucket. */
 	public enum Reach {
 

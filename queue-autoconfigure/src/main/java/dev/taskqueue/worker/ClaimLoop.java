@@ -204,10 +204,8 @@ final class ClaimLoop implements Runnable {
 		int limit = Math.max(0, free - keys.size() - (int) doneTasks.stream()
 			.filter((task) -> task.orderingKey() != null && task.queue().equals(queue.name()))
 			.count());
-		ClaimRequest request = ClaimRequest.inBucket(queue.name(), sessionId, bucket, limit)
-			.startingAfter(from)
-			.completing(doneTasks)
-			.handingOff(keys, following);
+		ClaimRequest request = new ClaimRequest(queue.name(), sessionId, bucket, ClaimRequest.Reach.BUCKET, from, limit,
+				doneTasks, keys, following);
 		ClaimResult result;
 		try {
 			result = this.ownTransactions.execute((status) -> this.tasks.claim(request));

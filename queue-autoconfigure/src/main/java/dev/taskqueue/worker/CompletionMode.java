@@ -1,5 +1,7 @@
 package dev.taskqueue.worker;
 
+import java.util.function.BooleanSupplier;
+
 import dev.taskqueue.jdbc.ClaimedTask;
 import org.jspecify.annotations.Nullable;
 
@@ -66,7 +68,7 @@ interface CompletionMode {
 	interface Body {
 
 		/** @param takeOutcome to ask before recording the outcome: {@code false} once the timeout has taken it */
-		void run(java.util.function.BooleanSupplier takeOutcome);
+		void run(BooleanSupplier takeOutcome);
 
 	}
 
