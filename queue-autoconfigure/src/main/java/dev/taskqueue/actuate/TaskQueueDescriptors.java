@@ -9,7 +9,7 @@ import dev.taskqueue.DeadTask;
 import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.TaskQueueOperations.WorkerSessionInfo;
-import dev.taskqueue.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;

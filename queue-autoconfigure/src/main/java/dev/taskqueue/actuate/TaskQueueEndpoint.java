@@ -12,8 +12,8 @@ import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskList;
 import dev.taskqueue.actuate.TaskQueueDescriptors.QueueActionResult;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskActionResult;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskQueueDescriptor;
-import dev.taskqueue.jdbc.DatabaseDialect;
-import dev.taskqueue.support.Redaction;
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.support.Redaction;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;

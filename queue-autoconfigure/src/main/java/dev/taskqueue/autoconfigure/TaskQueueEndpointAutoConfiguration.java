@@ -3,8 +3,8 @@ package dev.taskqueue.autoconfigure;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.actuate.TaskQueueEndpoint;
-import dev.taskqueue.jdbc.DatabaseDialect;
-import dev.taskqueue.support.Redaction;
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.support.Redaction;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;

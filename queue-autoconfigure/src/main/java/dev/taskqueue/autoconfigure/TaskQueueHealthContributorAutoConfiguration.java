@@ -2,8 +2,8 @@ package dev.taskqueue.autoconfigure;
 
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.actuate.TaskQueueHealthIndicator;
-import dev.taskqueue.handler.TaskHandlerRegistry;
-import dev.taskqueue.worker.TaskWorker;
+import dev.taskqueue.internal.handler.TaskHandlerRegistry;
+import dev.taskqueue.internal.worker.TaskWorker;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

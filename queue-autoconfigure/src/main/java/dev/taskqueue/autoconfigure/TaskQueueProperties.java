@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import dev.taskqueue.jdbc.Database;
+import dev.taskqueue.internal.jdbc.Database;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;

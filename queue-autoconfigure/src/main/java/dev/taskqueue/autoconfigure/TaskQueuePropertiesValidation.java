@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.regex.Pattern;
 
 import dev.taskqueue.QueueName;
-import dev.taskqueue.jdbc.TaskBuckets;
-import dev.taskqueue.jdbc.TaskTables;
-import dev.taskqueue.producer.DefaultTaskQueue;
-import dev.taskqueue.worker.QueueSettings;
+import dev.taskqueue.internal.jdbc.TaskBuckets;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.producer.DefaultTaskQueue;
+import dev.taskqueue.internal.worker.QueueSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.unit.DataSize;

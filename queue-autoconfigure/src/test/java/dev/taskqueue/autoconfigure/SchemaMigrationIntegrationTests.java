@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskQueue;
-import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
