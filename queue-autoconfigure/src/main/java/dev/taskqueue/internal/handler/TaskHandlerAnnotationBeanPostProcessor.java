@@ -20,6 +20,8 @@ import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.EmbeddedValueResolverAware;
+import org.springframework.core.KotlinDetector;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringValueResolver;
 
@@ -84,11 +86,18 @@ public class TaskHandlerAnnotationBeanPostProcessor
 		if (Modifier.isPrivate(method.getModifiers())) {
 			throw new IllegalArgumentException(where + " is private; make it public or package-private");
 		}
-		Class<?>[] parameters = method.getParameterTypes();
+		boolean suspending = KotlinDetector.isSuspendingFunction(method);
+		ClassLoader classLoader = method.getDeclaringClass().getClassLoader();
+		if (suspending && !ClassUtils.isPresent("kotlinx.coroutines.BuildersKt", classLoader)) {
+			throw new IllegalArgumentException(where + " is a Kotlin suspend function, which TaskQueue runs with "
+					+ "kotlinx-coroutines; add org.jetbrains.kotlinx:kotlinx-coroutines-core to the application");
+		}
+		Class<?>[] declared = method.getParameterTypes();
+		Class<?>[] parameters = suspending ? Arrays.copyOf(declared, declared.length - 1) : declared;
 		boolean takesContext = parameters.length == 2 && parameters[1] == TaskContext.class;
 		if (!(parameters.length == 1 || takesContext) || parameters[0] == TaskContext.class) {
-			throw new IllegalArgumentException(where
-					+ " has a bad signature; a handler takes (P payload) or (P payload, TaskContext context)");
+			throw new IllegalArgumentException(where + " has a bad signature; a handler takes (P payload) or "
+					+ "(P payload, TaskContext context)" + (suspending ? ", and may be a suspend fun" : ""));
 		}
 		String queue = resolve(annotation.queue(), "queue", where);
 		if (!QueueName.isValid(queue)) {
@@ -114,7 +123,7 @@ public class TaskHandlerAnnotationBeanPostProcessor
 		return new TaskHandlerMethod(queue, beanName, bean, invocable, method.getGenericParameterTypes()[0],
 				takesContext, annotation.concurrency(), annotation.maxAttempts(),
 				annotation.completion() == TaskHandler.Completion.BATCHED, topics(annotation, where),
-				annotation.retryPolicy());
+				annotation.retryPolicy(), suspending);
 	}
 
 	private Set<String> topics(TaskHandler annotation, String where) {

@@ -22,13 +22,22 @@ import dev.taskqueue.TaskContext;
  * @param batchedCompletion whether completions are batched after the handler rather than part of its transaction
  * @param topics the topics the queue subscribes to, placeholders resolved
  * @param retryPolicy the name of the {@code RetryPolicy} bean the annotation asks for, empty for the default one
+ * @param suspending whether the method is a Kotlin {@code suspend fun}, run in a coroutine on the handler thread
  */
 public record TaskHandlerMethod(String queue, String beanName, Object bean, Method method, Type payloadType,
 		boolean takesContext, int concurrency, int maxAttempts, boolean batchedCompletion, Set<String> topics,
-		String retryPolicy) {
+		String retryPolicy, boolean suspending) {
 
 	public TaskHandlerMethod {
 		topics = Set.copyOf(topics);
+	}
+
+	/** A handler that is no Kotlin {@code suspend fun}. */
+	public TaskHandlerMethod(String queue, String beanName, Object bean, Method method, Type payloadType,
+			boolean takesContext, int concurrency, int maxAttempts, boolean batchedCompletion, Set<String> topics,
+			String retryPolicy) {
+		this(queue, beanName, bean, method, payloadType, takesContext, concurrency, maxAttempts, batchedCompletion,
+				topics, retryPolicy, false);
 	}
 
 	/** A handler with the default retry policy. */
@@ -46,10 +55,20 @@ public record TaskHandlerMethod(String queue, String beanName, Object bean, Meth
 	}
 
 	/**
-	 * Calls the handler. Whatever the handler throws is thrown as it is; a checked exception is wrapped in an
-	 * {@link UndeclaredThrowableException} only if it is not an {@link Exception}.
+	 * Calls the handler; a {@code suspend fun} returns when its coroutine has completed. Whatever the handler throws
+	 * is thrown as it is; a checked exception is wrapped in an {@link UndeclaredThrowableException} only if it is
+	 * not an {@link Exception}.
 	 */
 	public void invoke(Object payload, TaskContext context) throws Exception {
+		if (this.suspending) {
+			if (this.takesContext) {
+				SuspendingHandler.invoke(this.queue, this.method, this.bean, payload, context);
+			}
+			else {
+				SuspendingHandler.invoke(this.queue, this.method, this.bean, payload);
+			}
+			return;
+		}
 		try {
 			if (this.takesContext) {
 				this.method.invoke(this.bean, payload, context);

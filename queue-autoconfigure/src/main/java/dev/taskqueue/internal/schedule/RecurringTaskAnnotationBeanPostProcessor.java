@@ -20,6 +20,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.EmbeddedValueResolverAware;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ReflectionUtils;
@@ -94,6 +95,10 @@ class RecurringTaskAnnotationBeanPostProcessor
 		if (Modifier.isStatic(method.getModifiers()) || Modifier.isPrivate(method.getModifiers())) {
 			throw new IllegalArgumentException(where + " is static or private; make it an instance method, public "
 					+ "or package-private");
+		}
+		if (KotlinDetector.isSuspendingFunction(method)) {
+			throw new IllegalArgumentException(where + " is a Kotlin suspend function; a recurring task's method is a "
+					+ "plain fun (a @TaskHandler may suspend: let the recurring task enqueue its work there)");
 		}
 		Class<?>[] parameters = method.getParameterTypes();
 		if (parameters.length > 1 || (parameters.length == 1 && parameters[0] != TaskContext.class)) {
