@@ -41,8 +41,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ArchitectureTests {
 
-	/** Public top-level types outside {@code dev.taskqueue.autoconfigure}; issue 27 brings it down to 45. */
-	static final int MAX_PUBLIC_TYPES = 87;
+	/**
+	 * Public top-level types outside {@code dev.taskqueue.autoconfigure}; issue 27 brings it down to 45. 89 since
+	 * the bloat figures (issue 29): jdbc's BloatRepository and operations' BloatWatch, which metrics, actuate,
+	 * dashboard and autoconfigure share.
+	 */
+	static final int MAX_PUBLIC_TYPES = 89;
 
 	private static final String ROOT = "dev.taskqueue";
 

@@ -16,7 +16,9 @@ import dev.taskqueue.handler.TaskHandlerLazyInitializationExcludeFilter;
 import dev.taskqueue.handler.TaskHandlerMethod;
 import dev.taskqueue.handler.TaskHandlerRegistry;
 import dev.taskqueue.jdbc.BatchRepository;
+import dev.taskqueue.jdbc.BloatRepository;
 import dev.taskqueue.jdbc.CompletionCommit;
+import dev.taskqueue.jdbc.Database;
 import dev.taskqueue.jdbc.DatabaseDialect;
 import dev.taskqueue.jdbc.DeadTaskRepository;
 import dev.taskqueue.jdbc.EnqueueRepository;
@@ -31,6 +33,7 @@ import dev.taskqueue.jdbc.TaskRepository;
 import dev.taskqueue.jdbc.TaskTables;
 import dev.taskqueue.jdbc.TopicRepository;
 import dev.taskqueue.operations.BatchSweeper;
+import dev.taskqueue.operations.BloatWatch;
 import dev.taskqueue.operations.DefaultTaskQueueOperations;
 import dev.taskqueue.operations.RetentionPruner;
 import dev.taskqueue.producer.DefaultTaskQueue;
@@ -181,6 +184,24 @@ public class TaskQueueAutoConfiguration {
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
 				tasks.limitedClaims(), QueueSettingsResolver.limits(properties),
 				schedules.getIfAvailable(), batches);
+	}
+
+	/**
+	 * The task tables' bloat figures (docs/operations.md#bloat); null (no bean: every user asks getIfAvailable) on
+	 * CockroachDB and YugabyteDB, which have no VACUUM.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "taskqueue.bloat.enabled", matchIfMissing = true)
+	@Nullable BloatWatch taskQueueBloatWatch(DataSource dataSource, TaskTables tables, DatabaseDialect dialect,
+			TaskQueueProperties properties) {
+		if (dialect.database() != Database.POSTGRESQL) {
+			return null;
+		}
+		BloatProperties bloat = properties.getBloat();
+		return new BloatWatch(new BloatRepository(dataSource, tables),
+				new BloatWatch.Thresholds(bloat.getDeadTuples(), bloat.getDeadRatio(), bloat.getHorizonAge()),
+				properties.getMetrics().getRefreshInterval());
 	}
 
 	/** One per instance: its background loops say an outage of the database once, together (support.DatabaseOutage). */
