@@ -45,8 +45,12 @@ class ArchitectureTests {
 	/** Public top-level types outside {@code dev.taskqueue.internal} and {@code dev.taskqueue.autoconfigure}. */
 	static final int MAX_API_TYPES = 23;
 
-	/** Public top-level types outside {@code dev.taskqueue.autoconfigure}, {@code internal} included. */
-	static final int MAX_PUBLIC_TYPES = 87;
+	/**
+	 * Public top-level types outside {@code dev.taskqueue.autoconfigure}, {@code internal} included: those Java needs
+	 * public because another package calls them. 89 since the bloat figures (issue 29): jdbc's BloatRepository and
+	 * operations' BloatWatch, which metrics, actuate, dashboard and autoconfigure share.
+	 */
+	static final int MAX_PUBLIC_TYPES = 89;
 
 	private static final String ROOT = "dev.taskqueue";
 

@@ -16,7 +16,9 @@ import dev.taskqueue.internal.handler.TaskHandlerLazyInitializationExcludeFilter
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import dev.taskqueue.internal.jdbc.BatchRepository;
+import dev.taskqueue.internal.jdbc.BloatRepository;
 import dev.taskqueue.internal.jdbc.CompletionCommit;
+import dev.taskqueue.internal.jdbc.Database;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
 import dev.taskqueue.internal.jdbc.DeadTaskRepository;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
@@ -25,20 +27,21 @@ import dev.taskqueue.internal.jdbc.QueueStatsRepository;
 import dev.taskqueue.internal.jdbc.RetentionRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.SessionRepository;
-import dev.taskqueue.internal.jdbc.TaskNotifications;
 import dev.taskqueue.internal.jdbc.TaskBuckets;
+import dev.taskqueue.internal.jdbc.TaskNotifications;
 import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.jdbc.TopicRepository;
 import dev.taskqueue.internal.operations.BatchSweeper;
+import dev.taskqueue.internal.operations.BloatWatch;
 import dev.taskqueue.internal.operations.DefaultTaskQueueOperations;
 import dev.taskqueue.internal.operations.RetentionPruner;
 import dev.taskqueue.internal.producer.DefaultTaskQueue;
 import dev.taskqueue.internal.schedule.ScheduleControl;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.TaskQueueListeners;
-import dev.taskqueue.internal.worker.PayloadReader;
 import dev.taskqueue.internal.worker.CompletionModes;
+import dev.taskqueue.internal.worker.PayloadReader;
 import dev.taskqueue.internal.worker.TaskRunner;
 import dev.taskqueue.internal.worker.TaskWorker;
 import dev.taskqueue.internal.worker.WorkerSession;
@@ -181,6 +184,24 @@ public class TaskQueueAutoConfiguration {
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
 				tasks.limitedClaims(), QueueSettingsResolver.limits(properties),
 				schedules.getIfAvailable(), batches);
+	}
+
+	/**
+	 * The task tables' bloat figures (docs/operations.md#bloat); null (no bean: every user asks getIfAvailable) on
+	 * CockroachDB and YugabyteDB, which have no VACUUM.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "taskqueue.bloat.enabled", matchIfMissing = true)
+	@Nullable BloatWatch taskQueueBloatWatch(DataSource dataSource, TaskTables tables, DatabaseDialect dialect,
+			TaskQueueProperties properties) {
+		if (dialect.database() != Database.POSTGRESQL) {
+			return null;
+		}
+		BloatProperties bloat = properties.getBloat();
+		return new BloatWatch(new BloatRepository(dataSource, tables),
+				new BloatWatch.Thresholds(bloat.getDeadTuples(), bloat.getDeadRatio(), bloat.getHorizonAge()),
+				properties.getMetrics().getRefreshInterval());
 	}
 
 	/** One per instance: its background loops say an outage of the database once, together (support.DatabaseOutage). */

@@ -54,6 +54,14 @@ final class TaskQueuePropertiesValidation {
 			reject("max-payload-size", maxPayloadSize, "must be from 1B to 255MB (about the most a jsonb value holds)");
 		}
 		positive("health.timeout", this.properties.getHealth().getTimeout());
+		BloatProperties bloat = this.properties.getBloat();
+		if (bloat.getDeadTuples() < 0) {
+			reject("bloat.dead-tuples", bloat.getDeadTuples(), "must not be negative");
+		}
+		if (!(bloat.getDeadRatio() >= 0)) {
+			reject("bloat.dead-ratio", bloat.getDeadRatio(), "must not be negative");
+		}
+		positive("bloat.horizon-age", bloat.getHorizonAge());
 		SerializationRetryProperties serializationRetry = this.properties.getSerializationRetry();
 		atLeast("serialization-retry.max-attempts", serializationRetry.getMaxAttempts(), 1);
 		notNegative("serialization-retry.initial-delay", serializationRetry.getInitialDelay());

@@ -12,6 +12,7 @@ import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.QueueMinuteRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.operations.BloatWatch;
 import dev.taskqueue.internal.schedule.ScheduleControl;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.Redaction;
@@ -97,6 +98,14 @@ public final class DashboardConfiguration {
 		@Order(2)
 		BatchesSection taskQueueDashboardBatches(DataSource dataSource, TaskTables tables, DashboardSettings settings) {
 			return new BatchesSection(queries(dataSource, tables), settings.countLimit());
+		}
+
+		/** Null (no section) where there is no {@link BloatWatch}: CockroachDB, YugabyteDB, or bloat turned off. */
+		@Bean
+		@Order(3)
+		@Nullable BloatSection taskQueueDashboardBloat(ObjectProvider<BloatWatch> watch) {
+			BloatWatch bloat = watch.getIfAvailable();
+			return (bloat != null) ? new BloatSection(bloat) : null;
 		}
 
 		private static DashboardQueries queries(DataSource dataSource, TaskTables tables) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
+import dev.taskqueue.internal.operations.BloatWatch;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -44,9 +45,13 @@ public class MetricsConfiguration {
 	@Bean
 	@DependsOnDatabaseInitialization
 	QueueGauges taskQueueGauges(TaskQueueOperations operations, MeterRegistry meterRegistry, Settings settings,
-			ObjectProvider<DatabaseOutage> outage) {
+			ObjectProvider<DatabaseOutage> outage, ObjectProvider<BloatWatch> bloat) {
 		QueueGauges gauges = new QueueGauges(operations, meterRegistry, settings.refreshInterval());
 		gauges.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
+		BloatWatch watch = bloat.getIfAvailable();
+		if (watch != null) { // PostgreSQL, taskqueue.bloat.enabled: one thread, one interval for both reads
+			gauges.alsoRefresh(new BloatGauges(watch, meterRegistry)::refresh);
+		}
 		return gauges;
 	}
 

@@ -9,11 +9,11 @@ import java.util.function.ToDoubleFunction;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskQueueOperations.QueueLimitStats;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
+import dev.taskqueue.internal.support.DatabaseOutage;
+import dev.taskqueue.internal.support.PeriodicThread;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
-import dev.taskqueue.internal.support.DatabaseOutage;
-import dev.taskqueue.internal.support.PeriodicThread;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -48,6 +48,10 @@ class QueueGauges implements SmartLifecycle {
 
 	private final PeriodicThread thread;
 
+	/** More gauges' reads that share this thread and its interval (the bloat figures), run after the queues'. */
+	private volatile Runnable alsoRefresh = () -> {
+	};
+
 	QueueGauges(TaskQueueOperations operations, MeterRegistry registry, Duration interval) {
 		this.operations = operations;
 		this.registry = registry;
@@ -70,8 +74,26 @@ class QueueGauges implements SmartLifecycle {
 		return this.thread.isRunning();
 	}
 
+	/** Runs {@code work} on this thread after each read of the queues, so that it too never runs on a scrape. */
+	void alsoRefresh(Runnable work) {
+		this.alsoRefresh = work;
+	}
+
 	/** Reads the statistics of every queue and registers the gauges of queues seen for the first time. */
 	void refresh() {
+		refreshQueues();
+		try {
+			this.alsoRefresh.run();
+		}
+		catch (RuntimeException ex) {
+			if (!this.outage.failed("read the task tables' bloat figures for the gauges", ex)) {
+				logger.warn("Could not read the TaskQueue tables' bloat figures for the gauges, trying again in "
+						+ this.interval + ": " + ex);
+			}
+		}
+	}
+
+	private void refreshQueues() {
 		try {
 			Map<String, QueueStats> read = new ConcurrentHashMap<>();
 			for (QueueStats stats : this.operations.queueStats()) {
