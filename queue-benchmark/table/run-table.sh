@@ -6,7 +6,8 @@
 # Each run is a fresh JVM running W1 once: the one-statement exactly-once loop, db-scheduler tuned (lock-and-fetch
 # 0.5/4.0) and as it comes, JobRunr, TRANSACTIONAL (TASKS each), then the batch loop of 50, group commit of 20 and
 # BATCHED (BATCH_TASKS each), every contender after an untimed warm-up in the same JVM. Before each run the script
-# waits until other processes leave the CPUs idle (IDLE_MAX / IDLE_WAIT) and records the machine's load in runs.tsv.
+# waits until other processes leave the CPUs idle (IDLE_MAX / IDLE_WAIT) and records the machine's load in runs.tsv,
+# and how often, during the run, the server held another benchmark's scratch database (a run makes one at a time).
 # At the end table-report.py prints the medians and each ratio's median over the runs (Python 3).
 #
 # Environment (all optional):
@@ -23,11 +24,12 @@
 #   OUT                 where the outputs go       (target/table; earlier files there are moved to OUT.prev-<time>/)
 #   CHECKPOINT          1 = psql CHECKPOINT before each run (1)
 #   RUN_TIMEOUT         seconds before one run is killed (1800)
-#   IDLE_MAX            before each run, wait while other processes keep more than this % of all CPUs busy (25)
+#   IDLE_MAX            before each run, wait while other processes keep more than this % of all CPUs busy, or
+#                       another benchmark has a scratch database on the server (25)
 #   IDLE_WAIT           ... but at most this many seconds, then run anyway (600); the figures go to runs.tsv
 set -u -o pipefail
 
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -le 1 ] || usage
 RUNS=${1:-5}
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || usage
@@ -59,11 +61,18 @@ busy_pct() {
 	read -r b0 t0 < <(cpu_jiffies); sleep "$1"; read -r b1 t1 < <(cpu_jiffies)
 	echo $(( (b1 - b0) * 100 / (t1 - t0 > 0 ? t1 - t0 : 1) ))
 }
-# waits until the machine is quiet (IDLE_MAX) or IDLE_WAIT has passed; prints "busy% waited_s"
+# how many taskqueue_bench_* databases have connections (leftovers of killed runs have none): before a run of ours,
+# any is another benchmark's
+scratch_count() {
+	psql "$PSQL_URL" -Atqc "select count(distinct datname) from pg_stat_activity where datname like 'taskqueue_bench_%'" \
+		2>/dev/null || echo 0
+}
+# waits until the machine is quiet (IDLE_MAX) and no other benchmark is draining on the server, or IDLE_WAIT has
+# passed; prints "busy% waited_s"
 wait_quiet() {
 	local busy waited=0
 	busy=$(busy_pct 3)
-	while (( busy > IDLE_MAX && waited < IDLE_WAIT )); do
+	while (( (busy > IDLE_MAX || $(scratch_count) > 0) && waited < IDLE_WAIT )); do
 		sleep 7; waited=$((waited + 10)); busy=$(busy_pct 3)
 	done
 	echo "$busy $waited"
@@ -96,7 +105,10 @@ fi
 	psql "$PSQL_URL" -AtqF= -c "select name, setting from pg_settings where name in ('fsync','synchronous_commit','full_page_writes','autovacuum','shared_buffers','max_connections','shared_preload_libraries') order by name" | tr '\n' ' '; echo
 } | tee "$OUT/meta.txt"
 
-printf 'run\tstart\twall_s\texit\tload1_before\tload1_after\tbusy_pct_before\twaited_s\tcpu_busy_s\tjvm_cpu_s\n' >"$OUT/runs.tsv"
+# every 2 s during a run: this run makes one scratch database at a time, so more is another benchmark's
+watch_scratch() { while true; do scratch_count; sleep 2; done; }
+
+printf 'run\tstart\twall_s\texit\tload1_before\tload1_after\tbusy_pct_before\twaited_s\tcpu_busy_s\tjvm_cpu_s\tother_scratch_pct\n' >"$OUT/runs.tsv"
 failures=0
 for run in $(seq 1 "$RUNS"); do
 	file="$OUT/$run.txt"
@@ -106,10 +118,14 @@ for run in $(seq 1 "$RUNS"); do
 	load0=$(cut -d' ' -f1 /proc/loadavg)
 	read -r cb0 _ < <(cpu_jiffies)
 	t0=$(date +%s.%N)
+	watch_scratch >"$OUT/.scratch" &
+	watcher=$!
 	# shellcheck disable=SC2086
 	/usr/bin/time -o "$OUT/.time" -f '%U %S' timeout "$RUN_TIMEOUT" java $JAVA_OPTS -jar "$JAR" $ARGS \
 		--jdbc-url="$JDBC_URL" >"$file" 2>"$OUT/$run.stderr"
 	rc=$?
+	kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
+	other=$(awk '{n++; if ($1 > 1) o++} END {printf "%d", n ? 100 * o / n : 0}' "$OUT/.scratch"); rm -f "$OUT/.scratch"
 	t1=$(date +%s.%N)
 	read -r cb1 _ < <(cpu_jiffies)
 	load1=$(cut -d' ' -f1 /proc/loadavg)
@@ -117,9 +133,10 @@ for run in $(seq 1 "$RUNS"); do
 	cpubusy=$(python3 -c "print(f'{($cb1 - $cb0) / $HZ:.1f}')")
 	jvmcpu=$(tail -1 "$OUT/.time" | awk '{printf "%.1f", $1 + $2}'); rm -f "$OUT/.time"
 	[ -s "$OUT/$run.stderr" ] || rm -f "$OUT/$run.stderr"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$run" "$(date -d @"${t0%.*}" +%T)" "$wall" "$rc" "$load0" "$load1" \
-		"$busy" "$waited" "$cpubusy" "$jvmcpu" >>"$OUT/runs.tsv"
-	echo "run $run/$RUNS: ${wall}s exit $rc load $load0 -> $load1; busy before ${busy}%; CPU-s: all ${cpubusy}, benchmark JVM ${jvmcpu}"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$run" "$(date -d @"${t0%.*}" +%T)" "$wall" "$rc" "$load0" "$load1" \
+		"$busy" "$waited" "$cpubusy" "$jvmcpu" "$other" >>"$OUT/runs.tsv"
+	echo "run $run/$RUNS: ${wall}s exit $rc load $load0 -> $load1; busy before ${busy}%; CPU-s: all ${cpubusy}," \
+		"benchmark JVM ${jvmcpu}; another benchmark's scratch database on the server ${other}% of the time"
 	if [ "$rc" != 0 ] || grep -q '^FAILED' "$file"; then
 		failures=$((failures + 1))
 		echo "  ^ FAILED: see $file and $OUT/$run.stderr" >&2

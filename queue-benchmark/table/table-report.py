@@ -24,11 +24,18 @@ data = defaultdict(dict)
 tasks = {}
 failed = []
 runs = []
+complete = set()
+tsv = os.path.join(out, "runs.tsv")
+if os.path.exists(tsv):
+    with open(tsv) as f:
+        complete = {int(row["run"]) for row in csv.DictReader(f, delimiter="\t")}
 for name in sorted(os.listdir(out), key=lambda n: (len(n), n)):
     m = FILE.match(name)
     if not m:
         continue
     run = int(m.group(1))
+    if complete and run not in complete:
+        continue  # still running
     runs.append(run)
     with open(os.path.join(out, name)) as f:
         for line in f:
@@ -88,14 +95,16 @@ for contender, metric, label, target in TARGETS:
     print(f"| {label} | {median:.2f} ({fmt(values, 2)}) | {target or ''} | {met} |")
 print()
 
-tsv = os.path.join(out, "runs.tsv")
 if os.path.exists(tsv):
-    print("| run | start | wall s | load (1 min) before → after | CPUs busy before | CPU-s all / benchmark JVM |")
-    print("|---|---|---|---|---|---|")
+    print("| run | start | wall s | load (1 min) before → after | CPUs busy before | CPU-s all / benchmark JVM "
+          "| another benchmark on the server |")
+    print("|---|---|---|---|---|---|---|")
     with open(tsv) as f:
         for row in csv.DictReader(f, delimiter="\t"):
+            other = f"{row['other_scratch_pct']} % of the run" if row.get("other_scratch_pct") else "not recorded"
             print(f"| {row['run']} | {row['start']} | {row['wall_s']} | {row['load1_before']} → {row['load1_after']} | "
-                  f"{row['busy_pct_before']} % (waited {row['waited_s']} s) | {row['cpu_busy_s']} / {row['jvm_cpu_s']} |")
+                  f"{row['busy_pct_before']} % (waited {row['waited_s']} s) | {row['cpu_busy_s']} / {row['jvm_cpu_s']} "
+                  f"| {other} |")
 if failed:
     print()
     print("FAILED lines:")
