@@ -2,8 +2,8 @@ package dev.taskqueue.autoconfigure;
 
 import java.time.Duration;
 
-import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import dev.taskqueue.internal.jdbc.QueueLimits;
+import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import dev.taskqueue.test.PropertyFailures;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;

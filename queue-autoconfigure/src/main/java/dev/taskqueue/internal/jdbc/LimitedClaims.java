@@ -195,7 +195,8 @@ public class LimitedClaims {
 		boolean sliding = limits.rateLimited() && limits.rateWindow() == RateWindow.SLIDING;
 		// A later window has begun, or another instance logged a later claim: now() is stale, and a claim logged
 		// before one already logged could make an interval that the later claim's count did not see.
-		if (limits.rateLimited() && (state.starts() == null || (sliding && state.log().latest() > state.nowMicros()))) {
+		boolean stale = state.starts() == null || (sliding && state.log().latest() > state.nowMicros());
+		if (limits.rateLimited() && stale) {
 			return new LimitedClaim(List.of(), Hold.RATE, STALE_RETRY);
 		}
 		int starts = (state.starts() != null) ? state.starts() : 0;
@@ -226,7 +227,8 @@ public class LimitedClaims {
 		if (left - claimed.size() <= 0) {
 			// Sliding: the oldest logged claim leaves the last period first, which frees its starts.
 			Long oldest = sliding && logged >= starts ? log.oldestAfter(state.nowMicros() - period) : null;
-			Duration retryIn = (oldest != null) ? retryAfter(oldest + period - state.clockMicros()) : state.nextWindow();
+			Duration retryIn = (oldest != null) ? retryAfter(oldest + period - state.clockMicros())
+					: state.nextWindow();
 			return new LimitedClaim(claimed, Hold.RATE, retryIn);
 		}
 		return new LimitedClaim(claimed, (slots - claimed.size() <= 0) ? Hold.SLOT : Hold.NONE, Duration.ZERO);

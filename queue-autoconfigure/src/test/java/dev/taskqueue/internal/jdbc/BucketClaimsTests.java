@@ -10,8 +10,8 @@ import java.util.stream.IntStream;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import dev.taskqueue.internal.producer.TaskIds;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.BeforeAll;

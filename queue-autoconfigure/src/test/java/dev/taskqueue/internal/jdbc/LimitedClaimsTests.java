@@ -12,9 +12,9 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
 import dev.taskqueue.internal.jdbc.LimitedClaim.Hold;
+import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;

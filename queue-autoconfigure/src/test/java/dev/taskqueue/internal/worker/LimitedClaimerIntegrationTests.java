@@ -1,6 +1,5 @@
 package dev.taskqueue.internal.worker;
 
-import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import dev.taskqueue.RetryPolicy;
 import java.time.Duration;
 import java.util.UUID;
@@ -10,6 +9,7 @@ import javax.sql.DataSource;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.jdbc.QueueLimits;
+import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import dev.taskqueue.internal.jdbc.SessionRepository;
 import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
