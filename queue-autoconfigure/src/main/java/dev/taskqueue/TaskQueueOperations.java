@@ -203,11 +203,12 @@ public interface TaskQueueOperations {
 	 * not limited
 	 * @param rateLimit the most task starts per {@code ratePeriod}, {@code null} when not limited
 	 * @param ratePeriod the length of a rate window, {@code null} when not limited
-	 * @param startsInWindow how many tasks started in the current rate window (0 without a rate limit)
+	 * @param startsInWindow how many tasks started in the current rate window: the last period for a sliding
+	 * window, the current fixed window for a fixed one (0 without a rate limit)
 	 * @param heldBack how many ready tasks the limits keep from starting now (0 while the queue is paused: the
 	 * pause holds them)
 	 * @param waitingFor what holds them: {@code "global-concurrency"} (waiting for a slot), {@code "rate-limit"}
-	 * (waiting for the next window), or {@code null} when nothing is held back
+	 * (waiting for a start to leave the window), or {@code null} when nothing is held back
 	 */
 	record QueueLimitStats(@Nullable Integer globalConcurrency, @Nullable Integer rateLimit,
 			@Nullable Duration ratePeriod, long startsInWindow, long heldBack, @Nullable String waitingFor) {

@@ -3,6 +3,7 @@ package dev.taskqueue.autoconfigure;
 import java.time.Duration;
 
 import dev.taskqueue.internal.jdbc.QueueLimits;
+import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import dev.taskqueue.test.PropertyFailures;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,7 @@ class QueueLimitsConfigurationIntegrationTests {
 				assertThat(context).hasNotFailed();
 				assertThat(QueueSettingsResolver.limits(context.getBean(TaskQueueProperties.class)))
 					.containsExactly(org.assertj.core.api.Assertions.entry("api",
-							new QueueLimits(5, 100, Duration.ofSeconds(1))));
+							new QueueLimits(5, 100, Duration.ofSeconds(1), RateWindow.SLIDING)));
 			});
 	}
 

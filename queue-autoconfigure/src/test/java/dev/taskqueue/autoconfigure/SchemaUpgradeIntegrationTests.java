@@ -186,6 +186,24 @@ class SchemaUpgradeIntegrationTests {
 					+ "autovacuum_vacuum_scale_factor=0,autovacuum_vacuum_cost_limit=2000,autovacuum_vacuum_cost_delay=2");
 	}
 
+	@Test
+	void aQueueRateLimitedInFixedWindowsBeforeVersion13RunsItsTasksUnderASlidingLimit() {
+		String url = TestDatabase.createDatabase();
+		DriverManagerDataSource dataSource = migratedTo(url, "12");
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload) SELECT gen_random_uuid(), 'upgrade', "
+				+ "'\"old task\"' FROM generate_series(1, 5)");
+		jdbc.update("INSERT INTO taskqueue_queue (name, window_start, window_starts) "
+				+ "VALUES ('upgrade', now() - interval '1 hour', 7)");
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class),
+				"taskqueue.queues.upgrade.rate-limit.limit=100", "taskqueue.queues.upgrade.rate-limit.period=1h")) {
+			Handlers handlers = context.getBean(Handlers.class);
+			Await.until("the old tasks run", Duration.ofSeconds(20), () -> handlers.handled.size() == 5);
+			assertThat(jdbc.queryForObject("SELECT (SELECT sum(n) FROM unnest(rate_log_starts) n) FROM taskqueue_queue "
+					+ "WHERE name = 'upgrade'", Long.class)).as("the sliding log counts the five starts").isEqualTo(5);
+		}
+	}
+
 	/** The database at {@code url}, with TaskQueue's schema migrated up to version {@code target}. */
 	private static DriverManagerDataSource migratedTo(String url, String target) {
 		DriverManagerDataSource dataSource = new DriverManagerDataSource(url);

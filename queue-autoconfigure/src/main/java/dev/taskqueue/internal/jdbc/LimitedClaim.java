@@ -8,7 +8,8 @@ import java.util.List;
  *
  * @param claimed the tasks claimed
  * @param heldBy the limit that allows no further claim now, {@link Hold#NONE} when another claim may take more
- * @param retryIn for {@link Hold#RATE}: how long until the queue's next rate window begins, on the database clock
+ * @param retryIn for {@link Hold#RATE}: how long until a start leaves the last period (a sliding window) or the next
+ * window begins (a fixed one), on the database clock
  */
 public record LimitedClaim(List<ClaimedTask> claimed, Hold heldBy, Duration retryIn) {
 
@@ -21,7 +22,10 @@ public record LimitedClaim(List<ClaimedTask> claimed, Hold heldBy, Duration retr
 		/** As many tasks as {@code global-concurrency} allows are claimed across the instances. */
 		SLOT,
 
-		/** The queue's current rate window has had its {@code rate-limit.limit} starts. */
+		/**
+		 * The queue's current rate window (the last period, or the current fixed window) has had its
+		 * {@code rate-limit.limit} starts.
+		 */
 		RATE
 
 	}

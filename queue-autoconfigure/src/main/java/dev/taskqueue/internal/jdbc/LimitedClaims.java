@@ -1,19 +1,23 @@
 package dev.taskqueue.internal.jdbc;
 
+import java.sql.Array;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.UUID;
 
 import javax.sql.DataSource;
 
 import dev.taskqueue.internal.jdbc.LimitedClaim.Hold;
+import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.support.SqlArrayValue;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -24,11 +28,14 @@ import org.springframework.transaction.support.TransactionTemplate;
  * commit, which lets the next instance's claim see them. Queues without limits never come here: their claim stays
  * one auto-commit statement.
  * <p>
- * Rate windows are fixed and aligned on the database clock: window {@code k} is
- * {@code [epoch + k * period, epoch + (k + 1) * period)}, and a claim counts in the window of its transaction's
- * {@code now()}, which is also the {@code claimed_at} the claim writes. So at most {@code limit} tasks of the queue
- * have a {@code claimed_at} in any one window. A window whose start is older than the row's is never used again,
- * so a transaction whose {@code now()} is stale after a long lock wait claims nothing and tries again.
+ * A claim counts at its transaction's {@code now()}, which is also the {@code claimed_at} the claim writes. Fixed
+ * rate windows are aligned on the database clock: window {@code k} is
+ * {@code [epoch + k * period, epoch + (k + 1) * period)}, so at most {@code limit} tasks of the queue have a
+ * {@code claimed_at} in any one window. A window whose start is older than the row's is never used again, so a
+ * transaction whose {@code now()} is stale after a long lock wait claims nothing and tries again. Sliding windows
+ * keep the recent claims in the row ({@link RateLog}) and bound every interval of the period's length; they also
+ * count the fixed window, which never holds them back (the fixed window's starts are among the last period's) but
+ * keeps the fixed bound while instances configured with either share a queue.
  */
 public class LimitedClaims {
 
@@ -53,6 +60,8 @@ public class LimitedClaims {
 	// "> HELD" (%3$s) leaves out the tasks held behind their ordering key, whose claimed_by is the nil UUID (sorts
 	// first).
 	// :period is null without a rate limit, which makes the window columns null.
+	// now and clock are read as timestamps, not as numbers of the epoch: extract() is a float8 on CockroachDB, which
+	// can be a microsecond off, and the sliding log must hold exactly the claimed_at the claim writes.
 	private static final String STATE = """
 			SELECT current_setting('transaction_isolation') IN ('read committed', 'serializable') AS read_committed,
 			       CASE WHEN :countRunning
@@ -62,7 +71,8 @@ public class LimitedClaims {
 			            WHEN q.window_start = w.start THEN q.window_starts END AS starts,
 			       (extract(epoch FROM w.start) * 1000000)::bigint AS window_micros,
 			       (extract(epoch FROM w.start + :period * interval '1 microsecond' - clock_timestamp())
-			           * 1000000)::bigint AS next_window_micros
+			           * 1000000)::bigint AS next_window_micros,
+			       now() AS now, clock_timestamp() AS clock, q.rate_log_micros, q.rate_log_starts
 			FROM %1$s q CROSS JOIN LATERAL (
 			    SELECT timestamptz 'epoch'
 			           + (floor(extract(epoch FROM now()) * 1000000 / :period) * :period) * interval '1 microsecond'
@@ -73,6 +83,15 @@ public class LimitedClaims {
 	private static final String COUNT_STARTS = """
 			UPDATE %1$s SET window_start = timestamptz 'epoch' + :window * interval '1 microsecond',
 			       window_starts = :starts
+			WHERE name = :queue
+			""";
+
+	// The sliding log as a whole: at most about 101 pairs (RateLog), under a kilobyte and a half, so the row stays
+	// small and is never TOASTed. Arrays are bound as parameters rather than edited in SQL (unnest, array_agg), which
+	// keeps the statement the same on every database. The fixed window is counted as well, see the class comment.
+	private static final String LOG_STARTS = """
+			UPDATE %1$s SET rate_log_micros = :micros, rate_log_starts = :logStarts,
+			       window_start = timestamptz 'epoch' + :window * interval '1 microsecond', window_starts = :starts
 			WHERE name = :queue
 			""";
 
@@ -100,6 +119,8 @@ public class LimitedClaims {
 
 	private final String countStarts;
 
+	private final String logStarts;
+
 	public LimitedClaims(DataSource dataSource, TaskTables tables, TaskRepository tasks) {
 		this(dataSource, tables, tasks, SerializationRetry.none());
 	}
@@ -122,6 +143,7 @@ public class LimitedClaims {
 		this.lock = LOCK.formatted(tables.queue());
 		this.state = STATE.formatted(tables.queue(), tables.task(), OrderedKeys.HELD);
 		this.countStarts = COUNT_STARTS.formatted(tables.queue());
+		this.logStarts = LOG_STARTS.formatted(tables.queue());
 	}
 
 	/**
@@ -170,14 +192,32 @@ public class LimitedClaims {
 		}
 		int slots = limits.concurrencyLimited() ? (int) Math.max(0, limits.globalConcurrency() - state.running())
 				: Integer.MAX_VALUE;
-		if (limits.rateLimited() && state.starts() == null) { // a later window has begun: now() is stale
+		boolean sliding = limits.rateLimited() && limits.rateWindow() == RateWindow.SLIDING;
+		// A later window has begun, or another instance logged a later claim: now() is stale, and a claim logged
+		// before one already logged could make an interval that the later claim's count did not see.
+		boolean stale = state.starts() == null || (sliding && state.log().latest() > state.nowMicros());
+		if (limits.rateLimited() && stale) {
 			return new LimitedClaim(List.of(), Hold.RATE, STALE_RETRY);
 		}
 		int starts = (state.starts() != null) ? state.starts() : 0;
-		int left = limits.rateLimited() ? Math.max(0, limits.rateLimit() - starts) : Integer.MAX_VALUE;
+		long period = limits.rateLimited() ? Micros.of(limits.ratePeriod()) : 0;
+		long logged = sliding ? state.log().startsAfter(state.nowMicros() - period) : 0;
+		int left = limits.rateLimited() ? (int) Math.max(0, limits.rateLimit() - Math.max(starts, logged))
+				: Integer.MAX_VALUE;
 		int allowed = Math.min(wanted, Math.min(slots, left));
 		List<ClaimedTask> claimed = (allowed > 0) ? this.tasks.claim(queue, bucket, session, allowed) : List.of();
-		if (limits.rateLimited() && !claimed.isEmpty()) {
+		RateLog log = state.log();
+		if (sliding && !claimed.isEmpty()) {
+			log = log.add(state.nowMicros(), claimed.size(), period);
+			this.jdbc.sql(this.logStarts)
+				.param("micros", new SqlArrayValue("int8", (Object[]) log.micros()))
+				.param("logStarts", new SqlArrayValue("int8", (Object[]) log.starts()))
+				.param("window", state.windowMicros())
+				.param("starts", starts + claimed.size())
+				.param("queue", queue)
+				.update();
+		}
+		else if (limits.rateLimited() && !claimed.isEmpty()) {
 			this.jdbc.sql(this.countStarts)
 				.param("window", state.windowMicros())
 				.param("starts", starts + claimed.size())
@@ -185,24 +225,39 @@ public class LimitedClaims {
 				.update();
 		}
 		if (left - claimed.size() <= 0) {
-			return new LimitedClaim(claimed, Hold.RATE, state.nextWindow());
+			// Sliding: the oldest logged claim leaves the last period first, which frees its starts.
+			Long oldest = sliding && logged >= starts ? log.oldestAfter(state.nowMicros() - period) : null;
+			Duration retryIn = (oldest != null) ? retryAfter(oldest + period - state.clockMicros())
+					: state.nextWindow();
+			return new LimitedClaim(claimed, Hold.RATE, retryIn);
 		}
 		return new LimitedClaim(claimed, (slots - claimed.size() <= 0) ? Hold.SLOT : Hold.NONE, Duration.ZERO);
 	}
 
 	/**
-	 * How many tasks of {@code queue} were claimed in its current rate window, for the queue statistics. Call it in
-	 * a transaction or not; it changes nothing.
+	 * How many tasks of {@code queue} count against its rate limit now: those claimed in its current fixed window,
+	 * or in the last period for a sliding one; for the queue statistics. Call it in a transaction or not; it
+	 * changes nothing.
 	 */
-	public int startsInWindow(String queue, Duration period) {
+	public int startsInWindow(String queue, QueueLimits limits) {
+		Duration period = limits.ratePeriod();
+		if (period == null) {
+			return 0;
+		}
 		List<State> states = this.jdbc.sql(this.state)
 			.param("countRunning", false)
 			.param("period", Micros.of(period), Types.BIGINT)
 			.param("queue", queue)
 			.query(LimitedClaims::state)
 			.list();
-		Integer starts = states.isEmpty() ? null : states.get(0).starts();
-		return (starts != null) ? starts : 0;
+		if (states.isEmpty()) {
+			return 0;
+		}
+		State state = states.get(0);
+		if (limits.rateWindow() == RateWindow.SLIDING) {
+			return (int) state.log().startsAfter(state.nowMicros() - Micros.of(period));
+		}
+		return (state.starts() != null) ? state.starts() : 0;
 	}
 
 	private State state(String queue, QueueLimits limits) {
@@ -218,8 +273,23 @@ public class LimitedClaims {
 		int starts = rs.getInt("starts");
 		Integer windowStarts = rs.wasNull() ? null : starts;
 		return new State(rs.getBoolean("read_committed"), rs.getLong("running"), windowStarts,
-				rs.getLong("window_micros"),
-				Duration.ofNanos(Math.max(1_000, rs.getLong("next_window_micros")) * 1_000));
+				rs.getLong("window_micros"), retryAfter(rs.getLong("next_window_micros")), micros(rs, "now"),
+				micros(rs, "clock"), RateLog.of(array(rs, "rate_log_micros"), array(rs, "rate_log_starts")));
+	}
+
+	/** A wait of {@code micros}, at least a millisecond: never a busy loop. */
+	private static Duration retryAfter(long micros) {
+		return Duration.ofNanos(Math.max(1_000, micros) * 1_000);
+	}
+
+	private static long micros(ResultSet rs, String column) throws SQLException {
+		OffsetDateTime time = rs.getObject(column, OffsetDateTime.class);
+		return Micros.sinceEpoch(time.toInstant());
+	}
+
+	private static @Nullable Object array(ResultSet rs, String column) throws SQLException {
+		Array array = rs.getArray(column);
+		return (array != null) ? array.getArray() : null;
 	}
 
 	/** The claim's transaction runs in another isolation than READ COMMITTED: the database's default. */
@@ -235,9 +305,12 @@ public class LimitedClaims {
 	 * What the locked row and the task table say.
 	 * @param readCommitted whether the transaction runs in READ COMMITTED, which the counts rely on
 	 * @param starts the claims in the current window, {@code null} when the row's window is later than it
+	 * @param nowMicros the transaction's {@code now()}, the {@code claimed_at} of its claim
+	 * @param clockMicros the database's clock when the state was read
+	 * @param log the recent claims of a sliding rate limit
 	 */
 	private record State(boolean readCommitted, long running, @Nullable Integer starts, long windowMicros,
-			Duration nextWindow) {
+			Duration nextWindow, long nowMicros, long clockMicros, RateLog log) {
 	}
 
 }

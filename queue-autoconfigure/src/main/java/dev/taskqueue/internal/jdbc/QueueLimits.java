@@ -1,6 +1,7 @@
 package dev.taskqueue.internal.jdbc;
 
 import java.time.Duration;
+import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 
@@ -12,11 +13,12 @@ import org.jspecify.annotations.Nullable;
  * @param globalConcurrency the most tasks of the queue claimed at once across all instances, 0 for no limit
  * @param rateLimit the most task starts of the queue per {@code ratePeriod}, 0 for no limit
  * @param ratePeriod the length of a rate window, {@code null} without a rate limit
+ * @param rateWindow which windows the rate limit bounds; without a rate limit it means nothing
  */
-public record QueueLimits(int globalConcurrency, int rateLimit, @Nullable Duration ratePeriod) {
+public record QueueLimits(int globalConcurrency, int rateLimit, @Nullable Duration ratePeriod, RateWindow rateWindow) {
 
 	/** No limit at all. */
-	public static final QueueLimits NONE = new QueueLimits(0, 0, null);
+	public static final QueueLimits NONE = new QueueLimits(0, 0, null, RateWindow.SLIDING);
 
 	public QueueLimits {
 		if (globalConcurrency < 0 || rateLimit < 0) {
@@ -49,7 +51,25 @@ public record QueueLimits(int globalConcurrency, int rateLimit, @Nullable Durati
 	public String describe() {
 		return (concurrencyLimited() ? "global-concurrency " + this.globalConcurrency : "")
 				+ ((concurrencyLimited() && rateLimited()) ? ", " : "")
-				+ (rateLimited() ? "rate-limit " + this.rateLimit + " per " + this.ratePeriod : "");
+				+ (rateLimited() ? "rate-limit " + this.rateLimit + " per " + this.ratePeriod + " ("
+						+ this.rateWindow.name().toLowerCase(Locale.ROOT) + " window)" : "");
+	}
+
+	/** Which intervals a rate limit bounds. */
+	public enum RateWindow {
+
+		/**
+		 * Every interval of the period's length, wherever it begins: at each claim, the starts of the last period
+		 * and the claim's own are at most the limit.
+		 */
+		SLIDING,
+
+		/**
+		 * Fixed windows aligned on the database clock ({@code [epoch + k * period, epoch + (k + 1) * period)}); up
+		 * to twice the limit can start within one period that straddles two windows.
+		 */
+		FIXED
+
 	}
 
 }

@@ -50,7 +50,7 @@ final class QueueLimitStatsReader {
 		}
 		long slots = limits.concurrencyLimited() ? Math.max(0, limits.globalConcurrency() - stats.running())
 				: Long.MAX_VALUE;
-		long starts = (limits.ratePeriod() != null) ? claims.startsInWindow(stats.queue(), limits.ratePeriod()) : 0;
+		long starts = claims.startsInWindow(stats.queue(), limits);
 		long left = limits.rateLimited() ? Math.max(0, limits.rateLimit() - starts) : Long.MAX_VALUE;
 		long heldBack = stats.paused() ? 0 : Math.max(0, stats.ready() - Math.min(slots, left));
 		String waitingFor = (heldBack == 0) ? null : (slots <= left) ? "global-concurrency" : "rate-limit";

@@ -11,6 +11,7 @@ import java.util.stream.IntStream;
 import javax.sql.DataSource;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import dev.taskqueue.internal.producer.TaskIds;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.BeforeAll;
@@ -158,7 +159,7 @@ class BucketClaimsTests {
 			int bucket = (round % 3 == 0) ? 0 : round % 16; // a worker of one bucket, and one of 16
 			claimed.addAll(ids(claim(bucket, 7)));
 			claimed.addAll(ids(tasks.limitedClaims()
-				.claim("q", bucket, this.session, 5, new QueueLimits(1000, 0, null))
+				.claim("q", bucket, this.session, 5, new QueueLimits(1000, 0, null, RateWindow.SLIDING))
 				.claimed()));
 		}
 		assertThat(claimed).hasSize(640).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(all);

@@ -9,6 +9,7 @@ import javax.sql.DataSource;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.jdbc.QueueLimits;
+import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import dev.taskqueue.internal.jdbc.SessionRepository;
 import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
@@ -61,7 +62,7 @@ class LimitedClaimerIntegrationTests {
 
 	@Test
 	void aQueueHeldByItsRateWaitsForTheNextWindowAndSleepsUntilThen() {
-		QueueState queue = queue(new QueueLimits(0, 2, Duration.ofSeconds(2)));
+		QueueState queue = queue(new QueueLimits(0, 2, Duration.ofSeconds(2), RateWindow.FIXED));
 		LimitedClaimer claimer = new LimitedClaimer(tasks.limitedClaims(), POLL);
 		assertThat(claimer.claim(queue, 0, this.session, 4)).hasSize(2);
 		long now = System.nanoTime();
@@ -75,7 +76,7 @@ class LimitedClaimerIntegrationTests {
 
 	@Test
 	void aQueueHeldForASlotWaitsForOneOfItsTasksToSettleOrThePollInterval() {
-		QueueState queue = queue(new QueueLimits(1, 0, null));
+		QueueState queue = queue(new QueueLimits(1, 0, null, RateWindow.SLIDING));
 		LimitedClaimer claimer = new LimitedClaimer(tasks.limitedClaims(), POLL);
 		assertThat(claimer.claim(queue, 0, this.session, 4)).hasSize(1);
 		queue.inFlight.incrementAndGet(); // handed to the handler threads
@@ -90,7 +91,7 @@ class LimitedClaimerIntegrationTests {
 
 	@Test
 	void aQueueNotHeldSleepsThePollInterval() {
-		QueueState queue = queue(new QueueLimits(10, 0, null));
+		QueueState queue = queue(new QueueLimits(10, 0, null, RateWindow.SLIDING));
 		LimitedClaimer claimer = new LimitedClaimer(tasks.limitedClaims(), POLL);
 		assertThat(claimer.claim(queue, 0, this.session, 4)).hasSize(4);
 		assertThat(claimer.mayClaim(queue, System.nanoTime())).isTrue();

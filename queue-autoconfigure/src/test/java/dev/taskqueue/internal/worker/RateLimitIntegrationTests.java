@@ -22,11 +22,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code rate-limit} bounds the task starts of a queue per fixed window of the database clock, across instances:
- * three instances of concurrency 4 drain a backlog of a queue limited to 20 starts per 500 ms. Each handler records
- * its task's {@code claimed_at} (the database's time of the claim that started it) in its own transaction; no
- * window {@code [epoch + k * 500ms, epoch + (k + 1) * 500ms)} has more than 20, and every window while the backlog
- * waits has at least 18 (90 %).
+ * {@code rate-limit.window=fixed} bounds the task starts of a queue per fixed window of the database clock, across
+ * instances: three instances of concurrency 4 drain a backlog of a queue limited to 20 starts per 500 ms. Each
+ * handler records its task's {@code claimed_at} (the database's time of the claim that started it) in its own
+ * transaction; no window {@code [epoch + k * 500ms, epoch + (k + 1) * 500ms)} has more than 20, and every window
+ * while the backlog waits has at least 18 (90 %). The sliding window is {@link SlidingRateLimitIntegrationTests}'s.
  */
 class RateLimitIntegrationTests {
 
@@ -44,7 +44,8 @@ class RateLimitIntegrationTests {
 			for (int i = 0; i < 3; i++) {
 				instances.add(TestApplications.start(url, List.of(Config.class), "taskqueue.worker.concurrency=4",
 						"taskqueue.queues.paced.rate-limit.limit=" + LIMIT,
-						"taskqueue.queues.paced.rate-limit.period=" + (PERIOD_MICROS / 1000) + "ms"));
+						"taskqueue.queues.paced.rate-limit.period=" + (PERIOD_MICROS / 1000) + "ms",
+						"taskqueue.queues.paced.rate-limit.window=fixed"));
 			}
 			JdbcTemplate jdbc = instances.get(0).getBean(JdbcTemplate.class);
 			jdbc.execute("CREATE TABLE started (task_id uuid NOT NULL, claimed_at timestamptz NOT NULL)");
