@@ -31,7 +31,8 @@ public class DashboardProperties {
 	private boolean readOnly = true;
 
 	/**
-	 * How often the overview page reloads itself.
+	 * How often the overview and the page of a queue reload themselves, to follow a queue as it drains; each page
+	 * has a link that stops it reloading.
 	 */
 	private Duration refreshInterval = Duration.ofSeconds(5);
 

@@ -7,6 +7,7 @@ import dev.taskqueue.internal.jdbc.DashboardQueries;
 
 import static dev.taskqueue.internal.dashboard.Html.attrs;
 import static dev.taskqueue.internal.dashboard.Html.element;
+import static dev.taskqueue.internal.dashboard.Html.join;
 
 /**
  * Batches on the overview: the newest open ones and the last finished ones, each with its progress, read with one
@@ -41,9 +42,9 @@ final class BatchesSection implements OverviewSection {
 	}
 
 	private List<Column<BatchProgress>> columns(PageContext context) {
-		return List.of(Column.text("batch", (b) -> element("span", attrs("class", "id"), b.id().toString())),
-				Column.text("state", (b) -> b.finished() ? "finished " + Formats.time(b.finishedAt()) : "open"),
-				Column.text("created", (b) -> Formats.time(b.createdAt())),
+		return List.of(Column.wide("batch", (b) -> element("span", attrs("class", "id"), b.id().toString())),
+				Column.text("state", (b) -> b.finished() ? join("finished ", Formats.when(b.finishedAt(), context.now())) : "open"),
+				Column.text("created", (b) -> Formats.when(b.createdAt(), context.now())),
 				Column.number("total", (b) -> String.format("%,d", b.total())),
 				// Past the count limit an open batch's counts stop, so its completed count is not known.
 				Column.number("completed", (b) -> capped(b) ? "?" : String.format("%,d", b.completed())),

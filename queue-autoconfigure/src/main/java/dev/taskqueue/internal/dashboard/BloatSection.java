@@ -38,7 +38,7 @@ final class BloatSection implements OverviewSection {
 		for (String warning : report.warnings()) {
 			parts.add(element("p", attrs("class", "problem"), warning));
 		}
-		parts.add(Column.table(columns(), report.tables(), "No task table found."));
+		parts.add(Column.table(columns(context), report.tables(), "No task table found."));
 		Horizon horizon = report.horizon();
 		parts.add(element("p", attrs("class", "note"), (horizon != null)
 				? "Oldest holder of the xmin horizon: " + horizon.describe() + ", for " + Formats.age(horizon.age())
@@ -47,14 +47,15 @@ final class BloatSection implements OverviewSection {
 		return join(parts);
 	}
 
-	private static List<Column<TableStats>> columns() {
+	private static List<Column<TableStats>> columns(PageContext context) {
 		return List.of(Column.text("table", TableStats::table),
 				Column.number("dead rows", (t) -> t.overThreshold()
 						? element("span", attrs("class", "unhandled"), String.format("%,d", t.deadTuples()))
 						: String.format("%,d", t.deadTuples())),
 				Column.number("live rows", (t) -> String.format("%,d", t.liveTuples())),
 				Column.number("size", (t) -> Formats.size(t.sizeBytes())),
-				Column.text("last vacuum", (t) -> (t.lastVacuum() != null) ? Formats.time(t.lastVacuum()) : "never"));
+				Column.text("last vacuum",
+						(t) -> (t.lastVacuum() != null) ? Formats.when(t.lastVacuum(), context.now()) : "never"));
 	}
 
 }

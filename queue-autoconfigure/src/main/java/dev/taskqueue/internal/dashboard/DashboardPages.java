@@ -65,7 +65,7 @@ final class DashboardPages {
 		this.minutes = minutes;
 		this.settings = settings;
 		this.overview = new OverviewPage(settings.countLimit(), settings.refreshInterval(), sections);
-		this.queuePage = new QueuePage(settings.countLimit());
+		this.queuePage = new QueuePage(settings.countLimit(), settings.refreshInterval());
 	}
 
 	ServerResponse overview(ServerRequest request) {
@@ -159,7 +159,7 @@ final class DashboardPages {
 		Map<String, ?> flash = RequestContextUtils.getInputFlashMap(servlet);
 		Object message = (flash != null) ? flash.get(FLASH) : null;
 		return PageContext.of(servlet, this.settings.path(), this.settings.readOnly(),
-				(message != null) ? message.toString() : null);
+				(message != null) ? message.toString() : null, this.queries::now);
 	}
 
 	static ServerResponse html(HttpStatus status, String page) {

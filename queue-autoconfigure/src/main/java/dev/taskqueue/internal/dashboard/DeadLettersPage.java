@@ -53,14 +53,14 @@ final class DeadLettersPage {
 
 	private static List<Column<DeadTask>> columns(PageContext context) {
 		return List.of(
-				Column.text("task",
+				Column.wide("task",
 						(t) -> element("a", attrs("href", context.url("/tasks/" + t.id()), "class", "id"),
 								t.id().toString())),
 				Column.text("queue", (t) -> element("a", attrs("href", context.url("/dead?queue=" + t.queue())), t.queue())),
-				Column.text("failed", (t) -> Formats.time(t.failedAt())),
+				Column.text("failed", (t) -> Formats.when(t.failedAt(), context.now())),
 				Column.number("attempts", DeadTask::attempts),
-				Column.text("error", (t) -> element("span", attrs("class", "error"), Formats.shorten(t.errorLine(), 200))),
-				Column.text("payload",
+				Column.wide("error", (t) -> element("span", attrs("class", "error"), Formats.shorten(t.errorLine(), 200))),
+				Column.wide("payload",
 						(t) -> element("code", attrs("class", "payload"), Formats.shorten(t.payload(), 80))),
 				Column.text("", (t) -> join(Forms.button(context, "/tasks/" + t.id() + "/retry", "Retry", ""), " ",
 						Forms.button(context, "/tasks/" + t.id() + "/delete", "Delete", "danger"))));

@@ -16,6 +16,9 @@ final class Formats {
 	private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss'Z'")
 		.withZone(ZoneOffset.UTC);
 
+	private static final DateTimeFormatter ISO = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'")
+		.withZone(ZoneOffset.UTC);
+
 	private static final JsonMapper JSON = new JsonMapper();
 
 	private Formats() {
@@ -24,6 +27,42 @@ final class Formats {
 	/** A time on the database clock, in UTC to the second. */
 	static String time(@Nullable Instant instant) {
 		return (instant != null) ? TIME.format(instant) : "";
+	}
+
+	/**
+	 * A time as people read it, {@code 3 min ago} or {@code in 2 h}, with the exact UTC time on hover: a
+	 * {@code <time>} element whose {@code datetime} is the instant and whose {@code title} is {@link #time}.
+	 * @param now the database clock's now, which the times shown are on
+	 */
+	static Html when(@Nullable Instant instant, Instant now) {
+		if (instant == null) {
+			return Html.EMPTY;
+		}
+		return Html.element("time", Html.attrs("datetime", ISO.format(instant), "title", time(instant)),
+				relative(instant, now));
+	}
+
+	/** {@code instant} from {@code now} in its largest whole unit: {@code just now}, {@code 45 s ago}, {@code in 3 d}. */
+	static String relative(Instant instant, Instant now) {
+		Duration distance = Duration.between(now, instant);
+		long seconds = distance.abs().toSeconds();
+		if (seconds == 0) {
+			return "just now";
+		}
+		String amount;
+		if (seconds < 60) {
+			amount = seconds + " s";
+		}
+		else if (seconds < 3600) {
+			amount = seconds / 60 + " min";
+		}
+		else if (seconds < 86400) {
+			amount = seconds / 3600 + " h";
+		}
+		else {
+			amount = seconds / 86400 + " d";
+		}
+		return distance.isNegative() ? amount + " ago" : "in " + amount;
 	}
 
 	/** An age in its two largest units: {@code 45s}, {@code 3m 20s}, {@code 2h 5m}, {@code 3d 4h}. */

@@ -9,20 +9,27 @@ import static dev.taskqueue.internal.dashboard.Html.element;
 import static dev.taskqueue.internal.dashboard.Html.empty;
 import static dev.taskqueue.internal.dashboard.Html.tag;
 
-/** The frame around every page: head, navigation, the message of the last action. */
+/** The frame around every page: head, navigation, the message of the last action, the reload. */
 final class Layout {
+
+	/** The query parameter that stops a page from reloading itself: {@code ?refresh=off}. */
+	static final String REFRESH = "refresh";
 
 	private Layout() {
 	}
 
 	/**
 	 * A whole page.
-	 * @param refresh how often the page reloads itself, or {@code null} for never
+	 * @param refresh how often the page reloads itself, or {@code null} for a page that never does
 	 */
 	static String page(PageContext context, String title, @Nullable Duration refresh, Html body) {
+		// A page that may reload says so, with a link that turns it off (or on again) for this page: the choice is
+		// in the page's own address, so it outlives the reloads and needs no script and no cookie.
+		boolean off = "off".equals(param(context));
+		boolean reloads = refresh != null && !off;
 		Html head = tag("head", empty("meta", "charset", "utf-8"),
 				empty("meta", "name", "viewport", "content", "width=device-width, initial-scale=1"),
-				(refresh != null) ? empty("meta", "http-equiv", "refresh", "content", String.valueOf(refresh.toSeconds()))
+				reloads ? empty("meta", "http-equiv", "refresh", "content", String.valueOf(refresh.toSeconds()))
 						: Html.EMPTY,
 				tag("title", title + " · TaskQueue"),
 				empty("link", "rel", "stylesheet", "href", context.url("/dashboard.css")));
@@ -32,8 +39,31 @@ final class Layout {
 				context.readOnly() ? element("span", attrs("class", "badge"), "read-only") : Html.EMPTY);
 		Html flash = (context.flash() != null)
 				? element("p", attrs("class", "flash", "role", "status"), context.flash()) : Html.EMPTY;
-		return "<!DOCTYPE html>\n"
-				+ element("html", attrs("lang", "en"), head, tag("body", nav, tag("main", flash, tag("h1", title), body)));
+		Html reload = Html.EMPTY;
+		if (refresh != null) {
+			reload = reloads
+					? element("p", attrs("class", "reload"), "Reloads every " + Formats.age(refresh) + " · ",
+							element("a", attrs("href", context.selfWith(REFRESH, "off")), "stop reloading"))
+					: element("p", attrs("class", "reload"), "Reloading is off · ",
+							element("a", attrs("href", context.selfWith(REFRESH, null)), "reload every "
+									+ Formats.age(refresh)));
+		}
+		return "<!DOCTYPE html>\n" + element("html", attrs("lang", "en"), head,
+				tag("body", element("a", attrs("href", "#main", "class", "skip"), "Skip to content"), nav,
+						element("main", attrs("id", "main"), flash,
+								element("div", attrs("class", "title"), tag("h1", title), reload), body)));
+	}
+
+	private static @Nullable String param(PageContext context) {
+		if (context.query() == null) {
+			return null;
+		}
+		for (String parameter : context.query().split("&")) {
+			if (parameter.startsWith(REFRESH + "=")) {
+				return parameter.substring(REFRESH.length() + 1);
+			}
+		}
+		return null;
 	}
 
 }

@@ -38,7 +38,7 @@ final class OverviewPage {
 		body.add(element("p", attrs("class", "note"), "Counts stop at " + Formats.count(this.countLimit, Integer.MAX_VALUE)
 				+ " (taskqueue.metrics.count-limit). Charts: attempts per minute over the last hour, from every instance."));
 		body.add(tag("h2", "Live instances"));
-		body.add(Column.table(sessionColumns(), sessions, "No instance runs a worker."));
+		body.add(Column.table(sessionColumns(context), sessions, "No instance runs a worker."));
 		for (OverviewSection section : this.sections) {
 			body.add(tag("h2", section.title()));
 			body.add(section.render(context));
@@ -75,10 +75,10 @@ final class OverviewPage {
 				: "active";
 	}
 
-	private static List<Column<WorkerSessionInfo>> sessionColumns() {
+	private static List<Column<WorkerSessionInfo>> sessionColumns(PageContext context) {
 		return List.of(Column.text("instance", WorkerSessionInfo::name),
-				Column.text("session", (s) -> s.id().toString()),
-				Column.text("started", (s) -> Formats.time(s.startedAt())),
+				Column.wide("session", (s) -> element("span", attrs("class", "id"), s.id().toString())),
+				Column.text("started", (s) -> Formats.when(s.startedAt(), context.now())),
 				Column.number("last heartbeat", (s) -> Formats.age(s.heartbeatAge()) + " ago"),
 				Column.number("running tasks", (s) -> String.format("%,d", s.runningTasks())));
 	}

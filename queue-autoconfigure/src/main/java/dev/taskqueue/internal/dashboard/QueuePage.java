@@ -1,5 +1,6 @@
 package dev.taskqueue.internal.dashboard;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -52,8 +53,14 @@ final class QueuePage {
 
 	private final int countLimit;
 
-	QueuePage(int countLimit) {
+	private final Duration refresh;
+
+	/**
+	 * @param refresh how often the page reloads itself: it shows a queue draining
+	 */
+	QueuePage(int countLimit, Duration refresh) {
 		this.countLimit = countLimit;
+		this.refresh = refresh;
 	}
 
 	/**
@@ -89,22 +96,22 @@ final class QueuePage {
 							"next"),
 					"Next page →")));
 		}
-		return Layout.page(context, "Queue " + queue, null, join(body));
+		return Layout.page(context, "Queue " + queue, this.refresh, join(body));
 	}
 
 	private static List<Column<TaskView>> columns(PageContext context, View view) {
 		List<Column<TaskView>> columns = new ArrayList<>();
-		columns.add(Column.text("task",
+		columns.add(Column.wide("task",
 				(t) -> element("a", attrs("href", context.url("/tasks/" + t.id()), "class", "id"), t.id().toString())));
 		columns.add(Column.number("priority", TaskView::priority));
 		columns.add(Column.text((view == View.RUNNING) ? "claimed" : "due",
-				(t) -> Formats.time((view == View.RUNNING) ? t.claimedAt() : t.runAt())));
+				(t) -> Formats.when((view == View.RUNNING) ? t.claimedAt() : t.runAt(), context.now())));
 		columns.add(Column.number("attempt", TaskView::attempt));
-		columns.add(Column.text("unique key", (t) -> (t.uniqueKey() != null) ? t.uniqueKey() : ""));
-		columns.add(Column.text("ordering key", (t) -> (t.orderingKey() != null) ? t.orderingKey() : ""));
-		columns.add(Column.text("payload",
+		columns.add(Column.wide("unique key", (t) -> (t.uniqueKey() != null) ? t.uniqueKey() : ""));
+		columns.add(Column.wide("ordering key", (t) -> (t.orderingKey() != null) ? t.orderingKey() : ""));
+		columns.add(Column.wide("payload",
 				(t) -> element("code", attrs("class", "payload"), Formats.shorten(t.payload(), 120))));
-		columns.add(Column.text("last error",
+		columns.add(Column.wide("last error",
 				(t) -> element("span", attrs("class", "error"), Formats.shorten(Formats.firstLine(t.lastError()), 160))));
 		if (view != View.RUNNING) {
 			columns.add(Column.text("", (t) -> Forms.button(context, "/tasks/" + t.id() + "/cancel", "Cancel", "danger")));

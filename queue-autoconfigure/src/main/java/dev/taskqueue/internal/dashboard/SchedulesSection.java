@@ -42,7 +42,7 @@ final class SchedulesSection implements OverviewSection {
 						(s) -> element("a", attrs("href", context.url("/queues/" + s.queue())), s.queue())),
 				Column.text("runs on", (s) -> element("code", attrs(), s.spec())),
 				Column.text("state", SchedulesSection::state),
-				Column.text("next run", (s) -> s.paused() ? "" : Formats.time(s.nextRunAt())),
+				Column.text("next run", (s) -> s.paused() ? "" : Formats.when(s.nextRunAt(), context.now())),
 				Column.text("last run", (s) -> lastRun(context, s)),
 				Column.number("ticks", (s) -> String.format("%,d", s.ticks())),
 				Column.number("skipped", (s) -> String.format("%,d", s.skipped())),
@@ -65,9 +65,10 @@ final class SchedulesSection implements OverviewSection {
 	 */
 	private Object lastRun(PageContext context, ScheduleInfo schedule) {
 		UUID task = schedule.lastTaskId();
-		String when = (schedule.lastTickAt() != null) ? Formats.time(schedule.lastTickAt()) + " · " : "";
+		Html when = (schedule.lastTickAt() != null) ? join(Formats.when(schedule.lastTickAt(), context.now()), " · ")
+				: Html.EMPTY;
 		if (task == null) {
-			return when.isEmpty() ? "never" : when;
+			return (when == Html.EMPTY) ? "never" : when;
 		}
 		String outcome = this.queries.find(task)
 			.map((t) -> t.running() ? "running" : "waiting")

@@ -24,10 +24,10 @@ final class TaskPage {
 		List<Object> fields = new ArrayList<>(List.of("queue",
 				element("a", attrs("href", context.url("/queues/" + task.queue())), task.queue()), "state",
 				running ? "running" : task.held() ? "held behind an earlier task of its ordering key" : "waiting",
-				"priority", task.priority(), "due", Formats.time(task.runAt()),
-				"enqueued", Formats.time(task.enqueuedAt()), "attempt", task.attempt()));
+				"priority", task.priority(), "due", Formats.when(task.runAt(), context.now()),
+				"enqueued", Formats.when(task.enqueuedAt(), context.now()), "attempt", task.attempt()));
 		if (running) {
-			fields.addAll(List.of("claimed by", String.valueOf(task.claimedBy()), "claimed", Formats.time(task.claimedAt())));
+			fields.addAll(List.of("claimed by", String.valueOf(task.claimedBy()), "claimed", Formats.when(task.claimedAt(), context.now())));
 		}
 		if (task.orderingKey() != null) {
 			fields.addAll(List.of("ordering key", task.orderingKey()));
@@ -54,8 +54,8 @@ final class TaskPage {
 		List<Html> body = new ArrayList<>();
 		body.add(fields(List.of("queue",
 				element("a", attrs("href", context.url("/dead?queue=" + task.queue())), task.queue()), "state", "dead",
-				"priority", task.priority(), "attempts", task.attempts(), "enqueued", Formats.time(task.enqueuedAt()),
-				"failed", Formats.time(task.failedAt()))));
+				"priority", task.priority(), "attempts", task.attempts(), "enqueued", Formats.when(task.enqueuedAt(), context.now()),
+				"failed", Formats.when(task.failedAt(), context.now()))));
 		body.add(tag("p", Forms.button(context, "/tasks/" + task.id() + "/retry", "Retry", ""), " ",
 				Forms.button(context, "/tasks/" + task.id() + "/delete", "Delete", "danger")));
 		body.add(tag("h2", "Error"));

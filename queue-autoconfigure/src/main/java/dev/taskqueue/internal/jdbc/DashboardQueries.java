@@ -194,6 +194,11 @@ public class DashboardQueries {
 		this.deadQueue = "SELECT queue FROM " + tables.deadTask() + " WHERE id = :id";
 	}
 
+	/** Now on the database clock, which every time a page shows is on. */
+	public Instant now() {
+		return this.jdbc.sql("SELECT now()").query(OffsetDateTime.class).single().toInstant();
+	}
+
 	/**
 	 * Ready tasks of {@code queue} in the order they will be claimed.
 	 * @param after the last task of the page before, or {@code null} for the first page

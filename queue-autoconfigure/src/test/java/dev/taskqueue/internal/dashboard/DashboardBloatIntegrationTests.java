@@ -52,12 +52,13 @@ class DashboardBloatIntegrationTests {
 			statement.execute("DELETE FROM taskqueue_history WHERE id IN (SELECT id FROM taskqueue_history LIMIT 1000)");
 		}
 		Await.until("the dead rows on the overview", WAIT, () -> http.get("/taskqueue").body()
-			.contains("<td>taskqueue_history</td><td class=\"num\"><span class=\"unhandled\">1,000</span></td>"
-					+ "<td class=\"num\">200</td>"));
+			.contains("<td data-label=\"table\">taskqueue_history</td><td class=\"num\" data-label=\"dead rows\">"
+					+ "<span class=\"unhandled\">1,000</span></td><td class=\"num\" data-label=\"live rows\">200</td>"));
 		String html = http.get("/taskqueue").body();
 		assertThat(html).contains("<h2>Table bloat</h2>")
 			.contains("<p class=\"problem\">taskqueue_history has 1,000 dead rows for 200 live ones")
-			.contains("<td>taskqueue_task</td><td class=\"num\">0</td><td class=\"num\">0</td>");
+			.contains("<td data-label=\"table\">taskqueue_task</td><td class=\"num\" data-label=\"dead rows\">0</td>"
+					+ "<td class=\"num\" data-label=\"live rows\">0</td>");
 		// A statement of the application's own that runs at that moment (the gauges, the dashboard's counts) holds
 		// the horizon while it runs: the page says so then, and "no holder" again once it has ended.
 		Await.until("no holder of the horizon", WAIT,

@@ -1,13 +1,10 @@
 package dev.taskqueue.internal.dashboard;
 
-import java.io.File;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import dev.taskqueue.TaskQueue;
@@ -18,14 +15,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
-import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -36,13 +30,12 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The dashboard in a real browser: the system's headless Chromium, driven through the system's chromedriver
- * (Debian's {@code chromium} and {@code chromium-driver}; nothing is downloaded). Opens the overview, pauses a queue,
- * opens a dead letter and retries it, checking the page and the database after each step. Screenshots go to
- * {@code target/dashboard-screenshots/}.
+ * The dashboard in a real browser ({@link DashboardBrowser}): opens the overview, pauses a queue, opens a dead letter
+ * and retries it, checking the page and the database after each step; lays every page out at 1,400 and 800 pixels
+ * without widening the page, with relative times; and acts with the keyboard alone. Screenshots go to
+ * {@code target/dashboard-screenshots/}. Each test uses queues of its own, so they run in any order.
  */
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "taskqueue.dashboard.enabled=true",
@@ -54,13 +47,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 				"taskqueue.schedules.nightly-cleanup.payload=\"nightly-cleanup\"" })
 class DashboardBrowserIntegrationTests {
 
-	private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-
-	private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
-
-	private static final Path SCREENSHOTS = Path.of("target", "dashboard-screenshots");
-
-	private static final Duration WAIT = Duration.ofSeconds(20);
+	private static final Duration WAIT = DashboardBrowser.WAIT;
 
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {
@@ -83,87 +70,167 @@ class DashboardBrowserIntegrationTests {
 	@Autowired
 	private JdbcTemplate jdbc;
 
-	private WebDriver browser;
+	private DashboardBrowser browser;
 
 	@BeforeEach
 	void openBrowser() {
-		assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-				"No browser test: needs Chromium at " + CHROMIUM + " and its driver at " + CHROMEDRIVER
-						+ " (apt-get install chromium chromium-driver; .ci/run installs them)");
-		ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile())
-			.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-					"--window-size=1400,1300");
-		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-			.usingAnyFreePort()
-			.build();
-		this.browser = new ChromeDriver(service, options);
-		this.browser.manage().timeouts().pageLoadTimeout(WAIT);
+		this.browser = DashboardBrowser.open(1400);
+		this.handlers.refusing.set(true);
 	}
 
 	@AfterEach
 	void closeBrowser() {
 		if (this.browser != null) {
-			this.browser.quit();
+			this.browser.close();
 		}
 	}
 
 	@Test
-	void overviewPauseAndRetryADeadLetter() throws IOException {
+	void overviewPauseAndRetryADeadLetter() {
 		UUID dead = seedData();
 
 		// 1. The overview lists the queues with their counts, charts and the live instance.
-		this.browser.get(url("/taskqueue"));
-		assertThat(this.browser.getTitle()).isEqualTo("Overview · TaskQueue");
+		this.browser.driver.get(url("/taskqueue"));
+		assertThat(this.browser.driver.getTitle()).isEqualTo("Overview · TaskQueue");
 		assertThat(cell("reports", 2)).isEqualTo("250");
-		assertThat(this.browser.findElements(By.cssSelector("svg.spark.ok rect"))).isNotEmpty();
-		assertThat(this.browser.findElement(By.tagName("body")).getText()).contains("orders-service")
+		assertThat(this.browser.driver.findElements(By.cssSelector("svg.spark.ok rect"))).isNotEmpty();
+		assertThat(this.browser.driver.findElement(By.tagName("body")).getText()).contains("orders-service")
 			.contains("nightly-cleanup");
 		assertThat(cell("invoices", 5)).isEqualTo("2 (key 2)");
 		assertThat(cell("reports", 5)).isEqualTo("150 (rate 150)");
-		screenshot("1-overview");
+		this.browser.screenshot("1-overview");
 
 		// 2. Pause a queue: the page says so, and the database has it paused.
 		row("reports").findElement(By.xpath(".//button[text()='Pause']")).click();
-		assertThat(flash()).startsWith("Paused queue reports");
+		assertThat(this.browser.flash()).startsWith("Paused queue reports");
 		assertThat(cell("reports", 1)).isEqualTo("paused");
 		assertThat(this.jdbc.queryForObject("SELECT paused FROM taskqueue_queue WHERE name = 'reports'", Boolean.class))
 			.isTrue();
-		screenshot("2-paused");
+		this.browser.screenshot("2-paused");
 
 		// 3. Open the dead letter from the dead-letter list: its whole stack trace is there.
-		this.browser.findElement(By.linkText("Dead letters")).click();
-		this.browser.findElement(By.linkText(dead.toString())).click();
-		assertThat(this.browser.getTitle()).isEqualTo("Dead task " + dead + " · TaskQueue");
-		assertThat(this.browser.findElement(By.cssSelector("pre.error")).getText())
+		this.browser.driver.findElement(By.linkText("Dead letters")).click();
+		this.browser.driver.findElement(By.linkText(dead.toString())).click();
+		assertThat(this.browser.driver.getTitle()).isEqualTo("Dead task " + dead + " · TaskQueue");
+		assertThat(this.browser.driver.findElement(By.cssSelector("pre.error")).getText())
 			.startsWith("dev.taskqueue.NonRetryableTaskException: refused <script>")
 			.contains("at dev.taskqueue.internal.dashboard.DashboardTestApplication$Handlers.dead");
-		screenshot("3-dead-letter");
+		this.browser.screenshot("3-dead-letter");
 
 		// 4. Retry it: confirm, then the dead-letter list says what happened and the task runs.
 		this.handlers.refusing.set(false);
-		this.browser.findElement(By.xpath("//button[text()='Retry']")).click();
+		this.browser.driver.findElement(By.xpath("//button[text()='Retry']")).click();
 		// A form's submission may still be on its way when click() returns.
-		new WebDriverWait(this.browser, WAIT).until(ExpectedConditions.titleIs("Confirm · TaskQueue"));
+		new WebDriverWait(this.browser.driver, WAIT).until(ExpectedConditions.titleIs("Confirm · TaskQueue"));
 		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE id = ?", Integer.class,
 				dead)).isEqualTo(1);
-		screenshot("4-confirm");
-		this.browser.findElement(By.id("confirm")).click();
-		assertThat(flash())
+		this.browser.screenshot("4-confirm");
+		this.browser.driver.findElement(By.id("confirm")).click();
+		assertThat(this.browser.flash())
 			.isEqualTo("Retried task " + dead + ": it is back in queue dash-dead.");
 		Await.until("the retried task runs", WAIT, () -> this.handlers.handled.contains(dead));
 		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE id = ?", Integer.class,
 				dead)).isZero();
-		screenshot("5-retried");
+		this.browser.screenshot("5-retried");
 	}
 
-	/**
-	 * The message of the page an action redirected to: a form's submission may still be on its way when click()
-	 * returns, so it waits for the message to be there.
-	 */
-	private String flash() {
-		return new WebDriverWait(this.browser, WAIT)
-			.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(".flash")))
-			.getText();
+	@Test
+	void everyPageFitsAt1400And800PixelsAndShowsRelativeTimes() {
+		String key = "customer-" + "0123456789".repeat(8);
+		String payload = "{\"order\":\"" + "A1B2C3D4E5".repeat(20) + "\"}";
+		UUID waiting = this.taskQueue.enqueue(TaskRequest.of("dash-people", payload).withUniqueKey(key));
+		this.taskQueue.enqueue(TaskRequest.of("dash-people", "{\"n\":1}").withOrderingKey("invoices-" + key));
+		this.taskQueue.enqueue(TaskRequest.of("dash-people", "{\"n\":2}").withOrderingKey("invoices-" + key));
+		UUID later = this.taskQueue.enqueue(TaskRequest.of("dash-people", payload).withDelay(Duration.ofMinutes(10)));
+		UUID dead = this.taskQueue.enqueue("dash-dead", "x".repeat(300));
+		Await.until("the task is dead", WAIT, () -> this.jdbc
+			.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE id = ?", Integer.class, dead) == 1);
+		Map<String, String> pages = new LinkedHashMap<>();
+		pages.put("overview", "/taskqueue");
+		pages.put("queue", "/taskqueue/queues/dash-people");
+		pages.put("scheduled", "/taskqueue/queues/dash-people?view=scheduled");
+		pages.put("held", "/taskqueue/queues/dash-people?view=held");
+		pages.put("dead-letters", "/taskqueue/dead");
+		pages.put("task", "/taskqueue/tasks/" + waiting);
+		pages.put("dead-task", "/taskqueue/tasks/" + dead);
+		for (int width : new int[] { 1400, 800 }) {
+			this.browser.width(width);
+			for (Map.Entry<String, String> page : pages.entrySet()) {
+				this.browser.driver.get(url(page.getValue()));
+				assertThat(this.browser.driver.getTitle()).endsWith("· TaskQueue");
+				// Long keys, payloads and ids wrap or scroll within their table: the page is as wide as the window.
+				assertThat(this.browser.pageWidth()).as(page.getKey() + " at " + width + " px")
+					.isLessThanOrEqualTo(this.browser.viewportWidth());
+				this.browser.screenshot("people-" + page.getKey() + "-" + width);
+			}
+			// At 800 pixels a row of a table is a card of its cells, each under its header.
+			this.browser.driver.get(url("/taskqueue/dead"));
+			WebElement row = this.browser.driver.findElement(By.cssSelector("tbody tr"));
+			assertThat(row.getCssValue("display")).isEqualTo((width < 960) ? "grid" : "table-row");
+		}
+
+		// The due time of the scheduled task: relative, with the exact UTC time on hover and for machines.
+		this.browser.driver.get(url("/taskqueue/queues/dash-people?view=scheduled"));
+		WebElement due = this.browser.driver.findElement(By.xpath("//tr[.//a[text()='" + later + "']]//time"));
+		String runAt = this.jdbc.queryForObject(
+				"SELECT to_char(run_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM taskqueue_task WHERE id = ?",
+				String.class, later);
+		assertThat(due.getText()).matches("in (9|10) min");
+		assertThat(due.getAttribute("title")).isEqualTo(runAt + "Z");
+		assertThat(due.getAttribute("datetime")).isEqualTo(runAt.replace(' ', 'T') + "Z");
+		this.browser.driver.get(url("/taskqueue/dead"));
+		assertThat(this.browser.driver.findElement(By.xpath("//tr[.//a[text()='" + dead + "']]//time")).getText())
+			.matches("just now|[0-9]+ s ago|1 min ago");
+	}
+
+	@Test
+	void everyActionIsReachedAndDoneWithTheKeyboard() {
+		UUID task = this.taskQueue.enqueue("dash-keys", "{\"by\":\"keyboard\"}");
+		this.browser.driver.get(url("/taskqueue"));
+
+		// The first Tab offers to skip the menu, and shows where the focus is.
+		tab();
+		WebElement skip = this.browser.driver.switchTo().activeElement();
+		assertThat(skip.getText()).isEqualTo("Skip to content");
+		assertThat(skip.getRect().getX()).isGreaterThanOrEqualTo(0);
+		assertThat(skip.getCssValue("outline-style")).isEqualTo("solid");
+
+		// Tab to the queue's Pause button, which shows its focus, and press Enter.
+		WebElement pause = row("dash-keys").findElement(By.xpath(".//button[text()='Pause']"));
+		tabTo(pause);
+		assertThat(pause.getCssValue("outline-style")).isEqualTo("solid");
+		assertThat(pause.getCssValue("outline-width")).isEqualTo("3px");
+		this.browser.screenshot("people-keyboard-focus-1400");
+		new Actions(this.browser.driver).sendKeys(Keys.ENTER).perform();
+		assertThat(this.browser.flash()).startsWith("Paused queue dash-keys");
+		assertThat(this.jdbc.queryForObject("SELECT paused FROM taskqueue_queue WHERE name = 'dash-keys'",
+				Boolean.class)).isTrue();
+
+		// Cancel the waiting task: its button, then the confirmation's, with Tab and Enter only.
+		this.browser.driver.get(url("/taskqueue/queues/dash-keys"));
+		tabTo(this.browser.driver.findElement(By.xpath("//button[text()='Cancel']")));
+		new Actions(this.browser.driver).sendKeys(Keys.ENTER).perform();
+		new WebDriverWait(this.browser.driver, WAIT).until(ExpectedConditions.titleIs("Confirm · TaskQueue"));
+		tabTo(this.browser.driver.findElement(By.id("confirm")));
+		new Actions(this.browser.driver).sendKeys(Keys.ENTER).perform();
+		assertThat(this.browser.flash()).isEqualTo("Cancelled task " + task + ".");
+		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE id = ?", Integer.class, task))
+			.isZero();
+	}
+
+	private void tab() {
+		new Actions(this.browser.driver).sendKeys(Keys.TAB).perform();
+	}
+
+	/** Presses Tab until {@code target} has the focus: it fails if it never does. */
+	private void tabTo(WebElement target) {
+		for (int i = 0; i < 300; i++) {
+			if (this.browser.driver.switchTo().activeElement().equals(target)) {
+				return;
+			}
+			tab();
+		}
+		throw new AssertionError("Tab never reached " + target);
 	}
 
 	/** Queues with waiting, scheduled, dead and completed tasks, and an hour of per-minute counts. */
@@ -199,8 +266,8 @@ class DashboardBrowserIntegrationTests {
 		return dead;
 	}
 
-	private org.openqa.selenium.WebElement row(String queue) {
-		return this.browser.findElement(By.xpath("//tr[td/a[text()='" + queue + "']]"));
+	private WebElement row(String queue) {
+		return this.browser.driver.findElement(By.xpath("//tr[td/a[text()='" + queue + "']]"));
 	}
 
 	/** The text of column {@code index} (0 = queue) in the queue's row of the overview. */
@@ -210,12 +277,6 @@ class DashboardBrowserIntegrationTests {
 
 	private String url(String path) {
 		return "http://localhost:" + this.port + path;
-	}
-
-	private void screenshot(String name) throws IOException {
-		Files.createDirectories(SCREENSHOTS);
-		File shot = ((TakesScreenshot) this.browser).getScreenshotAs(OutputType.FILE);
-		Files.copy(shot.toPath(), SCREENSHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
 	}
 
 }

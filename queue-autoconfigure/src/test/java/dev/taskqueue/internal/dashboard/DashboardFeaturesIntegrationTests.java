@@ -85,7 +85,7 @@ class DashboardFeaturesIntegrationTests {
 			// "<b>" sorts before "a&b": the first page holds both keys, escaped, and the cursor carries the key.
 			assertThat(html).doesNotContain("<b>").contains("a&amp;b").contains("held (58)");
 			if (page == 0) {
-				assertThat(html).contains("<td>&lt;b&gt;</td>");
+				assertThat(html).contains("<td class=\"wide\" data-label=\"ordering key\">&lt;b&gt;</td>");
 			}
 			shown.addAll(DashboardHttp.taskIds(html));
 			List<String> next = DashboardHttp.all(html, "href=\"([^\"]+)\" rel=\"next\"");
@@ -109,8 +109,9 @@ class DashboardFeaturesIntegrationTests {
 		// One start an hour: the first task runs, the two others wait for the next window.
 		Await.until("one task ran", WAIT, () -> this.handlers.handled.stream().filter(ids::contains).count() == 1);
 		assertThat(http.get("/taskqueue").body()).containsPattern(
-				"dash-ok</a></td><td>active</td><td class=\"num\">2</td><td class=\"num\">0</td>"
-						+ "<td class=\"num\">0</td><td class=\"num\">2 <span class=\"reason\"[^>]*>\\(rate 2\\)</span>");
+				"dash-ok</a></td><td data-label=\"state\">active</td><td class=\"num\" data-label=\"ready\">2</td>"
+						+ "<td class=\"num\" data-label=\"scheduled\">0</td><td class=\"num\" data-label=\"running\">0</td>"
+						+ "<td class=\"num\" data-label=\"held back\">2 <span class=\"reason\"[^>]*>\\(rate 2\\)</span>");
 		assertThat(http.get("/taskqueue/queues/dash-ok").body())
 			.contains("Limits: rate 1 per 1h (1 started in this window) · held back now: 2, waiting for rate");
 	}
@@ -119,7 +120,7 @@ class DashboardFeaturesIntegrationTests {
 	void schedulesAreListedAndPausedResumedAndTriggered() {
 		DashboardHttp http = new DashboardHttp(this.port);
 		String overview = http.get("/taskqueue").body();
-		assertThat(overview).contains("<h2>Recurring schedules</h2>").contains("<td>dash-yearly</td>")
+		assertThat(overview).contains("<h2>Recurring schedules</h2>").contains("<td data-label=\"schedule\">dash-yearly</td>")
 			.contains("<code>cron 0 0 3 1 1 *").contains("never");
 
 		HttpResponse<String> paused = http.act("/taskqueue/schedules/pause", "name=dash-yearly");
@@ -161,8 +162,10 @@ class DashboardFeaturesIntegrationTests {
 		assertThat(this.operations.cancel(batch.taskIds().get(0))).isTrue();
 		String html = new DashboardHttp(this.port).get("/taskqueue").body();
 		// total 3, completed 1 (the cancelled one), dead 1, remaining 1
-		assertThat(html).contains("<h2>Batches</h2>").containsPattern(batch.id() + "</span></td><td>open</td><td>[^<]+</td>"
-				+ "<td class=\"num\">3</td><td class=\"num\">1</td><td class=\"num\">1</td><td class=\"num\">1</td>");
+		assertThat(html).contains("<h2>Batches</h2>").containsPattern(batch.id() + "</span></td><td data-label=\"state\">open</td>"
+				+ "<td data-label=\"created\"><time datetime=\"[-0-9T:]+Z\" title=\"[-0-9 :]+Z\">[^<]+</time></td>"
+				+ "<td class=\"num\" data-label=\"total\">3</td><td class=\"num\" data-label=\"completed\">1</td>"
+				+ "<td class=\"num\" data-label=\"dead\">1</td><td class=\"num\" data-label=\"remaining\">1</td>");
 	}
 
 	private String schedule(String column) {

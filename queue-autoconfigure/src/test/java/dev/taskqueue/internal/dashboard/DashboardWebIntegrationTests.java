@@ -86,11 +86,12 @@ class DashboardWebIntegrationTests {
 			.containsPattern("Completed: 3 in the last 60 minutes")
 			.contains("<svg class=\"spark ok\"")
 			.contains("<rect ")
-			.contains("dash-ok</a></td><td>active</td>");
+			.contains("dash-ok</a></td><td data-label=\"state\">active</td>");
 		// dash-overview (no handler anywhere): 0 ready, 1 scheduled, 0 running, 0 held back, 0 dead
-		assertThat(html).containsPattern("dash-overview</a></td><td><span class=\"unhandled\">"
-				+ "no live instance handles this queue</span></td><td class=\"num\">0</td>"
-				+ "<td class=\"num\">1</td><td class=\"num\">0</td><td class=\"num\">0</td><td class=\"num\">0</td>");
+		assertThat(html).containsPattern("dash-overview</a></td><td data-label=\"state\"><span class=\"unhandled\">"
+				+ "no live instance handles this queue</span></td><td class=\"num\" data-label=\"ready\">0</td>"
+				+ "<td class=\"num\" data-label=\"scheduled\">1</td><td class=\"num\" data-label=\"running\">0</td>"
+				+ "<td class=\"num\" data-label=\"held back\">0</td><td class=\"num\" data-label=\"dead\">0</td>");
 		String session = this.jdbc.queryForObject("SELECT id::text FROM taskqueue_session", String.class);
 		assertThat(html).contains(session).containsPattern("[0-9]+(ms|s) ago");
 		assertThat(this.http.get("/taskqueue/dashboard.css").body()).contains("svg.spark");

@@ -1,0 +1,141 @@
+package dev.taskqueue.internal.dashboard;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import dev.taskqueue.TaskQueue;
+import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskRequest;
+import dev.taskqueue.test.TestDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The pages that reload themselves, in a real browser ({@link DashboardBrowser}), with a reload every second: a
+ * queue's page follows the queue as it drains, keeps its view, never posts an action again, and stops reloading
+ * when asked.
+ */
+@SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "taskqueue.dashboard.enabled=true", "taskqueue.dashboard.read-only=false",
+				"taskqueue.dashboard.refresh-interval=1s", "taskqueue.worker.poll-interval=50ms",
+				"taskqueue.worker.heartbeat-interval=200ms" })
+class DashboardRefreshBrowserIntegrationTests {
+
+	@DynamicPropertySource
+	static void database(DynamicPropertyRegistry registry) {
+		String url = TestDatabase.createDatabase();
+		registry.add("spring.datasource.url", () -> url);
+	}
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private TaskQueue taskQueue;
+
+	@Autowired
+	private TaskQueueOperations operations;
+
+	private DashboardBrowser browser;
+
+	@BeforeEach
+	void openBrowser() {
+		this.browser = DashboardBrowser.open(800);
+	}
+
+	@AfterEach
+	void closeBrowser() {
+		if (this.browser != null) {
+			this.browser.close();
+		}
+	}
+
+	@Test
+	void theQueuePageFollowsTheQueueDrainingAndNeverPostsAnActionAgain() {
+		List<TaskRequest> tasks = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			tasks.add(TaskRequest.of("dash-ok", "{\"n\":" + i + "}"));
+		}
+		this.operations.pause("dash-ok");
+		List<UUID> ids = this.taskQueue.enqueueAll(tasks);
+		String page = url("/taskqueue/queues/dash-ok?view=ready");
+		this.browser.driver.get(page);
+		assertThat(tab("ready")).isEqualTo("ready (30)");
+		assertThat(this.browser.driver.findElements(By.linkText(ids.get(0).toString()))).hasSize(1);
+		this.browser.screenshot("people-refresh-before-800");
+
+		// Resume it behind the page's back: the page shows the queue drain with no click, in the view asked for.
+		this.operations.resume("dash-ok");
+		new WebDriverWait(this.browser.driver, DashboardBrowser.WAIT)
+			.until((driver) -> "ready (0)".equals(tab("ready")));
+		assertThat(this.browser.driver.getCurrentUrl()).isEqualTo(page);
+		assertThat(this.browser.driver.findElement(By.cssSelector("main")).getText()).contains("No ready task.");
+		this.browser.screenshot("people-refresh-drained-800");
+
+		// Pause it with the page's button: the action redirects to the queue's page (a GET), which goes on reloading.
+		this.browser.driver.findElement(By.xpath("//button[text()='Pause']")).click();
+		assertThat(this.browser.flash()).startsWith("Paused queue dash-ok");
+		assertThat(this.operations.isPaused("dash-ok")).isTrue();
+
+		// Resume it behind the page's back again: a reload that posted the Pause again would pause it again.
+		this.operations.resume("dash-ok");
+		reloaded();
+		reloaded();
+		assertThat(this.operations.isPaused("dash-ok")).isFalse();
+		assertThat(this.browser.driver.getCurrentUrl()).endsWith("/taskqueue/queues/dash-ok");
+		assertThat(this.browser.driver.findElements(By.cssSelector(".flash"))).isEmpty();
+	}
+
+	@Test
+	void aReloadKeepsTheFilterAndTheReloadingCanBeStopped() {
+		this.taskQueue.enqueue("dash-filtered", "{}");
+		String page = url("/taskqueue/queues/dash-filtered?view=scheduled");
+		this.browser.driver.get(page);
+		reloaded();
+		assertThat(this.browser.driver.getCurrentUrl()).isEqualTo(page);
+		assertThat(this.browser.driver.findElement(By.tagName("h2")).getText()).startsWith("Scheduled");
+
+		this.browser.driver.findElement(By.linkText("stop reloading")).click();
+		new WebDriverWait(this.browser.driver, DashboardBrowser.WAIT).until(ExpectedConditions.urlToBe(page + "&refresh=off"));
+		assertThat(this.browser.driver.findElements(By.cssSelector("meta[http-equiv=refresh]"))).isEmpty();
+		assertThat(this.browser.driver.findElement(By.cssSelector(".reload")).getText())
+			.isEqualTo("Reloading is off · reload every 1s");
+		this.browser.driver.findElement(By.linkText("reload every 1s")).click();
+		new WebDriverWait(this.browser.driver, DashboardBrowser.WAIT).until(ExpectedConditions.urlToBe(page));
+		assertThat(this.browser.driver.findElements(By.cssSelector("meta[http-equiv=refresh]"))).hasSize(1);
+	}
+
+	/** Waits for the page to reload itself: the document the test holds goes stale. */
+	private void reloaded() {
+		WebElement html = this.browser.driver.findElement(By.tagName("html"));
+		new WebDriverWait(this.browser.driver, DashboardBrowser.WAIT).until(ExpectedConditions.stalenessOf(html));
+		new WebDriverWait(this.browser.driver, DashboardBrowser.WAIT)
+			.until(ExpectedConditions.presenceOfElementLocated(By.tagName("main")));
+	}
+
+	/** The text of the view's tab, such as "ready (30)". */
+	private String tab(String view) {
+		return this.browser.driver.findElement(By.xpath("//p[@class='tabs']/a[starts-with(text(), '" + view + " (')]"))
+			.getText();
+	}
+
+	private String url(String path) {
+		return "http://localhost:" + this.port + path;
+	}
+
+}
