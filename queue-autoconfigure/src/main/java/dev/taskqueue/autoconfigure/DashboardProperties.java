@@ -37,6 +37,12 @@ public class DashboardProperties {
 	private Duration refreshInterval = Duration.ofSeconds(5);
 
 	/**
+	 * How many tasks the search box shows at most (from 1 to 1000): the tasks whose id, unique key, ordering key or
+	 * batch id is the text searched for.
+	 */
+	private int searchLimit = 100;
+
+	/**
 	 * Whether this instance adds the tasks it completed and failed, per queue and minute, to the
 	 * taskqueue_queue_minute table that the dashboard's charts read; keep it on in every instance that runs
 	 * handlers, with or without a dashboard.
@@ -73,6 +79,14 @@ public class DashboardProperties {
 
 	public void setRefreshInterval(Duration refreshInterval) {
 		this.refreshInterval = refreshInterval;
+	}
+
+	public int getSearchLimit() {
+		return this.searchLimit;
+	}
+
+	public void setSearchLimit(int searchLimit) {
+		this.searchLimit = searchLimit;
 	}
 
 	public boolean isRecordThroughput() {

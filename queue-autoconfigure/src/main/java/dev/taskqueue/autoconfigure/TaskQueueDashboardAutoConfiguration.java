@@ -31,7 +31,8 @@ public class TaskQueueDashboardAutoConfiguration {
 	DashboardSettings taskQueueDashboardSettings(TaskQueueProperties properties) {
 		DashboardProperties dashboard = properties.getDashboard();
 		return new DashboardSettings(dashboard.getPath(), dashboard.isReadOnly(), dashboard.getRefreshInterval(),
-				properties.getMetrics().getCountLimit(), properties.getRedaction().isHidePayloads());
+				properties.getMetrics().getCountLimit(), properties.getRedaction().isHidePayloads(),
+				dashboard.getSearchLimit());
 	}
 
 }

@@ -80,6 +80,9 @@ final class TaskQueuePropertiesValidation {
 		if (dashboard.getRefreshInterval() == null || dashboard.getRefreshInterval().toSeconds() < 1) {
 			reject("dashboard.refresh-interval", dashboard.getRefreshInterval(), "must be at least 1s");
 		}
+		if (dashboard.getSearchLimit() < 1 || dashboard.getSearchLimit() > 1000) {
+			reject("dashboard.search-limit", dashboard.getSearchLimit(), "must be between 1 and 1000");
+		}
 	}
 
 	private void schema(TaskQueueProperties.Schema schema) {

@@ -122,6 +122,7 @@ public final class DashboardConfiguration {
 				.GET(base + "/queues/{queue}", pages::queue)
 				.GET(base + "/dead", pages::deadLetters)
 				.GET(base + "/tasks/{id}", pages::task)
+				.GET(base + "/search", pages::search)
 				.GET(base + "/dashboard.css", (request) -> ServerResponse.ok()
 					.contentType(new MediaType("text", "css", StandardCharsets.UTF_8))
 					.header("Cache-Control", "max-age=3600")

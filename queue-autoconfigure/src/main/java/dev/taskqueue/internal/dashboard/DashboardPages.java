@@ -38,6 +38,9 @@ final class DashboardPages {
 
 	static final String FLASH = "taskqueue.dashboard.flash";
 
+	/** The longest text the search takes: a key is an index entry, which holds a few kilobytes at most. */
+	static final int SEARCH_TEXT = 1000;
+
 	private static final MediaType HTML = MediaType.parseMediaType("text/html;charset=UTF-8");
 
 	private final TaskQueueOperations operations;
@@ -120,6 +123,20 @@ final class DashboardPages {
 		}
 		return html(HttpStatus.OK, DeadLettersPage.render(context(request), queue, text,
 				found.stream().map((dead) -> Redaction.apply(this.redactor, dead)).toList(), next));
+	}
+
+	/** The tasks whose id, unique key, ordering key or batch id is {@code q}: see DashboardQueries.search. */
+	ServerResponse search(ServerRequest request) {
+		String text = param(request, "q");
+		if (text != null && text.length() > SEARCH_TEXT) {
+			throw new IllegalArgumentException(
+					"q must be at most " + SEARCH_TEXT + " characters but has " + text.length());
+		}
+		int limit = this.settings.searchLimit();
+		List<DashboardQueries.Found> found = (text != null) ? this.queries.search(text, limit + 1) : List.of();
+		boolean more = found.size() > limit;
+		return html(HttpStatus.OK,
+				SearchPage.render(context(request), text, more ? found.subList(0, limit) : found, more, limit));
 	}
 
 	ServerResponse task(ServerRequest request) {

@@ -10,7 +10,8 @@ import java.time.Duration;
  * @param refreshInterval how often the overview reloads itself
  * @param countLimit the count at which the statistics stop counting
  * @param hidePayloads whether payloads are hidden, whatever the {@code TaskRedactor}
+ * @param searchLimit how many tasks a search shows at most
  */
 public record DashboardSettings(String path, boolean readOnly, Duration refreshInterval, int countLimit,
-		boolean hidePayloads) {
+		boolean hidePayloads, int searchLimit) {
 }

@@ -1,5 +1,7 @@
 package dev.taskqueue.internal.dashboard;
 
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
@@ -25,7 +27,7 @@ final class Layout {
 	static String page(PageContext context, String title, @Nullable Duration refresh, Html body) {
 		// A page that may reload says so, with a link that turns it off (or on again) for this page: the choice is
 		// in the page's own address, so it outlives the reloads and needs no script and no cookie.
-		boolean off = "off".equals(param(context));
+		boolean off = "off".equals(param(context, REFRESH));
 		boolean reloads = refresh != null && !off;
 		Html head = tag("head", empty("meta", "charset", "utf-8"),
 				empty("meta", "name", "viewport", "content", "width=device-width, initial-scale=1"),
@@ -35,7 +37,7 @@ final class Layout {
 				empty("link", "rel", "stylesheet", "href", context.url("/dashboard.css")));
 		Html nav = tag("nav", element("a", attrs("href", context.url(""), "class", "brand"), "TaskQueue"),
 				element("a", attrs("href", context.url("")), "Overview"),
-				element("a", attrs("href", context.url("/dead")), "Dead letters"),
+				element("a", attrs("href", context.url("/dead")), "Dead letters"), search(context),
 				context.readOnly() ? element("span", attrs("class", "badge"), "read-only") : Html.EMPTY);
 		Html flash = (context.flash() != null)
 				? element("p", attrs("class", "flash", "role", "status"), context.flash()) : Html.EMPTY;
@@ -54,13 +56,34 @@ final class Layout {
 								element("div", attrs("class", "title"), tag("h1", title), reload), body)));
 	}
 
-	private static @Nullable String param(PageContext context) {
+	/**
+	 * The search box, on every page: a GET form, so a search is a link like any page (and no CSRF matter). On the
+	 * search's own page it holds what was searched for.
+	 */
+	private static Html search(PageContext context) {
+		String searched = context.self().endsWith("/search") ? param(context, "q") : null;
+		return element("form", attrs("method", "get", "action", context.url("/search"), "class", "search", "role",
+				"search"),
+				empty("input", "type", "search", "name", "q", "value", (searched != null) ? searched : "",
+						"placeholder", "Task id, key or batch id", "aria-label",
+						"Find a task by its id, unique key, ordering key or batch id", "maxlength",
+						String.valueOf(DashboardPages.SEARCH_TEXT)),
+				element("button", attrs("type", "submit"), "Find"));
+	}
+
+	/** The query parameter {@code name} of the page, decoded, or {@code null}. */
+	private static @Nullable String param(PageContext context, String name) {
 		if (context.query() == null) {
 			return null;
 		}
 		for (String parameter : context.query().split("&")) {
-			if (parameter.startsWith(REFRESH + "=")) {
-				return parameter.substring(REFRESH.length() + 1);
+			if (parameter.startsWith(name + "=")) {
+				try {
+					return URLDecoder.decode(parameter.substring(name.length() + 1), StandardCharsets.UTF_8);
+				}
+				catch (IllegalArgumentException ex) {
+					return null;
+				}
 			}
 		}
 		return null;

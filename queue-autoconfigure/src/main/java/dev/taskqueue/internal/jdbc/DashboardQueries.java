@@ -151,6 +151,77 @@ public class DashboardQueries {
 	// Newest first on the (queue, failed_at) or (failed_at) index; a text filter reads on until :limit rows match.
 	private static final String DEAD_ORDER = " ORDER BY failed_at DESC, id DESC LIMIT :limit";
 
+	/*
+	 * Search. A waiting task's unique and ordering keys are indexed by (queue, key) only (V3, V4): a key alone, in any
+	 * queue, is found by skipping through the index from queue to queue (one probe each, as WAITING finds its
+	 * buckets) and probing (queue, key) in each, so the cost grows with the number of queues that have keyed tasks,
+	 * never with the tasks. Each part is bounded by :limit. Found first: by id, then by unique key, the heads of an
+	 * ordering key, the tasks held behind them in their order (seq), a batch's tasks. In FOUND_TASK %1$s is the task
+	 * table, %2$s HELD, %3$s the state and %4$s the time shown of a waiting task.
+	 */
+	private static final String FOUND_TASK = """
+			SELECT %%d AS rank, '%%s' AS matched, %%s AS seq, t.id, t.queue, %3$s AS state, %4$s AS at,
+			       coalesce(t.unique_key, t.ordering_key) AS key FROM %1$s t
+			""";
+
+	private static final String SEARCH_KEYS = """
+			WITH RECURSIVE unique_queues AS (
+			    SELECT (SELECT min(queue) FROM %1$s WHERE unique_key IS NOT NULL) AS queue
+			    UNION ALL
+			    SELECT (SELECT min(t.queue) FROM %1$s t WHERE t.unique_key IS NOT NULL AND t.queue > q.queue)
+			    FROM unique_queues q WHERE q.queue IS NOT NULL),
+			head_queues AS (
+			    SELECT (SELECT min(queue) FROM %1$s
+			            WHERE ordering_key IS NOT NULL AND claimed_by IS DISTINCT FROM %2$s) AS queue
+			    UNION ALL
+			    SELECT (SELECT min(t.queue) FROM %1$s t
+			            WHERE t.ordering_key IS NOT NULL AND t.claimed_by IS DISTINCT FROM %2$s AND t.queue > q.queue)
+			    FROM head_queues q WHERE q.queue IS NOT NULL),
+			held_queues AS (
+			    SELECT (SELECT min(queue) FROM %1$s WHERE claimed_by = %2$s) AS queue
+			    UNION ALL
+			    SELECT (SELECT min(t.queue) FROM %1$s t WHERE t.claimed_by = %2$s AND t.queue > q.queue)
+			    FROM held_queues q WHERE q.queue IS NOT NULL)
+			SELECT * FROM (
+			(SELECT found.* FROM unique_queues q CROSS JOIN LATERAL (
+			    %3$s WHERE t.queue = q.queue AND t.unique_key = :key AND t.unique_key IS NOT NULL LIMIT :limit) found
+			 WHERE q.queue IS NOT NULL LIMIT :limit)
+			UNION ALL
+			(SELECT found.* FROM head_queues q CROSS JOIN LATERAL (
+			    %4$s WHERE t.queue = q.queue AND t.ordering_key = :key AND t.ordering_key IS NOT NULL
+			      AND t.claimed_by IS DISTINCT FROM %2$s LIMIT :limit) found
+			 WHERE q.queue IS NOT NULL LIMIT :limit)
+			UNION ALL
+			(SELECT found.* FROM held_queues q CROSS JOIN LATERAL (
+			    %5$s WHERE t.queue = q.queue AND t.ordering_key = :key AND t.claimed_by = %2$s
+			    ORDER BY t.ordering_seq LIMIT :limit) found
+			 WHERE q.queue IS NOT NULL LIMIT :limit)
+			%6$s) found
+			ORDER BY rank, seq, at, id LIMIT :limit
+			""";
+
+	// With a UUID, also a task by its id (a primary-key probe in each table) and the tasks and dead letters of a batch
+	// (on the batch_id indexes of V7, :limit rows each, in no order an index gives: a batch may have millions).
+	// Neither dead letters nor the history keep a task's keys.
+	private static final String SEARCH_ID = """
+			UNION ALL
+			(%1$s WHERE t.id = :id)
+			UNION ALL
+			(SELECT 1, 'id', 0, d.id, d.queue, 'dead', d.failed_at, NULL FROM %3$s d WHERE d.id = :id)
+			UNION ALL
+			(SELECT 1, 'id', 0, h.id, h.queue, 'completed', h.completed_at, NULL FROM %4$s h WHERE h.id = :id)
+			UNION ALL
+			(%2$s WHERE t.batch_id = :id AND t.batch_id IS NOT NULL LIMIT :limit)
+			UNION ALL
+			(SELECT 5, 'batch', 0, d.id, d.queue, 'dead', d.failed_at, NULL FROM %3$s d
+			 WHERE d.batch_id = :id AND d.batch_id IS NOT NULL LIMIT :limit)
+			""";
+
+	private static final String TASK_STATE = "CASE WHEN t.claimed_by IS NULL THEN CASE WHEN t.run_at > now() THEN "
+			+ "'scheduled' ELSE 'ready' END WHEN t.claimed_by = %s THEN 'held' ELSE 'running' END";
+
+	private static final String TASK_AT = "coalesce(t.claimed_at, t.run_at)";
+
 	private final JdbcClient jdbc;
 
 	private final TransactionOperations transactions;
@@ -173,6 +244,10 @@ public class DashboardQueries {
 
 	private final String deadQueue;
 
+	private final String searchKeys;
+
+	private final String searchAll;
+
 	/**
 	 * @param transactions transactions on {@code dataSource}, in which the pages of waiting tasks switch JIT off
 	 */
@@ -192,11 +267,71 @@ public class DashboardQueries {
 		this.findDead = DEAD_COLUMNS.formatted(ONE.formatted(tables.deadTask()), ONE_PAYLOAD, PAYLOAD_LENGTH,
 				"octet_length(error)").strip() + " WHERE id = :id";
 		this.deadQueue = "SELECT queue FROM " + tables.deadTask() + " WHERE id = :id";
+		String found = FOUND_TASK.formatted(tables.task(), OrderedKeys.HELD, TASK_STATE.formatted(OrderedKeys.HELD),
+				TASK_AT).strip();
+		String byId = SEARCH_ID.formatted(found.formatted(1, "id", "0"), found.formatted(5, "batch", "0"),
+				tables.deadTask(), tables.history());
+		String[] keys = { found.formatted(2, "unique key", "0"), found.formatted(3, "ordering key", "0"),
+				found.formatted(4, "ordering key", "t.ordering_seq") };
+		this.searchKeys = SEARCH_KEYS.formatted(tables.task(), OrderedKeys.HELD, keys[0], keys[1], keys[2],
+				"");
+		this.searchAll = SEARCH_KEYS.formatted(tables.task(), OrderedKeys.HELD, keys[0], keys[1], keys[2],
+				byId);
 	}
 
 	/** Now on the database clock, which every time a page shows is on. */
 	public Instant now() {
 		return this.jdbc.sql("SELECT now()").query(OffsetDateTime.class).single().toInstant();
+	}
+
+	/**
+	 * Tasks whose id, unique key, ordering key or batch id is {@code text}: waiting, held and running tasks by any of
+	 * them, dead letters by id and batch id, completed tasks in the history by id (neither keeps the keys). At most
+	 * {@code limit} rows, by what matched (id, unique key, ordering key, batch), then time, each part read on an
+	 * index: the cost does not grow with the tables.
+	 */
+	public List<Found> search(String text, int limit) {
+		UUID id = uuid(text);
+		List<Found> found = this.transactions.execute((status) -> {
+			this.jdbc.sql(NO_JIT).update();
+			JdbcClient.StatementSpec statement = this.jdbc.sql((id != null) ? this.searchAll : this.searchKeys)
+				.param("key", text)
+				.param("limit", limit);
+			if (id != null) {
+				statement = statement.param("id", id);
+			}
+			return statement.query((rs, row) -> new Found(rs.getObject("id", UUID.class), rs.getString("queue"),
+					rs.getString("state"), rs.getString("matched"), instant(rs, "at"), rs.getString("key")))
+				.list();
+		});
+		return (found != null) ? found : List.of();
+	}
+
+	/** The statement {@link #search} runs for {@code text}, for tests that read its plan. */
+	String searchStatement(String text) {
+		return (uuid(text) != null) ? this.searchAll : this.searchKeys;
+	}
+
+	private static @Nullable UUID uuid(String text) {
+		try {
+			return (text.length() == 36) ? UUID.fromString(text) : null;
+		}
+		catch (IllegalArgumentException ex) {
+			return null;
+		}
+	}
+
+	/**
+	 * A task a search found.
+	 *
+	 * @param id the task's id
+	 * @param queue its queue
+	 * @param state {@code ready}, {@code scheduled}, {@code held}, {@code running}, {@code dead} or {@code completed}
+	 * @param matched what matched the text: {@code id}, {@code unique key}, {@code ordering key} or {@code batch}
+	 * @param at when it is due (or was claimed, when running), failed, or completed
+	 * @param key its unique or ordering key, if it is waiting or running and has one
+	 */
+	public record Found(UUID id, String queue, String state, String matched, Instant at, @Nullable String key) {
 	}
 
 	/**

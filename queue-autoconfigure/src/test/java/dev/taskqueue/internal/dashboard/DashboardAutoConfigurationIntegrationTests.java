@@ -114,4 +114,11 @@ class DashboardAutoConfigurationIntegrationTests {
 					"must start with '/', not end with '/', and hold only letters, digits, '.', '_', '~', '-' and '/'"));
 	}
 
+	@Test
+	void aSearchLimitOutOfRangeStopsTheApplicationNamingTheProperty() {
+		this.web.withPropertyValues("taskqueue.dashboard.search-limit=0")
+			.run((context) -> PropertyFailures.assertRefused(context.getStartupFailure(),
+					"taskqueue.dashboard.search-limit", "must be between 1 and 1000"));
+	}
+
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.taskqueue.BatchResult;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.test.Await;
@@ -135,7 +136,7 @@ class DashboardBrowserIntegrationTests {
 	}
 
 	@Test
-	void everyPageFitsAt1400And800PixelsAndShowsRelativeTimes() {
+	void everyPageFitsAt1400And800PixelsAndOnAPhoneAndShowsRelativeTimes() {
 		String key = "customer-" + "0123456789".repeat(8);
 		String payload = "{\"order\":\"" + "A1B2C3D4E5".repeat(20) + "\"}";
 		UUID waiting = this.taskQueue.enqueue(TaskRequest.of("dash-people", payload).withUniqueKey(key));
@@ -153,8 +154,11 @@ class DashboardBrowserIntegrationTests {
 		pages.put("dead-letters", "/taskqueue/dead");
 		pages.put("task", "/taskqueue/tasks/" + waiting);
 		pages.put("dead-task", "/taskqueue/tasks/" + dead);
-		for (int width : new int[] { 1400, 800 }) {
+		pages.put("find", "/taskqueue/search?q=invoices-" + key);
+		// 390: a phone's width.
+		for (int width : new int[] { 1400, 800, 390 }) {
 			this.browser.width(width);
+			assertThat(this.browser.viewportWidth()).isEqualTo(width);
 			for (Map.Entry<String, String> page : pages.entrySet()) {
 				this.browser.driver.get(url(page.getValue()));
 				assertThat(this.browser.driver.getTitle()).endsWith("· TaskQueue");
@@ -163,7 +167,7 @@ class DashboardBrowserIntegrationTests {
 					.isLessThanOrEqualTo(this.browser.viewportWidth());
 				this.browser.screenshot("people-" + page.getKey() + "-" + width);
 			}
-			// At 800 pixels a row of a table is a card of its cells, each under its header.
+			// Below 960 pixels a row of a table is a card of its cells, each under its header.
 			this.browser.driver.get(url("/taskqueue/dead"));
 			WebElement row = this.browser.driver.findElement(By.cssSelector("tbody tr"));
 			assertThat(row.getCssValue("display")).isEqualTo((width < 960) ? "grid" : "table-row");
@@ -216,6 +220,72 @@ class DashboardBrowserIntegrationTests {
 		assertThat(this.browser.flash()).isEqualTo("Cancelled task " + task + ".");
 		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE id = ?", Integer.class, task))
 			.isZero();
+	}
+
+	@Test
+	void theBoxOfEveryPageFindsATaskByIdKeyOrBatch() {
+		UUID keyed = this.taskQueue.enqueue(TaskRequest.of("dash-find", "{}").withUniqueKey("order-4711"));
+		this.taskQueue.enqueue(TaskRequest.of("dash-find", "{\"n\":1}").withOrderingKey("customer-7"));
+		this.taskQueue.enqueue(TaskRequest.of("dash-find", "{\"n\":2}").withOrderingKey("customer-7"));
+		BatchResult batch = this.taskQueue.enqueueBatch(
+				List.of(TaskRequest.of("dash-find", "{\"part\":1}"), TaskRequest.of("dash-dead", "in a batch")),
+				TaskRequest.of("dash-find", "{\"then\":true}"));
+		UUID dead = batch.taskIds().get(1);
+		Await.until("the batch's second task is dead", WAIT, () -> this.jdbc
+			.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE id = ?", Integer.class, dead) == 1);
+		for (int width : new int[] { 1400, 800 }) {
+			this.browser.width(width);
+			// From the overview, by unique key.
+			this.browser.driver.get(url("/taskqueue"));
+			find("order-4711");
+			assertThat(this.browser.driver.getTitle()).isEqualTo("Find order-4711 · TaskQueue");
+			assertThat(foundRows()).containsExactly(keyed + " dash-find ready unique key order-4711");
+			assertThat(this.browser.driver.findElement(By.name("q")).getAttribute("value")).isEqualTo("order-4711");
+			this.browser.screenshot("people-find-key-" + width);
+			// From the dead letters, by ordering key: the head, then the task held behind it.
+			this.browser.driver.get(url("/taskqueue/dead"));
+			find("customer-7");
+			assertThat(foundRows()).hasSize(2).satisfiesExactly(
+					(row) -> assertThat(row).endsWith("dash-find ready ordering key customer-7"),
+					(row) -> assertThat(row).endsWith("dash-find held ordering key customer-7"));
+			// From a task's page, by batch id: its waiting task and its dead letter.
+			this.browser.driver.get(url("/taskqueue/tasks/" + keyed));
+			find(batch.id().toString());
+			assertThat(foundRows()).containsExactlyInAnyOrder(batch.taskIds().get(0) + " dash-find ready batch",
+					dead + " dash-dead dead batch");
+			assertThat(this.browser.pageWidth()).isLessThanOrEqualTo(this.browser.viewportWidth());
+			this.browser.screenshot("people-find-batch-" + width);
+			// By id: the dead letter, one click from its page.
+			find(dead.toString());
+			this.browser.driver.findElement(By.linkText(dead.toString())).click();
+			assertThat(this.browser.driver.getTitle()).isEqualTo("Dead task " + dead + " · TaskQueue");
+		}
+	}
+
+	/** Types {@code text} in the page's search box and presses Enter. */
+	private void find(String text) {
+		WebElement box = this.browser.driver.findElement(By.name("q"));
+		box.clear();
+		box.sendKeys(text, Keys.ENTER);
+		new WebDriverWait(this.browser.driver, WAIT).until(ExpectedConditions.titleContains("Find "));
+	}
+
+	/** The rows the search found: task, queue, state, what matched, and the key, without the time. */
+	private List<String> foundRows() {
+		return this.browser.driver.findElements(By.cssSelector("main tbody tr"))
+			.stream()
+			.map((row) -> {
+				List<WebElement> cells = row.findElements(By.tagName("td"));
+				List<String> texts = new ArrayList<>();
+				for (int i = 0; i < cells.size(); i++) {
+					String text = cells.get(i).getAttribute("textContent");
+					if (i != 4 && !text.isEmpty()) {
+						texts.add(text);
+					}
+				}
+				return String.join(" ", texts);
+			})
+			.toList();
 	}
 
 	private void tab() {

@@ -159,6 +159,25 @@ class DashboardWebIntegrationTests {
 	}
 
 	@Test
+	void theSearchBoxFindsTasksByKeyEscapedAndRefusesTooLongAText() {
+		String key = "<b>key</b>";
+		UUID id = this.taskQueue.enqueue(TaskRequest.of("dash-search", "{}").withUniqueKey(key));
+		String html = this.http.get("/taskqueue/search?q=" + URLEncoder.encode(key, StandardCharsets.UTF_8)).body();
+		assertThat(html).doesNotContain("<b>key")
+			.contains("1 task whose id, unique key, ordering key or batch id is <code>&lt;b&gt;key&lt;/b&gt;</code>.")
+			.contains("value=\"&lt;b&gt;key&lt;/b&gt;\"");
+		assertThat(DashboardHttp.taskIds(html)).containsExactly(id.toString());
+		// Every page has the box; a GET form, with no token to carry.
+		assertThat(this.http.get("/taskqueue/dead").body())
+			.contains("<form method=\"get\" action=\"/taskqueue/search\" class=\"search\" role=\"search\">");
+		assertThat(this.http.get("/taskqueue/search?q=nothing-is-called-this").body()).contains("No task whose id");
+		assertThat(this.http.get("/taskqueue/search").body()).contains("Type a task&#39;s id");
+		HttpResponse<String> tooLong = this.http.get("/taskqueue/search?q=" + "k".repeat(1001));
+		assertThat(tooLong.statusCode()).isEqualTo(400);
+		assertThat(tooLong.body()).contains("q must be at most 1000 characters but has 1001");
+	}
+
+	@Test
 	void pauseAndResumeAQueueSayWhatTheyDid() {
 		HttpResponse<String> paused = this.http.act("/taskqueue/queues/dash-pause/pause", "");
 		assertThat(paused.statusCode()).isEqualTo(303);
