@@ -79,6 +79,30 @@ public interface TaskQueueOperations {
 	int deleteAllDead(String queue);
 
 	/**
+	 * Moves every dead task that matches {@code filter}, and had failed when this was called, back to its queue, as
+	 * {@link #retryDead(UUID)} does. Outside a transaction they are moved in chunks of
+	 * {@value #BULK_CHUNK}, each committed on its own, so that a million dead letters never hold one long
+	 * transaction; in the caller's transaction they go with it. A task that dies again meanwhile is not taken twice.
+	 * Logs one line at INFO with the filter and the count.
+	 * @return how many tasks were moved
+	 */
+	default int retryDead(DeadTaskFilter filter) {
+		throw new UnsupportedOperationException("This TaskQueueOperations does not retry dead tasks in bulk");
+	}
+
+	/**
+	 * Deletes every dead task that matches {@code filter} and had failed when this was called, in chunks as
+	 * {@link #retryDead(DeadTaskFilter)} does. Logs one line at INFO with the filter and the count.
+	 * @return how many were deleted
+	 */
+	default int deleteDead(DeadTaskFilter filter) {
+		throw new UnsupportedOperationException("This TaskQueueOperations does not delete dead tasks in bulk");
+	}
+
+	/** How many dead tasks a bulk retry or delete moves or deletes per transaction. */
+	int BULK_CHUNK = 1000;
+
+	/**
 	 * Deletes a task that waits to run (ready, scheduled, or waiting for a retry). A running task cannot be
 	 * cancelled: its handler's transaction decides its fate.
 	 * @return {@code false} when no task with this id is waiting
@@ -147,6 +171,57 @@ public interface TaskQueueOperations {
 	 * @return its progress, or empty when there is no such batch
 	 */
 	Optional<BatchProgress> batch(UUID id);
+
+	/**
+	 * Which dead tasks a bulk retry or delete takes: those that meet every condition given ({@code null} leaves a
+	 * condition out; all {@code null} takes every dead task).
+	 *
+	 * @param queue only this queue's
+	 * @param errorContains only those whose error contains this text, ignoring case
+	 * @param failedFrom only those that failed at this time or later
+	 * @param failedBefore only those that failed before this time
+	 */
+	record DeadTaskFilter(@Nullable String queue, @Nullable String errorContains, @Nullable Instant failedFrom,
+			@Nullable Instant failedBefore) {
+
+		/**
+		 * @throws IllegalArgumentException if the queue name is invalid, or {@code failedFrom} is not before
+		 * {@code failedBefore}
+		 */
+		public DeadTaskFilter {
+			if (queue != null) {
+				QueueName.requireValid(queue, "queue");
+			}
+			if (errorContains != null && errorContains.isEmpty()) {
+				errorContains = null;
+			}
+			if (failedFrom != null && failedBefore != null && !failedFrom.isBefore(failedBefore)) {
+				throw new IllegalArgumentException(
+						"failedFrom must be before failedBefore but was " + failedFrom + " and " + failedBefore);
+			}
+		}
+
+		/** Every dead task of {@code queue}. */
+		public static DeadTaskFilter queue(String queue) {
+			return new DeadTaskFilter(queue, null, null, null);
+		}
+
+		@Override
+		public String toString() {
+			StringBuilder out = new StringBuilder((this.queue != null) ? "queue " + this.queue : "every queue");
+			if (this.errorContains != null) {
+				out.append(", error contains \"").append(this.errorContains).append('"');
+			}
+			if (this.failedFrom != null) {
+				out.append(", failed from ").append(this.failedFrom);
+			}
+			if (this.failedBefore != null) {
+				out.append(", failed before ").append(this.failedBefore);
+			}
+			return out.toString();
+		}
+
+	}
 
 	/**
 	 * What one queue holds.

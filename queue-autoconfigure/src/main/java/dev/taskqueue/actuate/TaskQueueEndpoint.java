@@ -1,11 +1,14 @@
 package dev.taskqueue.actuate;
 
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.UUID;
 
 import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskQueueOperations.DeadTaskFilter;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskDescriptor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskList;
@@ -46,6 +49,7 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  * GET    /actuator/taskqueue/tasks/{id}          a dead task, with its payload and whole error
  * POST   /actuator/taskqueue/{queue}/pause       pause it in every instance (also: resume, retry-dead)
  * DELETE /actuator/taskqueue/{queue}/dead        delete its dead tasks
+ *                                                (optional: error, failedFrom, failedBefore)
  * DELETE /actuator/taskqueue/{queue}/waiting     delete its waiting tasks; running ones are left alone
  * POST   /actuator/taskqueue/tasks/{id}/retry    retry a dead task
  * DELETE /actuator/taskqueue/tasks/{id}          cancel a waiting task, or delete a dead one
@@ -171,6 +175,11 @@ public class TaskQueueEndpoint {
 			.orElseGet(() -> notFound("No dead task " + id));
 	}
 
+	/**
+	 * Pauses or resumes a queue, or retries all its dead tasks, in chunks (TaskQueueOperations.retryDead(
+	 * DeadTaskFilter)). No parameters: a write operation with any takes a JSON body only, and these are posted
+	 * without one.
+	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> queueAction(@Selector String queue, @Selector String action) {
 		if (!List.of("pause", "resume", "retry-dead").contains(action)) {
@@ -190,7 +199,7 @@ public class TaskQueueEndpoint {
 					yield new QueueActionResult(queue, action, false, null);
 				}
 				default -> new QueueActionResult(queue, action, this.operations.isPaused(queue),
-						this.operations.retryAllDead(queue));
+						this.operations.retryDead(DeadTaskFilter.queue(queue)));
 			});
 		});
 	}
@@ -214,17 +223,20 @@ public class TaskQueueEndpoint {
 
 	/**
 	 * Deletes the dead ({@code {queue}/dead}) or waiting ({@code {queue}/waiting}) tasks of a queue, or one task
-	 * ({@code tasks/{id}}).
+	 * ({@code tasks/{id}}). The dead ones all, or those the optional {@code error} (text the error contains, any
+	 * case), {@code failedFrom} and {@code failedBefore} (ISO instants) match, in chunks.
 	 */
 	@DeleteOperation
-	public WebEndpointResponse<Object> delete(@Selector String first, @Selector String second) {
+	public WebEndpointResponse<Object> delete(@Selector String first, @Selector String second,
+			@Nullable String error, @Nullable String failedFrom, @Nullable String failedBefore) {
 		if (second.equals("dead") || second.equals("waiting")) {
 			return valid(() -> {
 				if (!isKnown(first)) {
 					return unknownQueue(first);
 				}
 				boolean dead = second.equals("dead");
-				int deleted = dead ? this.operations.deleteAllDead(first) : this.operations.cancelAll(first);
+				int deleted = dead ? this.operations.deleteDead(filter(first, error, failedFrom, failedBefore))
+						: this.operations.cancelAll(first);
 				return ok(new QueueActionResult(first, dead ? "delete-dead" : "delete-waiting",
 						this.operations.isPaused(first), deleted));
 			});
@@ -244,6 +256,23 @@ public class TaskQueueEndpoint {
 			return ok(new TaskActionResult(taskId, "deleted"));
 		}
 		return notFound("No waiting or dead task " + taskId + " (a running task cannot be cancelled)");
+	}
+
+	/** A queue's dead tasks that match the optional conditions of a bulk retry or delete. */
+	private static DeadTaskFilter filter(String queue, @Nullable String error, @Nullable String failedFrom,
+			@Nullable String failedBefore) {
+		return new DeadTaskFilter(queue, error, instant("failedFrom", failedFrom),
+				instant("failedBefore", failedBefore));
+	}
+
+	private static @Nullable Instant instant(String name, @Nullable String value) {
+		try {
+			return (value != null && !value.isBlank()) ? Instant.parse(value) : null;
+		}
+		catch (DateTimeParseException ex) {
+			throw new IllegalArgumentException(
+					name + " must be an ISO instant such as 2026-11-27T09:30:00Z but was '" + value + "'");
+		}
 	}
 
 	/** Whether {@code GET /actuator/taskqueue} lists {@code queue}; an invalid name is a 400, not a 404. */

@@ -134,6 +134,32 @@ class TaskQueueEndpointWebIntegrationTests {
 	}
 
 	@Test
+	void deleteTheDeadTasksAFilterMatches() {
+		// Eight dead tasks of a queue no one handles: five timeouts (two of them failed two hours ago), three others.
+		this.jdbc.update("""
+				INSERT INTO taskqueue_dead_task (id, queue, payload, priority, attempts, enqueued_at, failed_at, error)
+				SELECT gen_random_uuid(), 'web-bulk', '{}', 0, 3, now() - interval '1 day',
+				       now() - CASE WHEN i <= 2 THEN interval '2 hours' ELSE interval '1 minute' END,
+				       CASE WHEN i <= 5 THEN 'java.net.SocketTimeoutException: Read timed out' ELSE 'boom' END
+				FROM generate_series(1, 8) i
+				""");
+		String hourAgo = this.jdbc.queryForObject("SELECT to_char((now() - interval '1 hour') AT TIME ZONE 'UTC', "
+				+ "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')", String.class);
+		delete("/taskqueue/web-bulk/dead?error=TIMED&failedBefore=" + hourAgo).jsonPath("$.tasks").isEqualTo(2);
+		assertThat(dead("web-bulk")).isEqualTo(6);
+		delete("/taskqueue/web-bulk/dead?error=timed&failedFrom=" + hourAgo).jsonPath("$.tasks").isEqualTo(3);
+		assertThat(this.jdbc.queryForList("SELECT error FROM taskqueue_dead_task WHERE queue = 'web-bulk'",
+				String.class)).containsExactly("boom", "boom", "boom");
+		badRequest(this.http.delete().uri("/taskqueue/web-bulk/dead?failedFrom=yesterday"),
+				"failedFrom must be an ISO instant such as 2026-11-27T09:30:00Z but was 'yesterday'");
+		// A retry takes all the queue's dead tasks, in chunks.
+		post("/taskqueue/web-bulk/retry-dead").jsonPath("$.tasks").isEqualTo(3);
+		assertThat(dead("web-bulk")).isZero();
+		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE queue = 'web-bulk'",
+				Integer.class)).isEqualTo(3);
+	}
+
+	@Test
 	void cancelAWaitingTask() {
 		UUID later = this.taskQueue.enqueue(TaskRequest.of("web-work", "later").withDelay(Duration.ofHours(1)));
 		delete("/taskqueue/tasks/" + later).jsonPath("$.result").isEqualTo("cancelled").jsonPath("$.id")

@@ -1,11 +1,14 @@
 package dev.taskqueue.internal.dashboard;
 
 import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.UUID;
 
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskQueueOperations.DeadTaskFilter;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.TaskView;
@@ -113,6 +116,63 @@ final class DashboardActions {
 		int deleted = this.operations.deleteAllDead(queue);
 		return done(request, "/dead?queue=" + queue,
 				String.format("Deleted %,d dead tasks of queue %s.", deleted, queue));
+	}
+
+	/**
+	 * Retries every dead letter the filter of the dead-letter page matches (posted as its fields), after a
+	 * confirmation that says how many; in chunks, each its own transaction (TaskQueueOperations.retryDead).
+	 */
+	ServerResponse retryMatching(ServerRequest request) {
+		DeadTaskFilter filter = bulkFilter(request);
+		String[] fields = DeadLettersPage.fields(filter);
+		if (!confirmed(request, "/dead/retry", fields)) {
+			return confirm(request, "Retry " + matching(filter) + "? They go back to their queues, ready at once, "
+					+ "and their handlers run again.", "/dead/retry", "Retry them all", back(filter), fields);
+		}
+		int retried = this.operations.retryDead(filter);
+		return done(request, back(filter),
+				String.format("Retried %,d dead tasks (%s): they are back in their queues.", retried, filter));
+	}
+
+	/** Deletes every dead letter the filter matches, as {@link #retryMatching} retries them. */
+	ServerResponse deleteMatching(ServerRequest request) {
+		DeadTaskFilter filter = bulkFilter(request);
+		String[] fields = DeadLettersPage.fields(filter);
+		if (!confirmed(request, "/dead/delete", fields)) {
+			return confirm(request, "Delete " + matching(filter) + " for good?", "/dead/delete", "Delete them all",
+					back(filter), fields);
+		}
+		int deleted = this.operations.deleteDead(filter);
+		return done(request, back(filter), String.format("Deleted %,d dead tasks (%s).", deleted, filter));
+	}
+
+	/** The filter of a bulk action: at least one condition, as the page offers it, never every dead letter. */
+	private static DeadTaskFilter bulkFilter(ServerRequest request) {
+		DeadTaskFilter filter = DashboardPages.filter(request);
+		if (DeadLettersPage.fields(filter).length == 0) {
+			throw new IllegalArgumentException("A bulk action needs a filter: a queue, an error text or failure times");
+		}
+		return filter;
+	}
+
+	/** "the 1,234 dead tasks (queue emails, error contains "timeout")", counted up to the count limit. */
+	private String matching(DeadTaskFilter filter) {
+		long count = this.queries.countDead(filter.queue(), filter.errorContains(), filter.failedFrom(),
+				filter.failedBefore(), this.countLimit);
+		return "the " + Formats.count(count, this.countLimit) + " dead tasks that match (" + filter + ")";
+	}
+
+	/** The dead-letter page with the filter. */
+	private static String back(DeadTaskFilter filter) {
+		String[] fields = DeadLettersPage.fields(filter);
+		StringBuilder path = new StringBuilder("/dead");
+		for (int i = 0; i + 1 < fields.length; i += 2) {
+			path.append((i == 0) ? '?' : '&')
+				.append(fields[i])
+				.append('=')
+				.append(URLEncoder.encode(fields[i + 1], StandardCharsets.UTF_8));
+		}
+		return path.toString();
 	}
 
 	/** Every action when the dashboard is read-only. */

@@ -141,12 +141,15 @@ public final class DashboardConfiguration {
 				for (String action : taskActions) {
 					routes.POST(base + "/tasks/{id}/" + action, actions::refuse);
 				}
+				routes.POST(base + "/dead/retry", actions::refuse).POST(base + "/dead/delete", actions::refuse);
 			}
 			else {
 				routes.POST(base + "/queues/{queue}/pause", actions::pause)
 					.POST(base + "/queues/{queue}/resume", actions::resume)
 					.POST(base + "/queues/{queue}/retry-dead", actions::retryAll)
 					.POST(base + "/queues/{queue}/delete-dead", actions::deleteAll)
+					.POST(base + "/dead/retry", actions::retryMatching)
+					.POST(base + "/dead/delete", actions::deleteMatching)
 					.POST(base + "/tasks/{id}/cancel", actions::cancel)
 					.POST(base + "/tasks/{id}/retry", actions::retry)
 					.POST(base + "/tasks/{id}/delete", actions::delete)

@@ -3,6 +3,10 @@ package dev.taskqueue.internal.dashboard;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -12,6 +16,7 @@ import dev.taskqueue.DeadTask;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
+import dev.taskqueue.TaskQueueOperations.DeadTaskFilter;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.DeadTaskView;
@@ -108,20 +113,16 @@ final class DashboardPages {
 	}
 
 	ServerResponse deadLetters(ServerRequest request) {
-		String queue = param(request, "queue");
-		if (queue != null) {
-			QueueName.requireValid(queue, "queue");
-		}
-		String text = param(request, "error");
-		List<DeadTask> found = this.queries.deadTasks(queue, text, Keyset.parse(param(request, "after")),
-				PAGE_SIZE + 1);
+		DeadTaskFilter filter = filter(request);
+		List<DeadTask> found = this.queries.deadTasks(filter.queue(), filter.errorContains(), filter.failedFrom(),
+				filter.failedBefore(), Keyset.parse(param(request, "after")), PAGE_SIZE + 1);
 		String next = null;
 		if (found.size() > PAGE_SIZE) {
 			found = found.subList(0, PAGE_SIZE);
 			DeadTask last = found.get(PAGE_SIZE - 1);
 			next = new Keyset(0, TaskView.micros(last.failedAt()), last.id()).toString();
 		}
-		return html(HttpStatus.OK, DeadLettersPage.render(context(request), queue, text,
+		return html(HttpStatus.OK, DeadLettersPage.render(context(request), filter,
 				found.stream().map((dead) -> Redaction.apply(this.redactor, dead)).toList(), next));
 	}
 
@@ -188,6 +189,30 @@ final class DashboardPages {
 			.header("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; "
 					+ "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 			.body(page);
+	}
+
+	/**
+	 * The dead letters' filter in the request's parameters ({@code queue}, {@code error}, {@code from},
+	 * {@code before}), the same for the page and for a bulk action's form; the times are UTC, as the page shows them.
+	 */
+	static DeadTaskFilter filter(ServerRequest request) {
+		String queue = param(request, "queue");
+		return new DeadTaskFilter((queue != null) ? QueueName.requireValid(queue, "queue") : queue,
+				param(request, "error"), time(request, "from"), time(request, "before"));
+	}
+
+	private static @Nullable Instant time(ServerRequest request, String name) {
+		String value = param(request, name);
+		if (value == null) {
+			return null;
+		}
+		try {
+			return value.endsWith("Z") ? Instant.parse(value) : LocalDateTime.parse(value).toInstant(ZoneOffset.UTC);
+		}
+		catch (DateTimeParseException ex) {
+			throw new IllegalArgumentException(
+					name + " must be a UTC time such as 2026-11-27T09:30 but was '" + value + "'");
+		}
 	}
 
 	static UUID id(ServerRequest request) {

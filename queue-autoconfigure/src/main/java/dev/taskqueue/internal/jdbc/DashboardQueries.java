@@ -244,6 +244,8 @@ public class DashboardQueries {
 
 	private final String deadQueue;
 
+	private final String deadTable;
+
 	private final String searchKeys;
 
 	private final String searchAll;
@@ -267,6 +269,7 @@ public class DashboardQueries {
 		this.findDead = DEAD_COLUMNS.formatted(ONE.formatted(tables.deadTask()), ONE_PAYLOAD, PAYLOAD_LENGTH,
 				"octet_length(error)").strip() + " WHERE id = :id";
 		this.deadQueue = "SELECT queue FROM " + tables.deadTask() + " WHERE id = :id";
+		this.deadTable = tables.deadTask();
 		String found = FOUND_TASK.formatted(tables.task(), OrderedKeys.HELD, TASK_STATE.formatted(OrderedKeys.HELD),
 				TASK_AT).strip();
 		String byId = SEARCH_ID.formatted(found.formatted(1, "id", "0"), found.formatted(5, "batch", "0"),
@@ -453,36 +456,39 @@ public class DashboardQueries {
 	 * Dead tasks, newest first.
 	 * @param queue only this queue's, or {@code null}
 	 * @param text only those whose error contains this text, ignoring case, or {@code null}
+	 * @param from only those that failed at this time or later, or {@code null}
+	 * @param before only those that failed before this time, or {@code null}
 	 * @param after the failure time and id of the last task of the page before, or {@code null} for the first page
 	 */
-	public List<DeadTask> deadTasks(@Nullable String queue, @Nullable String text, @Nullable Keyset after,
-			int limit) {
-		// Only fixed fragments make up the statement; values are parameters.
-		List<String> conditions = new ArrayList<>();
-		conditions.add("true");
-		if (queue != null) {
-			conditions.add("queue = :queue");
-		}
-		if (text != null) {
-			conditions.add("strpos(lower(error), lower(:text)) > 0");
-		}
+	public List<DeadTask> deadTasks(@Nullable String queue, @Nullable String text, @Nullable Instant from,
+			@Nullable Instant before, @Nullable Keyset after, int limit) {
+		// Only fixed fragments make up the statement, the same as a bulk action's; values are parameters.
+		String conditions = DeadTaskRepository.matching(queue, text, from, before);
 		if (after != null) {
-			conditions.add("(failed_at, id) < (" + AT.formatted(":micros") + ", :id)");
+			conditions += " AND (failed_at, id) < (" + AT.formatted(":micros") + ", :id)";
 		}
-		JdbcClient.StatementSpec statement = this.jdbc
-			.sql(this.deadSelect + " WHERE " + String.join(" AND ", conditions) + DEAD_ORDER)
+		JdbcClient.StatementSpec statement = DeadTaskRepository.bindMatching(
+				this.jdbc.sql(this.deadSelect + " WHERE " + conditions + DEAD_ORDER), queue, text, from, before)
 			.param("limit", limit)
 			.param("preview", LIST_PREVIEW);
-		if (queue != null) {
-			statement = statement.param("queue", queue);
-		}
-		if (text != null) {
-			statement = statement.param("text", text);
-		}
 		if (after != null) {
 			statement = statement.param("micros", after.micros()).param("id", after.id());
 		}
 		return statement.query(DashboardQueries::deadTask).list();
+	}
+
+	/**
+	 * How many dead tasks match, counted up to {@code cap} (then {@code cap}): what a bulk action's confirmation
+	 * says it will take, without counting a million rows.
+	 */
+	public long countDead(@Nullable String queue, @Nullable String text, @Nullable Instant from,
+			@Nullable Instant before, int cap) {
+		return DeadTaskRepository.bindMatching(this.jdbc.sql("SELECT count(*) FROM (SELECT 1 FROM " + this.deadTable
+				+ " WHERE " + DeadTaskRepository.matching(queue, text, from, before) + " LIMIT :cap) c"), queue, text,
+				from, before)
+			.param("cap", cap)
+			.query(Long.class)
+			.single();
 	}
 
 	private static TaskView task(ResultSet rs, int row) throws SQLException {

@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -55,6 +56,33 @@ public class DeadTaskRepository {
 
 	private static final String BEFORE_CURSOR = "(failed_at, id) < (:failedAt, :id)";
 
+	/*
+	 * Bulk retry and delete, one chunk per statement: the next :chunk matching rows in failure order from a cursor
+	 * (so a chunk never reads again what the ones before it took), locked with SKIP LOCKED (a row another action
+	 * holds is left to it), on the (queue, failed_at) or (failed_at) index. Rows that failed after :until, the
+	 * database's now when the bulk action began, are left out: a retried task that dies again is not taken twice.
+	 * %1$s is the dead-letter table, %2$s the filter's conditions. Each returns the rows' (failed_at, id) in that
+	 * order: the count, and the next cursor in the last row (in PostgreSQL's order of uuids, not Java's).
+	 */
+	private static final String PICK = """
+			WITH picked AS (
+			    SELECT id FROM %1$s WHERE %2$s AND failed_at <= :until AND (failed_at, id) > (:afterAt, :afterId)
+			    ORDER BY failed_at, id LIMIT :chunk FOR UPDATE SKIP LOCKED)
+			""";
+
+	private static final String RETRY_CHUNK = """
+			, dead AS (DELETE FROM %1$s d USING picked p WHERE d.id = p.id RETURNING d.*),
+			moved AS (INSERT INTO %2$s (id, queue, payload, priority, run_at, enqueued_at, attempt, last_error, headers,
+			                            batch_id, bucket)
+			          SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers, batch_id, %3$s FROM dead)
+			SELECT failed_at, id FROM dead ORDER BY failed_at, id
+			""";
+
+	private static final String DELETE_CHUNK = """
+, gone AS (DELETE FROM %1$s d USING picked p WHERE d.id = p.id RETURNING d.failed_at, d.id)
+			SELECT failed_at, id FROM gone ORDER BY failed_at, id
+			""";
+
 	private final JdbcClient jdbc;
 
 	private final TaskBuckets buckets;
@@ -71,6 +99,12 @@ public class DeadTaskRepository {
 
 	private final String[] pages;
 
+	private final String deadTable;
+
+	private final String retryChunk;
+
+	private final String deleteChunk;
+
 	public DeadTaskRepository(DataSource dataSource, TaskTables tables) {
 		this(dataSource, tables, TaskBuckets.NONE);
 	}
@@ -84,6 +118,9 @@ public class DeadTaskRepository {
 		this.retryQueue = RETRY.formatted(tables.task(), tables.deadTask(), "queue = :queue", bucket);
 		this.deleteOne = DELETE.formatted(tables.deadTask(), "id = :id");
 		this.deleteQueue = DELETE.formatted(tables.deadTask(), "queue = :queue");
+		this.deadTable = tables.deadTask();
+		this.retryChunk = RETRY_CHUNK.formatted(tables.deadTask(), tables.task(), bucket);
+		this.deleteChunk = DELETE_CHUNK.formatted(tables.deadTask());
 		String select = COLUMNS.formatted(tables.deadTask()).strip();
 		this.findOne = select + " WHERE id = :id";
 		// By [queue given ? 1 : 0][cursor given ? 1 : 0]: four fixed statements, each with a plan of its own.
@@ -100,6 +137,99 @@ public class DeadTaskRepository {
 	/** Moves every dead task of {@code queue} back to it and returns how many. */
 	public int retryAll(String queue) {
 		return this.buckets.bind(this.jdbc.sql(this.retryQueue)).param("queue", queue).update();
+	}
+
+	/**
+	 * Moves the dead tasks that match back to their queues, {@code chunk} per statement (each its own transaction
+	 * outside one), until none is left that had failed when this began.
+	 * @param queue only this queue's, or {@code null}
+	 * @param text only those whose error contains this, ignoring case, or {@code null}
+	 * @param from only those that failed at this time or later, or {@code null}
+	 * @param before only those that failed before this time, or {@code null}
+	 * @return how many were moved
+	 */
+	public int retryMatching(@Nullable String queue, @Nullable String text, @Nullable Instant from,
+			@Nullable Instant before, int chunk) {
+		return inChunks(this.retryChunk, true, queue, text, from, before, chunk);
+	}
+
+	/** Deletes the dead tasks that match, as {@link #retryMatching} moves them. */
+	public int deleteMatching(@Nullable String queue, @Nullable String text, @Nullable Instant from,
+			@Nullable Instant before, int chunk) {
+		return inChunks(this.deleteChunk, false, queue, text, from, before, chunk);
+	}
+
+	private int inChunks(String action, boolean retry, @Nullable String queue, @Nullable String text,
+			@Nullable Instant from, @Nullable Instant before, int chunk) {
+		String sql = PICK.formatted(this.deadTable, DeadTaskRepository.matching(queue, text, from, before)).strip()
+				+ "\n" + action;
+		OffsetDateTime until = this.jdbc.sql("SELECT now()").query(OffsetDateTime.class).single();
+		OffsetDateTime afterAt = OffsetDateTime.of(1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
+		UUID afterId = new UUID(0, 0);
+		int total = 0;
+		int found;
+		do {
+			JdbcClient.StatementSpec statement = this.jdbc.sql(sql)
+				.param("until", until)
+				.param("afterAt", afterAt)
+				.param("afterId", afterId)
+				.param("chunk", chunk);
+			if (retry) {
+				statement = this.buckets.bind(statement);
+			}
+			statement = bindMatching(statement, queue, text, from, before);
+			List<Object[]> rows = statement
+				.query((rs, row) -> new Object[] { rs.getObject("failed_at", OffsetDateTime.class),
+						rs.getObject("id", UUID.class) })
+				.list();
+			found = rows.size();
+			total += found;
+			if (found > 0) {
+				afterAt = (OffsetDateTime) rows.get(found - 1)[0];
+				afterId = (UUID) rows.get(found - 1)[1];
+			}
+		}
+		// A short chunk: no row is left after the cursor, or only ones another action holds.
+		while (found == chunk);
+		return total;
+	}
+
+	/** The conditions of a filter of dead letters, made of fixed fragments only: values are parameters. */
+	static String matching(@Nullable String queue, @Nullable String text, @Nullable Instant from,
+			@Nullable Instant before) {
+		List<String> conditions = new ArrayList<>();
+		conditions.add("true");
+		if (queue != null) {
+			conditions.add("queue = :queue");
+		}
+		if (text != null) {
+			conditions.add("strpos(lower(error), lower(:text)) > 0");
+		}
+		if (from != null) {
+			conditions.add("failed_at >= :from");
+		}
+		if (before != null) {
+			conditions.add("failed_at < :before");
+		}
+		return String.join(" AND ", conditions);
+	}
+
+	/** Binds what {@link #matching} names. */
+	static JdbcClient.StatementSpec bindMatching(JdbcClient.StatementSpec statement, @Nullable String queue,
+			@Nullable String text, @Nullable Instant from, @Nullable Instant before) {
+		if (queue != null) {
+			statement = statement.param("queue", queue);
+		}
+		if (text != null) {
+			statement = statement.param("text", text);
+		}
+		if (from != null) {
+			statement = statement.param("from", OffsetDateTime.ofInstant(from, ZoneOffset.UTC));
+		}
+		if (before != null) {
+			statement = statement.param("before", OffsetDateTime.ofInstant(before, ZoneOffset.UTC));
+		}
+		return statement;
 	}
 
 	/** Deletes dead task {@code id}; {@code false} when there is none. */

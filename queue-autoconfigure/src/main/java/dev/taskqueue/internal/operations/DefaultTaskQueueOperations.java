@@ -24,6 +24,8 @@ import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueRepository;
 import dev.taskqueue.internal.jdbc.QueueStatsRepository;
 import dev.taskqueue.internal.schedule.ScheduleControl;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionOperations;
@@ -37,6 +39,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private static final int CANCEL_BATCH = 10_000;
+
+	private static final Log logger = LogFactory.getLog(DefaultTaskQueueOperations.class);
 
 	private final QueueRepository queues;
 
@@ -167,6 +171,22 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	@Override
 	public int retryAllDead(String queue) {
 		return this.deadTasks.retryAll(QueueName.requireValid(queue, "queue"));
+	}
+
+	@Override
+	public int retryDead(DeadTaskFilter filter) {
+		int retried = this.deadTasks.retryMatching(filter.queue(), filter.errorContains(), filter.failedFrom(),
+				filter.failedBefore(), BULK_CHUNK);
+		logger.info(String.format("Retried %,d dead tasks (%s): they are back in their queues", retried, filter));
+		return retried;
+	}
+
+	@Override
+	public int deleteDead(DeadTaskFilter filter) {
+		int deleted = this.deadTasks.deleteMatching(filter.queue(), filter.errorContains(), filter.failedFrom(),
+				filter.failedBefore(), BULK_CHUNK);
+		logger.info(String.format("Deleted %,d dead tasks (%s)", deleted, filter));
+		return deleted;
 	}
 
 	@Override

@@ -262,6 +262,48 @@ class DashboardBrowserIntegrationTests {
 		}
 	}
 
+	@Test
+	void retryEveryDeadLetterTheFilterMatchesAfterAConfirmationThatCountsThem() {
+		for (int width : new int[] { 1400, 800 }) {
+			this.browser.width(width);
+			String queue = "dash-bulk-" + width;
+			this.jdbc.update("""
+					INSERT INTO taskqueue_dead_task (id, queue, payload, priority, attempts, enqueued_at, failed_at,
+					                                 error)
+					SELECT gen_random_uuid(), ?, jsonb_build_object('order', i), 0, 3, now() - interval '1 hour',
+					       now() - i * interval '1 minute', CASE WHEN i <= 8
+					           THEN 'java.net.SocketTimeoutException: Read timed out' || repeat(E'\n\tat x.Y.z(Y.java:1)', 5)
+					           ELSE 'java.lang.IllegalStateException: boom' END
+					FROM generate_series(1, 12) i
+					""", queue);
+			this.browser.driver.get(url("/taskqueue/dead"));
+			this.browser.driver.findElement(By.name("queue")).sendKeys(queue);
+			this.browser.driver.findElement(By.name("error")).sendKeys("timed out", Keys.ENTER);
+			new WebDriverWait(this.browser.driver, WAIT).until(ExpectedConditions.titleIs("Dead letters of " + queue
+					+ " · TaskQueue"));
+			assertThat(this.browser.driver.findElements(By.cssSelector("main tbody tr"))).hasSize(8);
+			assertThat(this.browser.pageWidth()).isLessThanOrEqualTo(this.browser.viewportWidth());
+			this.browser.screenshot("people-bulk-filtered-" + width);
+
+			this.browser.driver.findElement(By.xpath("//button[text()='Retry all that match']")).click();
+			new WebDriverWait(this.browser.driver, WAIT).until(ExpectedConditions.titleIs("Confirm · TaskQueue"));
+			assertThat(this.browser.driver.findElement(By.cssSelector("main p")).getText()).isEqualTo("Retry the 8 "
+					+ "dead tasks that match (queue " + queue + ", error contains \"timed out\")? They go back to "
+					+ "their queues, ready at once, and their handlers run again.");
+			this.browser.screenshot("people-bulk-confirm-" + width);
+			this.browser.driver.findElement(By.id("confirm")).click();
+			assertThat(this.browser.flash()).isEqualTo("Retried 8 dead tasks (queue " + queue
+					+ ", error contains \"timed out\"): they are back in their queues.");
+			assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE queue = ?",
+					Integer.class, queue)).isEqualTo(4);
+			assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE queue = ?",
+					Integer.class, queue)).isEqualTo(8);
+			// Back on the filtered list: nothing matches any more.
+			assertThat(this.browser.driver.findElement(By.cssSelector("p.empty")).getText())
+				.isEqualTo("No dead letters match.");
+		}
+	}
+
 	/** Types {@code text} in the page's search box and presses Enter. */
 	private void find(String text) {
 		WebElement box = this.browser.driver.findElement(By.name("q"));

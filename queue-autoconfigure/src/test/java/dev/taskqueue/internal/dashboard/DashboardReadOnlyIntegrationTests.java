@@ -70,8 +70,9 @@ class DashboardReadOnlyIntegrationTests {
 				Boolean.class, "dash-ro-yearly")).isFalse();
 		for (String path : List.of("/admin/queues/queues/dash-ro/pause", "/admin/queues/tasks/" + waiting + "/cancel",
 				"/admin/queues/tasks/" + dead + "/retry", "/admin/queues/tasks/" + dead + "/delete",
-				"/admin/queues/queues/dash-dead/retry-dead", "/admin/queues/queues/dash-dead/delete-dead")) {
-			HttpResponse<String> refused = http.post(path, "confirm=yes");
+				"/admin/queues/queues/dash-dead/retry-dead", "/admin/queues/queues/dash-dead/delete-dead",
+				"/admin/queues/dead/retry", "/admin/queues/dead/delete")) {
+			HttpResponse<String> refused = http.post(path, "queue=dash-dead&confirm=yes");
 			assertThat(refused.statusCode()).as(path).isEqualTo(403);
 			assertThat(refused.body()).contains("taskqueue.dashboard.read-only=false");
 		}

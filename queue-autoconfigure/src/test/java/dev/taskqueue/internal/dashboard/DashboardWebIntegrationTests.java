@@ -252,6 +252,43 @@ class DashboardWebIntegrationTests {
 	}
 
 	@Test
+	void retryAndDeleteTheDeadLettersTheFilterMatchesAfterAConfirmationThatCountsThem() {
+		// A queue no one handles: four timeouts, two others.
+		this.jdbc.update("""
+				INSERT INTO taskqueue_dead_task (id, queue, payload, priority, attempts, enqueued_at, failed_at, error)
+				SELECT gen_random_uuid(), 'dash-bulk', '{}', 0, 3, now() - interval '1 day', now() - i * interval '1 s',
+				       CASE WHEN i <= 4 THEN 'java.net.SocketTimeoutException: Read timed out' ELSE 'boom' END
+				FROM generate_series(1, 6) i
+				""");
+		assertThat(this.http.get("/taskqueue/dead?queue=dash-bulk&error=TIMED").body())
+			.contains("Retry all that match").contains("Delete all that match");
+		assertThat(this.http.get("/taskqueue/dead").body()).doesNotContain("all that match");
+
+		HttpResponse<String> asked = this.http.act("/taskqueue/dead/retry", "queue=dash-bulk&error=TIMED");
+		assertThat(asked.body()).contains("Retry the 4 dead tasks that match (queue dash-bulk, error contains "
+				+ "&quot;TIMED&quot;)? They go back to their queues, ready at once");
+		// Its confirmation is for this filter only: posted with another, it is refused and changes nothing.
+		String confirmation = DashboardHttp.all(asked.body(), "name=\"confirm\" value=\"([^\"]+)\"").get(0);
+		assertRefused(List.of(this.http.act("/taskqueue/dead/retry", "queue=dash-bulk&error=boom&confirm="
+				+ URLEncoder.encode(confirmation, StandardCharsets.UTF_8))));
+		assertThat(deadCount("dash-bulk")).isEqualTo(6);
+
+		assertThat(this.http.follow(this.http.confirm("/taskqueue/dead/retry", "queue=dash-bulk&error=TIMED")).body())
+			.contains("Retried 4 dead tasks (queue dash-bulk, error contains &quot;TIMED&quot;): they are back in "
+					+ "their queues.");
+		assertThat(deadCount("dash-bulk")).isEqualTo(2);
+		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE queue = 'dash-bulk'",
+				Integer.class)).isEqualTo(4);
+		String from = this.jdbc.queryForObject("SELECT to_char((now() - interval '1 hour') AT TIME ZONE 'UTC', "
+				+ "'YYYY-MM-DD\"T\"HH24:MI')", String.class);
+		assertThat(this.http.follow(this.http.confirm("/taskqueue/dead/delete", "queue=dash-bulk&from=" + from))
+			.body()).contains("Deleted 2 dead tasks (queue dash-bulk, failed from ");
+		assertThat(deadCount("dash-bulk")).isZero();
+		// Never every dead letter at once from the dashboard: a filter is needed.
+		assertThat(this.http.act("/taskqueue/dead/delete", "").statusCode()).isEqualTo(400);
+	}
+
+	@Test
 	void anActionPostedFromAnotherSiteOrWithoutTheTokenChangesNothing() {
 		// No Spring Security in this application: the dashboard's own token and origin checks are all there is.
 		UUID id = this.taskQueue.enqueue(TaskRequest.of("dash-csrf", "x").withDelay(Duration.ofHours(1)));
@@ -336,6 +373,11 @@ class DashboardWebIntegrationTests {
 
 	private int taskCount(UUID id) {
 		return this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE id = ?", Integer.class, id);
+	}
+
+	private int deadCount(String queue) {
+		return this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE queue = ?", Integer.class,
+				queue);
 	}
 
 	private static void assertRefused(List<HttpResponse<String>> responses) {
