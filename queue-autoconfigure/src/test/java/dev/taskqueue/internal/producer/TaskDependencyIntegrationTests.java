@@ -19,6 +19,7 @@ import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskQueueOperations.BatchProgress;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.TaskRequest;
+import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.operations.BatchSweeper;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
@@ -210,6 +211,14 @@ class TaskDependencyIntegrationTests {
 				.orElseThrow();
 			assertThat(stats).extracting(QueueStats::ready, QueueStats::waitingForPrerequisites).containsExactly(2L, 1L);
 			assertThat(stats.hasWaitingTasks()).isTrue();
+			// c completes (as its completion would delete it); b still waits for a, so the batch is not done.
+			jdbc(url).update("DELETE FROM taskqueue_task WHERE id = ?", batch.taskIds().get(1));
+			BatchRepository batches = producer.getBean(BatchRepository.class);
+			List<UUID> thens = transaction(producer).execute((status) -> batches.finishDone(100));
+			assertThat(thens).isEmpty();
+			assertThat(producer.getBean(TaskQueueOperations.class).batch(batch.id()).orElseThrow())
+				.extracting(BatchProgress::completed, BatchProgress::remaining, BatchProgress::finished)
+				.containsExactly(1L, 1L, false);
 		}
 	}
 
@@ -383,7 +392,8 @@ class TaskDependencyIntegrationTests {
 			if (name.equals("dies")) {
 				throw new NonRetryableTaskException("a dies on purpose");
 			}
-			Thread.sleep(20);
+			// The first task of each graph takes longer, so that a dependent released too early would start while it runs.
+			Thread.sleep(name.startsWith("a") ? 300 : 20);
 			this.jdbc.update("INSERT INTO ran (name, task_id, attempt, started_at) VALUES (?, ?, ?, ?)", name,
 					context.id(), context.attempt(), started);
 		}
