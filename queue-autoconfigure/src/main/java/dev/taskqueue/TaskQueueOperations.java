@@ -103,14 +103,16 @@ public interface TaskQueueOperations {
 	int BULK_CHUNK = 1000;
 
 	/**
-	 * Deletes a task that waits to run (ready, scheduled, or waiting for a retry). A running task cannot be
-	 * cancelled: its handler's transaction decides its fate.
+	 * Deletes a task that waits to run (ready, scheduled, waiting for a retry, or waiting for its prerequisites). A
+	 * running task cannot be cancelled: its handler's transaction decides its fate. The tasks that depend on a
+	 * cancelled task count it as completed (docs/dependencies.md).
 	 * @return {@code false} when no task with this id is waiting
 	 */
 	boolean cancel(UUID id);
 
 	/**
-	 * Deletes every task of {@code queue} that waits to run (ready, scheduled, or waiting for a retry), for instance
+	 * Deletes every task of {@code queue} that waits to run (ready, scheduled, waiting for a retry, or waiting for
+	 * its prerequisites), for instance
 	 * after enqueueing far more than was meant. Running tasks are left alone, as with {@link #cancel(UUID)}, and so
 	 * are tasks enqueued in transactions that have not committed yet. Outside a transaction the tasks are deleted
 	 * in batches of 10,000, each committed on its own, so that a large queue never holds one long
@@ -238,12 +240,21 @@ public interface TaskQueueOperations {
 	 * or {@code scheduled}: "why isn't my task running"
 	 * @param limits the queue's cluster-wide limits as this instance is configured, and what they hold back now;
 	 * {@code null} for a queue without limits
-	 * @param unhandled whether the queue has waiting tasks (ready, scheduled or held behind a key) and no live
-	 * instance has a handler for it: its tasks wait until one starts. Enqueueing for such a queue is allowed (it may
-	 * be another application's), so this is the place it shows.
+	 * @param unhandled whether the queue has waiting tasks (ready, scheduled, held behind a key or waiting for
+	 * prerequisites) and no live instance has a handler for it: its tasks wait until one starts. Enqueueing for such
+	 * a queue is allowed (it may be another application's), so this is the place it shows.
+	 * @param waitingForPrerequisites tasks waiting for the tasks they depend on ({@link TaskRequest#withDependsOn}),
+	 * not counted in {@code ready} or {@code scheduled}
 	 */
 	record QueueStats(String queue, long ready, long scheduled, long running, long dead, Duration oldestReadyAge,
-			boolean paused, long waitingForKey, @Nullable QueueLimitStats limits, boolean unhandled) {
+			boolean paused, long waitingForKey, @Nullable QueueLimitStats limits, boolean unhandled,
+			long waitingForPrerequisites) {
+
+		/** A queue without tasks waiting for prerequisites. */
+		public QueueStats(String queue, long ready, long scheduled, long running, long dead, Duration oldestReadyAge,
+				boolean paused, long waitingForKey, @Nullable QueueLimitStats limits, boolean unhandled) {
+			this(queue, ready, scheduled, running, dead, oldestReadyAge, paused, waitingForKey, limits, unhandled, 0);
+		}
 
 		/** A queue without tasks held behind an ordering key and without limits. */
 		public QueueStats(String queue, long ready, long scheduled, long running, long dead, Duration oldestReadyAge,
@@ -257,15 +268,18 @@ public interface TaskQueueOperations {
 			this(queue, ready, scheduled, running, dead, oldestReadyAge, paused, waitingForKey, limits, false);
 		}
 
-		/** Whether the queue has tasks waiting to run: ready, scheduled or held behind their ordering key. */
+		/**
+		 * Whether the queue has tasks waiting to run: ready, scheduled, held behind their ordering key or waiting
+		 * for prerequisites.
+		 */
 		public boolean hasWaitingTasks() {
-			return this.ready > 0 || this.scheduled > 0 || this.waitingForKey > 0;
+			return this.ready > 0 || this.scheduled > 0 || this.waitingForKey > 0 || this.waitingForPrerequisites > 0;
 		}
 
 		/** These statistics, with {@link #unhandled()} as given. */
 		public QueueStats withUnhandled(boolean unhandled) {
 			return new QueueStats(this.queue, this.ready, this.scheduled, this.running, this.dead, this.oldestReadyAge,
-					this.paused, this.waitingForKey, this.limits, unhandled);
+					this.paused, this.waitingForKey, this.limits, unhandled, this.waitingForPrerequisites);
 		}
 
 	}

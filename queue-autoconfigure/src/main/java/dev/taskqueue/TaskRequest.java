@@ -2,7 +2,13 @@ package dev.taskqueue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
 
@@ -24,6 +30,11 @@ public final class TaskRequest {
 	// key too; until then the two are not combined (docs/ordered-keys.md).
 	private static final String COMBINED = "a request cannot have both a unique key and an ordering key";
 
+	// A task waiting for its prerequisites is not in the task table, where unique and ordering keys are kept
+	// (docs/dependencies.md).
+	private static final String DEPENDS_COMBINED = "a request with prerequisites (dependsOn) cannot have a unique key "
+			+ "or an ordering key";
+
 	private final String queue;
 
 	private final Object payload;
@@ -40,8 +51,19 @@ public final class TaskRequest {
 
 	private final @Nullable String orderingKey;
 
+	private final List<UUID> dependsOn;
+
+	private final DependencyFailure dependencyFailure;
+
 	private TaskRequest(String queue, Object payload, int priority, @Nullable Duration delay, @Nullable Instant runAt,
 			@Nullable String uniqueKey, UniqueMode uniqueMode, @Nullable String orderingKey) {
+		this(queue, payload, priority, delay, runAt, uniqueKey, uniqueMode, orderingKey, List.of(),
+				DependencyFailure.DEAD);
+	}
+
+	private TaskRequest(String queue, Object payload, int priority, @Nullable Duration delay, @Nullable Instant runAt,
+			@Nullable String uniqueKey, UniqueMode uniqueMode, @Nullable String orderingKey, List<UUID> dependsOn,
+			DependencyFailure dependencyFailure) {
 		this.queue = queue;
 		this.payload = payload;
 		this.priority = priority;
@@ -50,6 +72,8 @@ public final class TaskRequest {
 		this.uniqueKey = uniqueKey;
 		this.uniqueMode = uniqueMode;
 		this.orderingKey = orderingKey;
+		this.dependsOn = dependsOn;
+		this.dependencyFailure = dependencyFailure;
 	}
 
 	/**
@@ -67,7 +91,8 @@ public final class TaskRequest {
 	/** This request with another priority; higher runs first, the default is 0. */
 	public TaskRequest withPriority(int priority) {
 		return new TaskRequest(this.queue, this.payload, priority, this.delay, this.runAt, this.uniqueKey,
-				this.uniqueMode, this.orderingKey);
+				this.uniqueMode, this.orderingKey, this.dependsOn,
+				this.dependencyFailure);
 	}
 
 	/**
@@ -85,7 +110,8 @@ public final class TaskRequest {
 					+ delay);
 		}
 		return new TaskRequest(this.queue, this.payload, this.priority, delay, null, this.uniqueKey, this.uniqueMode,
-				this.orderingKey);
+				this.orderingKey, this.dependsOn,
+				this.dependencyFailure);
 	}
 
 	/**
@@ -102,7 +128,8 @@ public final class TaskRequest {
 					+ ") before or after now, from " + earliest + " to " + latest + ", but was " + runAt);
 		}
 		return new TaskRequest(this.queue, this.payload, this.priority, null, runAt, this.uniqueKey, this.uniqueMode,
-				this.orderingKey);
+				this.orderingKey, this.dependsOn,
+				this.dependencyFailure);
 	}
 
 	/**
@@ -130,7 +157,11 @@ public final class TaskRequest {
 		if (this.orderingKey != null) {
 			throw new IllegalArgumentException(COMBINED + " (queue '" + this.queue + "')");
 		}
-		return new TaskRequest(this.queue, this.payload, this.priority, this.delay, this.runAt, key, mode, null);
+		if (!this.dependsOn.isEmpty()) {
+			throw new IllegalArgumentException(DEPENDS_COMBINED + " (queue '" + this.queue + "')");
+		}
+		return new TaskRequest(this.queue, this.payload, this.priority, this.delay, this.runAt, key, mode, null,
+				this.dependsOn, this.dependencyFailure);
 	}
 
 	/**
@@ -146,8 +177,65 @@ public final class TaskRequest {
 		if (this.uniqueKey != null) {
 			throw new IllegalArgumentException(COMBINED + " (queue '" + this.queue + "')");
 		}
+		if (!this.dependsOn.isEmpty()) {
+			throw new IllegalArgumentException(DEPENDS_COMBINED + " (queue '" + this.queue + "')");
+		}
 		return new TaskRequest(this.queue, this.payload, this.priority, this.delay, this.runAt, null, this.uniqueMode,
-				key);
+				key, this.dependsOn,
+				this.dependencyFailure);
+	}
+
+	/**
+	 * This request to wait until every task named by {@code ids} has completed: until then it is not due, and it
+	 * becomes due once, when the last of them has completed; its delay or run-at time count from then. An id that
+	 * names no task, waiting, running or dead (a task that completed long ago, or never existed), counts as
+	 * completed. If one of them is in the dead letters, the task follows {@link #withDependencyFailure
+	 * its dependency failure policy}, {@link DependencyFailure#DEAD} by default. Replaces any earlier prerequisites.
+	 * See docs/dependencies.md.
+	 * @throws IllegalArgumentException if {@code ids} is null, empty or holds null, or the request has a unique or
+	 * ordering key
+	 */
+	public TaskRequest withDependsOn(UUID... ids) {
+		if (ids == null) {
+			throw new IllegalArgumentException("dependsOn must not be null (queue '" + this.queue + "')");
+		}
+		return withDependsOn(List.of(ids));
+	}
+
+	/**
+	 * This request to wait until every task named by {@code ids} has completed; see {@link #withDependsOn(UUID...)}.
+	 * @throws IllegalArgumentException if {@code ids} is null, empty or holds null, or the request has a unique or
+	 * ordering key
+	 */
+	public TaskRequest withDependsOn(Collection<UUID> ids) {
+		if (ids == null || ids.isEmpty()) {
+			throw new IllegalArgumentException("dependsOn must name at least one task (queue '" + this.queue + "')");
+		}
+		Set<UUID> distinct = new LinkedHashSet<>();
+		for (UUID id : ids) {
+			if (id == null) {
+				throw new IllegalArgumentException("dependsOn must not hold null (queue '" + this.queue + "')");
+			}
+			distinct.add(id);
+		}
+		if (this.uniqueKey != null || this.orderingKey != null) {
+			throw new IllegalArgumentException(DEPENDS_COMBINED + " (queue '" + this.queue + "')");
+		}
+		return new TaskRequest(this.queue, this.payload, this.priority, this.delay, this.runAt, this.uniqueKey,
+				this.uniqueMode, this.orderingKey, List.copyOf(new ArrayList<>(distinct)), this.dependencyFailure);
+	}
+
+	/**
+	 * This request with what to do when one of its {@link #withDependsOn(UUID...) prerequisites} is in the dead
+	 * letters; {@link DependencyFailure#DEAD} by default.
+	 * @throws IllegalArgumentException if {@code failure} is null
+	 */
+	public TaskRequest withDependencyFailure(DependencyFailure failure) {
+		if (failure == null) {
+			throw new IllegalArgumentException("dependency failure must not be null (queue '" + this.queue + "')");
+		}
+		return new TaskRequest(this.queue, this.payload, this.priority, this.delay, this.runAt, this.uniqueKey,
+				this.uniqueMode, this.orderingKey, this.dependsOn, failure);
 	}
 
 	// Checked here, before any SQL: a bad key found by PostgreSQL would fail the caller's transaction.
@@ -203,6 +291,16 @@ public final class TaskRequest {
 		return this.orderingKey;
 	}
 
+	/** The ids of the tasks this request waits for, in the order given, without repeats; empty when none. */
+	public List<UUID> dependsOn() {
+		return this.dependsOn;
+	}
+
+	/** What the task does when one of its prerequisites is in the dead letters. */
+	public DependencyFailure dependencyFailure() {
+		return this.dependencyFailure;
+	}
+
 	@Override
 	public String toString() {
 		return "TaskRequest[queue=" + this.queue + ", priority=" + this.priority
@@ -210,6 +308,8 @@ public final class TaskRequest {
 				+ ((this.runAt != null) ? ", runAt=" + this.runAt : "")
 				+ ((this.uniqueKey != null) ? ", uniqueKey=" + this.uniqueKey + ", uniqueMode=" + this.uniqueMode : "")
 				+ ((this.orderingKey != null) ? ", orderingKey=" + this.orderingKey : "")
+				+ (!this.dependsOn.isEmpty() ? ", dependsOn=" + this.dependsOn + ", dependencyFailure="
+						+ this.dependencyFailure : "")
 				+ "]";
 	}
 

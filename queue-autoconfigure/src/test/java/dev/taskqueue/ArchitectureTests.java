@@ -42,15 +42,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ArchitectureTests {
 
-	/** Public top-level types outside {@code dev.taskqueue.internal} and {@code dev.taskqueue.autoconfigure}. */
-	static final int MAX_API_TYPES = 23;
+	/**
+	 * Public top-level types outside {@code dev.taskqueue.internal} and {@code dev.taskqueue.autoconfigure}. 24 since
+	 * dependencies between tasks (issue 29): DependencyFailure, the policy a request chooses.
+	 */
+	static final int MAX_API_TYPES = 24;
 
 	/**
 	 * Public top-level types outside {@code dev.taskqueue.autoconfigure}, {@code internal} included: those Java needs
 	 * public because another package calls them. 89 since the bloat figures (issue 29): jdbc's BloatRepository and
-	 * operations' BloatWatch, which metrics, actuate, dashboard and autoconfigure share.
+	 * operations' BloatWatch, which metrics, actuate, dashboard and autoconfigure share. 91 since dependencies
+	 * between tasks (issue 29): the API's DependencyFailure, and jdbc's DependencyRepository, which the producer and
+	 * the operations' sweeper share.
 	 */
-	static final int MAX_PUBLIC_TYPES = 89;
+	static final int MAX_PUBLIC_TYPES = 91;
 
 	private static final String ROOT = "dev.taskqueue";
 

@@ -21,6 +21,7 @@ import dev.taskqueue.internal.jdbc.CompletionCommit;
 import dev.taskqueue.internal.jdbc.Database;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
 import dev.taskqueue.internal.jdbc.DeadTaskRepository;
+import dev.taskqueue.internal.jdbc.DependencyRepository;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
 import dev.taskqueue.internal.jdbc.QueueRepository;
 import dev.taskqueue.internal.jdbc.QueueStatsRepository;
@@ -228,11 +229,11 @@ public class TaskQueueAutoConfiguration {
 	@DependsOnDatabaseInitialization
 	TaskQueue taskQueue(EnqueueRepository enqueueRepository, ObjectProvider<JsonMapper> jsonMapper,
 			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry,
-			TopicRepository topics, BatchRepository batches, ObjectProvider<BatchSweeper> sweeper,
-			SerializationRetry retry, TaskQueueProperties properties) {
+			TopicRepository topics, BatchRepository batches, DependencyRepository dependencies,
+			ObjectProvider<BatchSweeper> sweeper, SerializationRetry retry, TaskQueueProperties properties) {
 		return new DefaultTaskQueue(enqueueRepository, jsonMapper.getIfAvailable(JsonMapper::new),
 				new TaskQueueListeners(listeners.orderedStream().toList()),
-				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), topics, batches,
+				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), topics, batches, dependencies,
 				() -> sweeper.orderedStream().forEach(BatchSweeper::batchEnqueued))
 			.retrying(retry)
 			.limitingPayloads(properties.getMaxPayloadSize());

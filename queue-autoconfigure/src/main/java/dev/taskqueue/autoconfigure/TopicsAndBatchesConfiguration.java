@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import dev.taskqueue.internal.jdbc.BatchRepository;
+import dev.taskqueue.internal.jdbc.DependencyRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.TaskBuckets;
 import dev.taskqueue.internal.jdbc.TaskNotifications;
@@ -47,6 +48,15 @@ class TopicsAndBatchesConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	DependencyRepository taskQueueDependencyRepository(DataSource dataSource, TaskTables tables,
+			ObjectProvider<TaskNotifications> notifications, TaskBuckets buckets) {
+		TaskNotifications notifying = notifications.getIfAvailable();
+		return new DependencyRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null,
+				buckets);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	TopicSubscriptions taskQueueTopicSubscriptions(TaskHandlerRegistry registry, TopicRepository topics,
 			DataSource dataSource) {
@@ -57,9 +67,10 @@ class TopicsAndBatchesConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "taskqueue.worker.enabled", matchIfMissing = true)
 	@DependsOnDatabaseInitialization
-	BatchSweeper taskQueueBatchSweeper(BatchRepository batches, DataSource dataSource,
-			TaskQueueProperties properties, SerializationRetry retry, ObjectProvider<DatabaseOutage> outage) {
-		BatchSweeper sweeper = new BatchSweeper(batches,
+	BatchSweeper taskQueueBatchSweeper(BatchRepository batches, DependencyRepository dependencies,
+			DataSource dataSource, TaskQueueProperties properties, SerializationRetry retry,
+			ObjectProvider<DatabaseOutage> outage) {
+		BatchSweeper sweeper = new BatchSweeper(batches, dependencies,
 				retry.transactions("batch-sweep", transactions(dataSource)), properties.getWorker().getPollInterval(),
 				properties.getWorker().getHeartbeatInterval(), properties.getRetention().getDeadLetters());
 		sweeper.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));

@@ -107,6 +107,7 @@ class LeastPrivilegeIntegrationTests {
 				good.add(taskQueue.enqueue("work", "ok"));
 			}
 			good.addAll(taskQueue.enqueueAll(List.of(TaskRequest.of("work", "ok"), TaskRequest.of("work", "ok"))));
+			good.add(taskQueue.enqueue(TaskRequest.of("work", "ok").withDependsOn(good.get(0))));
 			failing = taskQueue.enqueue("work", "fail");
 			nonRetryable = taskQueue.enqueue("work", "give up");
 			Await.until("every task is done or dead", Duration.ofSeconds(30), () -> deadTasks().size() == 2

@@ -1,5 +1,7 @@
 package dev.taskqueue.fault;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.Timestamp;
 import java.util.Arrays;
 import java.util.List;
@@ -17,7 +19,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * A worker application in a JVM of its own, so that fault tests can kill it for real: its handler of queue
  * {@code business} writes one {@code business} row per task in the task's transaction, after
- * {@code worker.handler-millis} of work.
+ * {@code worker.handler-millis} of work; its handler of queue {@code graph} writes the rows of {@link #GRAPH_TABLES}
+ * around {@code worker.graph-millis} of work.
  * <p>
  * Arguments: the JDBC URL, then {@code name=value} properties.
  */
@@ -27,6 +30,18 @@ public final class WorkerProcess {
 	static final String BUSINESS_TABLE = """
 			CREATE TABLE business (n int NOT NULL, task_id uuid NOT NULL, worker text NOT NULL, attempt int NOT NULL,
 			    enqueued_at timestamptz NOT NULL, done_at timestamptz NOT NULL DEFAULT clock_timestamp())
+			""";
+
+	/**
+	 * The tables the handler of queue {@code graph} writes to: {@code graph_start} when a run starts, in a
+	 * transaction of its own (so a run killed midway leaves its row), {@code graph_done} in the task's transaction
+	 * (so a row exists exactly for each run that committed), both on the database clock.
+	 */
+	static final String GRAPH_TABLES = """
+			CREATE TABLE graph_start (name text NOT NULL, task_id uuid NOT NULL, worker text NOT NULL,
+			    attempt int NOT NULL, started_at timestamptz NOT NULL DEFAULT clock_timestamp());
+			CREATE TABLE graph_done (name text NOT NULL, task_id uuid NOT NULL, worker text NOT NULL,
+			    attempt int NOT NULL, done_at timestamptz NOT NULL DEFAULT clock_timestamp())
 			""";
 
 	private WorkerProcess() {
@@ -50,7 +65,8 @@ public final class WorkerProcess {
 		@Bean
 		BusinessHandler businessHandler(JdbcTemplate jdbc, Environment environment) {
 			return new BusinessHandler(jdbc, environment.getProperty("worker.name", "worker"),
-					environment.getProperty("worker.handler-millis", Long.class, 0L));
+					environment.getProperty("worker.handler-millis", Long.class, 0L),
+					environment.getProperty("worker.graph-millis", Long.class, 0L));
 		}
 
 	}
@@ -63,10 +79,30 @@ public final class WorkerProcess {
 
 		private final long millis;
 
-		BusinessHandler(JdbcTemplate jdbc, String worker, long millis) {
+		private final long graphMillis;
+
+		BusinessHandler(JdbcTemplate jdbc, String worker, long millis, long graphMillis) {
 			this.jdbc = jdbc;
 			this.worker = worker;
 			this.millis = millis;
+			this.graphMillis = graphMillis;
+		}
+
+		@TaskHandler(queue = "graph")
+		void graph(String name, TaskContext context) throws Exception {
+			try (Connection connection = this.jdbc.getDataSource().getConnection();
+					PreparedStatement insert = connection.prepareStatement(
+							"INSERT INTO graph_start (name, task_id, worker, attempt) VALUES (?, ?, ?, ?)")) {
+				connection.setAutoCommit(true);
+				insert.setString(1, name);
+				insert.setObject(2, context.id());
+				insert.setString(3, this.worker);
+				insert.setInt(4, context.attempt());
+				insert.executeUpdate();
+			}
+			Thread.sleep(this.graphMillis);
+			this.jdbc.update("INSERT INTO graph_done (name, task_id, worker, attempt) VALUES (?, ?, ?, ?)", name,
+					context.id(), this.worker, context.attempt());
 		}
 
 		@TaskHandler(queue = "business")

@@ -13,8 +13,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The same sign-up as {@link SignupsTests}, and docs/topics-and-batches.md's batch, committed and handled by the
- * real worker of the application, as in production.
+ * The same sign-up as {@link SignupsTests}, docs/topics-and-batches.md's batch and docs/dependencies.md's
+ * diamond, committed and handled by the real worker of the application, as in production.
  */
 @SpringBootTest
 @AutoConfigureTaskQueueDatabase
@@ -24,6 +24,7 @@ class WorkerTests {
     @Autowired Users users;
     @Autowired Mailer mailer;
     @Autowired Imports imports;
+    @Autowired Reports reports;
 
     @Test
     void theWorkerWelcomesNewUsers() throws InterruptedException {
@@ -47,6 +48,20 @@ class WorkerTests {
             Thread.sleep(50);
         }
         assertThat(this.mailer.sent()).containsOnlyOnce(report);
+    }
+
+    @Test
+    void aReportRendersOnceItsStepsAreDone() throws InterruptedException {
+        this.reports.buildReport("r-1");
+
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));   // each step is released at a sweep
+        while (!this.mailer.sent().contains("reports@example.com: render r-1") && Instant.now().isBefore(deadline)) {
+            Thread.sleep(50);
+        }
+        List<String> steps = this.mailer.sent().stream().filter((sent) -> sent.startsWith("reports@")).toList();
+        assertThat(steps).hasSize(4).startsWith("reports@example.com: extract r-1")
+            .endsWith("reports@example.com: render r-1")
+            .contains("reports@example.com: prices r-1", "reports@example.com: stock r-1");
     }
 
 }

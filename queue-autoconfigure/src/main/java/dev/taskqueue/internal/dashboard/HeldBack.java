@@ -13,8 +13,8 @@ import static dev.taskqueue.internal.dashboard.Html.element;
 import static dev.taskqueue.internal.dashboard.Html.join;
 
 /**
- * The answer to "why isn't my task running": how many waiting tasks an ordering key or the queue's limits hold
- * back, with the reason, and the limits as this instance is configured.
+ * The answer to "why isn't my task running": how many waiting tasks an ordering key, the queue's limits or their
+ * prerequisites hold back, with the reason, and the limits as this instance is configured.
  */
 final class HeldBack {
 
@@ -25,7 +25,7 @@ final class HeldBack {
 	static Object cell(PageContext context, QueueStats stats, int countLimit) {
 		QueueLimitStats limits = stats.limits();
 		long byLimits = (limits != null) ? limits.heldBack() : 0;
-		long total = stats.waitingForKey() + byLimits;
+		long total = stats.waitingForKey() + byLimits + stats.waitingForPrerequisites();
 		if (total == 0) {
 			return "0";
 		}
@@ -36,13 +36,17 @@ final class HeldBack {
 		if (byLimits > 0 && limits != null) {
 			reasons.add(reason(limits.waitingFor()) + " " + Formats.count(byLimits, countLimit));
 		}
+		if (stats.waitingForPrerequisites() > 0) {
+			reasons.add("prerequisites " + Formats.count(stats.waitingForPrerequisites(), countLimit));
+		}
 		Object number = (stats.waitingForKey() > 0)
 				? element("a", attrs("href", context.url("/queues/" + stats.queue() + "?view=held")),
 						Formats.count(total, countLimit))
 				: Formats.count(total, countLimit);
 		return join(number, " ", element("span", attrs("class", "reason", "title",
 				"key: behind an earlier task of the same ordering key; slot: global-concurrency reached; "
-						+ "rate: rate limit reached until the next window"),
+						+ "rate: rate limit reached until the next window; prerequisites: waiting for the tasks it "
+						+ "depends on"),
 				"(" + String.join(", ", reasons) + ")"));
 	}
 

@@ -49,11 +49,12 @@ public class BatchRepository {
 	// Finishes batches with no task left, exactly once: the row lock and "finished_at IS NULL" (checked again on
 	// the row's newest version when another instance finished it meanwhile) let one statement win. The count of dead
 	// letters and "no task left" are read on one snapshot, in which a task is always either in the task table or
-	// in the dead letters: moving it is one statement. %5$s is the "then" task's bucket (TaskBuckets.SQL).
+	// in the dead letters (or, waiting for its prerequisites, in the waiting table): moving it is one statement. %5$s is the "then" task's bucket (TaskBuckets.SQL).
 	private static final String FINISH = """
 			WITH done AS (
 			    SELECT b.id FROM %2$s b
 			    WHERE b.finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM %1$s t WHERE t.batch_id = b.id)
+			      AND NOT EXISTS (SELECT 1 FROM %6$s w WHERE w.batch_id = b.id)
 			    ORDER BY b.created_at
 			    LIMIT :limit
 			    FOR UPDATE OF b SKIP LOCKED),
@@ -89,7 +90,8 @@ public class BatchRepository {
 	private static final String PROGRESS = """
 			SELECT b.id, b.total, b.created_at, b.finished_at, b.then_task_id,
 			       CASE WHEN b.finished_at IS NULL
-			            THEN (SELECT count(*) FROM %1$s t WHERE t.batch_id = b.id) ELSE 0 END AS remaining,
+			            THEN (SELECT count(*) FROM %1$s t WHERE t.batch_id = b.id)
+			                 + (SELECT count(*) FROM %4$s w WHERE w.batch_id = b.id) ELSE 0 END AS remaining,
 			       CASE WHEN b.finished_at IS NULL
 			            THEN (SELECT count(*) FROM %3$s d WHERE d.batch_id = b.id) ELSE b.dead END AS dead
 			FROM %2$s b WHERE b.id = :id
@@ -132,10 +134,10 @@ public class BatchRepository {
 		this.insert = INSERT.formatted(tables.task(), tables.batch(), notify ? ", pg_notify(:channel, q.queue)" : "");
 		this.finish = FINISH.formatted(tables.task(), tables.batch(), tables.deadTask(),
 				notify ? ", pg_notify(:channel, queue)" : "",
-				TaskBuckets.SQL.formatted("finished.then_task_id", "finished.then_queue"));
+				TaskBuckets.SQL.formatted("finished.then_task_id", "finished.then_queue"), tables.waitingTask());
 		this.anyOpen = ANY_OPEN.formatted(tables.batch());
 		this.prune = PRUNE.formatted(tables.batch());
-		this.progress = PROGRESS.formatted(tables.task(), tables.batch(), tables.deadTask());
+		this.progress = PROGRESS.formatted(tables.task(), tables.batch(), tables.deadTask(), tables.waitingTask());
 	}
 
 	/**
@@ -143,10 +145,18 @@ public class BatchRepository {
 	 * done, in one statement. Neither the tasks nor {@code then} may have a unique key.
 	 */
 	public void insert(UUID batchId, List<NewTask> tasks, NewTask then) {
+		insert(batchId, tasks, tasks.size(), then);
+	}
+
+	/**
+	 * Inserts batch {@code batchId} of {@code total} tasks with those of its {@code tasks} that are due without
+	 * waiting for others; the caller inserts the others (see {@link DependencyRepository}) in the same transaction.
+	 */
+	public void insert(UUID batchId, List<NewTask> tasks, int total, NewTask then) {
 		TaskRows rows = new TaskRows(tasks, this.buckets);
 		JdbcClient.StatementSpec statement = this.jdbc.sql(this.insert)
 			.param("batchId", batchId)
-			.param("total", tasks.size())
+			.param("total", total)
 			.param("thenId", then.id())
 			.param("thenQueue", then.queue())
 			.param("thenPayload", then.payload())

@@ -46,7 +46,22 @@ public class QueueRepository {
 			    LIMIT :batch FOR UPDATE SKIP LOCKED)
 			""";
 
+	// A task waiting for its prerequisites (TaskRequest.withDependsOn) is in a table of its own. SKIP LOCKED passes
+	// over the rows a sweep is releasing right now, which are then in the task table.
+	private static final String CANCEL_DEPENDENT = """
+			DELETE FROM %1$s WHERE id IN (SELECT id FROM %1$s WHERE id = :id FOR UPDATE SKIP LOCKED)
+			""";
+
+	private static final String CANCEL_DEPENDENTS = """
+			DELETE FROM %1$s WHERE id IN (
+			    SELECT id FROM %1$s WHERE queue = :queue LIMIT :batch FOR UPDATE SKIP LOCKED)
+			""";
+
 	private final JdbcClient jdbc;
+
+	private final String cancelDependent;
+
+	private final String cancelDependents;
 
 	private final String setPaused;
 
@@ -66,6 +81,8 @@ public class QueueRepository {
 		this.cancel = CANCEL.formatted(tables.task(), OrderedKeys.promote(tables, "completed").stripTrailing(),
 				OrderedKeys.HELD);
 		this.cancelWaiting = CANCEL_WAITING.formatted(tables.task(), OrderedKeys.HELD);
+		this.cancelDependent = CANCEL_DEPENDENT.formatted(tables.waitingTask());
+		this.cancelDependents = CANCEL_DEPENDENTS.formatted(tables.waitingTask());
 	}
 
 	public void setPaused(String queue, boolean paused) {
@@ -81,14 +98,26 @@ public class QueueRepository {
 		return this.jdbc.sql(this.isPaused).param("name", queue).query(Boolean.class).single();
 	}
 
-	/** Deletes task {@code id} if it is waiting; {@code false} when it is running or does not exist. */
+	/**
+	 * Deletes task {@code id} if it is waiting, for its time or for its prerequisites; {@code false} when it is
+	 * running or does not exist.
+	 */
 	public boolean cancel(UUID id) {
-		return this.jdbc.sql(this.cancel).param("id", id).query(Long.class).single() == 1;
+		return this.jdbc.sql(this.cancel).param("id", id).query(Long.class).single() == 1
+				|| this.jdbc.sql(this.cancelDependent).param("id", id).update() == 1;
 	}
 
-	/** Deletes up to {@code batch} waiting tasks of {@code queue} and returns how many. */
+	/**
+	 * Deletes up to {@code batch} waiting tasks of {@code queue}, those waiting for prerequisites once no other is
+	 * left, and returns how many.
+	 */
 	public int cancelWaiting(String queue, int batch) {
-		return this.jdbc.sql(this.cancelWaiting).param("queue", queue).param("batch", batch).update();
+		int deleted = this.jdbc.sql(this.cancelWaiting).param("queue", queue).param("batch", batch).update();
+		if (deleted < batch) {
+			deleted += this.jdbc.sql(this.cancelDependents).param("queue", queue).param("batch", batch - deleted)
+				.update();
+		}
+		return deleted;
 	}
 
 }

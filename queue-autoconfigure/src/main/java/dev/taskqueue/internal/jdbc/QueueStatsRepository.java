@@ -33,7 +33,8 @@ public class QueueStatsRepository {
 	 * Tasks held behind their ordering key (claimed_by is the nil UUID, see OrderedKeys) are counted the same way on
 	 * their own index, taskqueue_task_ordering_held_idx; running tasks exclude them ("> nil": the nil UUID sorts
 	 * first). Running tasks are bounded by the instances' concurrency; dead letters are counted up to :limit on their
-	 * (queue, failed_at) index. docs/internals.md has the figures.
+	 * (queue, failed_at) index; so are the tasks waiting for prerequisites, on taskqueue_waiting_task's
+	 * (queue, enqueued_at) index, which is empty unless tasks use dependencies. docs/internals.md has the figures.
 	 * The planner cannot estimate the recursive parts and guesses costs high enough to JIT-compile the statement,
 	 * which then takes over a second to compile: NO_JIT switches that off for the transaction.
 	 */
@@ -99,6 +100,15 @@ public class QueueStatsRepository {
 			    SELECT q.queue,
 			           (SELECT count(*) FROM (SELECT FROM %2$s d WHERE d.queue = q.queue LIMIT :limit) c) AS dead
 			    FROM dead_queues q WHERE q.queue IS NOT NULL),
+			dependent_queues AS (
+			    SELECT min(queue) AS queue FROM %4$s
+			    UNION ALL
+			    SELECT (SELECT min(w.queue) FROM %4$s w WHERE w.queue > q.queue)
+			    FROM dependent_queues q WHERE q.queue IS NOT NULL),
+			dependents AS (
+			    SELECT q.queue,
+			           (SELECT count(*) FROM (SELECT FROM %4$s w WHERE w.queue = q.queue LIMIT :limit) c) AS dependents
+			    FROM dependent_queues q WHERE q.queue IS NOT NULL),
 			paused AS (
 			    SELECT name AS queue FROM %3$s WHERE paused)
 			SELECT queue, coalesce(w.ready, 0) AS ready, coalesce(w.scheduled, 0) AS scheduled,
@@ -106,9 +116,9 @@ public class QueueStatsRepository {
 			       CASE WHEN w.first_run_at <= now()
 			            THEN (extract(epoch FROM now() - w.first_run_at) * 1000000)::bigint
 			            ELSE 0 END AS oldest_ready_micros,
-			       p.queue IS NOT NULL AS paused, coalesce(k.held, 0) AS held
+			       p.queue IS NOT NULL AS paused, coalesce(k.held, 0) AS held, coalesce(n.dependents, 0) AS dependents
 			FROM waiting w FULL JOIN running r USING (queue) FULL JOIN dead d USING (queue)
-			     FULL JOIN paused p USING (queue) FULL JOIN held k USING (queue)
+			     FULL JOIN paused p USING (queue) FULL JOIN held k USING (queue) FULL JOIN dependents n USING (queue)
 			ORDER BY queue
 			""";
 
@@ -139,7 +149,7 @@ public class QueueStatsRepository {
 
 	public QueueStatsRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
-		this.stats = STATS.formatted(tables.task(), tables.deadTask(), tables.queue());
+		this.stats = STATS.formatted(tables.task(), tables.deadTask(), tables.queue(), tables.waitingTask());
 		this.sessions = SESSIONS.formatted(tables.session(), tables.task());
 		this.handledQueues = HANDLED_QUEUES.formatted(tables.session());
 	}
@@ -167,7 +177,7 @@ public class QueueStatsRepository {
 	private static QueueStats queueStats(ResultSet rs, int row) throws SQLException {
 		return new QueueStats(rs.getString("queue"), rs.getLong("ready"), rs.getLong("scheduled"),
 				rs.getLong("running"), rs.getLong("dead"), micros(rs.getLong("oldest_ready_micros")),
-				rs.getBoolean("paused"), rs.getLong("held"), null);
+				rs.getBoolean("paused"), rs.getLong("held"), null, false, rs.getLong("dependents"));
 	}
 
 	private static WorkerSessionInfo session(ResultSet rs, int row) throws SQLException {

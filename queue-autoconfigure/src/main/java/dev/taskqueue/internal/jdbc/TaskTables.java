@@ -70,6 +70,10 @@ public final class TaskTables {
 		return qualify("taskqueue_batch");
 	}
 
+	String waitingTask() {
+		return qualify("taskqueue_waiting_task");
+	}
+
 	String topicSubscription() {
 		return qualify("taskqueue_topic_subscription");
 	}

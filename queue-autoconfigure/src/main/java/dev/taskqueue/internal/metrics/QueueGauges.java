@@ -126,6 +126,8 @@ class QueueGauges implements SmartLifecycle {
 		gauge("taskqueue.queue.dead", queue, "Tasks in the dead letters", QueueStats::dead);
 		gauge("taskqueue.queue.waiting.for.key", queue, "Tasks held behind an earlier task with their ordering key",
 				QueueStats::waitingForKey);
+		gauge("taskqueue.queue.waiting.for.prerequisites", queue, "Tasks waiting for the tasks they depend on",
+				QueueStats::waitingForPrerequisites);
 		TimeGauge.builder("taskqueue.queue.oldest.ready.age", this,
 				TimeUnit.MILLISECONDS, (gauges) -> gauges.stats(queue).oldestReadyAge().toNanos() / 1e6)
 			.tag("queue", queue)

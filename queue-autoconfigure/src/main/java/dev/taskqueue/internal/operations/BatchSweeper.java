@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.taskqueue.internal.jdbc.BatchRepository;
+import dev.taskqueue.internal.jdbc.DependencyRepository;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.PeriodicThread;
 import org.apache.commons.logging.Log;
@@ -23,6 +24,9 @@ import org.springframework.transaction.support.TransactionOperations;
  * batch is open (as of the last look, or because one was enqueued here since), else every {@code slow} interval.
  * A {@code then} task therefore follows the batch's last task within about one fast interval, and after a crash
  * of the instance that ran it as well.
+ * <p>
+ * The same sweep releases the tasks that wait for other tasks ({@code TaskRequest.withDependsOn}) once none of
+ * those is waiting or running any more, for the same reason: completions do not look for dependents.
  */
 public class BatchSweeper implements SmartLifecycle {
 
@@ -40,6 +44,8 @@ public class BatchSweeper implements SmartLifecycle {
 	}
 
 	private final BatchRepository batches;
+
+	private final DependencyRepository dependencies;
 
 	private final TransactionOperations transactions;
 
@@ -59,9 +65,10 @@ public class BatchSweeper implements SmartLifecycle {
 	 * @param slow how often to look while none is
 	 * @param keepFinished how long finished batches are kept for their progress to be read
 	 */
-	public BatchSweeper(BatchRepository batches, TransactionOperations transactions, Duration fast, Duration slow,
-			Duration keepFinished) {
+	public BatchSweeper(BatchRepository batches, DependencyRepository dependencies, TransactionOperations transactions,
+			Duration fast, Duration slow, Duration keepFinished) {
 		this.batches = batches;
+		this.dependencies = dependencies;
 		this.transactions = transactions;
 		this.slowNanos = slow.toNanos();
 		this.keepFinished = keepFinished;
@@ -69,7 +76,7 @@ public class BatchSweeper implements SmartLifecycle {
 		this.lastSlowLook = System.nanoTime() - this.slowNanos;
 	}
 
-	/** A batch was enqueued here: look at every fast interval again. */
+	/** A batch, or a task waiting for others, was enqueued here: look at every fast interval again. */
 	public void batchEnqueued() {
 		this.open = true;
 	}
@@ -106,19 +113,20 @@ public class BatchSweeper implements SmartLifecycle {
 			// Tried again at the next slow look: a missing table or grant must not fill the log at the fast pace.
 			this.lastSlowLook = System.nanoTime();
 			if (!this.outage.failed("look for finished batches", ex)) {
-				logger.warn("Could not look for finished TaskQueue batches, trying again in "
+				logger.warn("Could not look for finished TaskQueue batches and prerequisites, trying again in "
 						+ Duration.ofNanos(this.slowNanos) + ": " + ex);
 			}
 		}
 	}
 
 	/**
-	 * Finishes every batch that is done now.
+	 * Releases every task whose prerequisites are done now, then finishes every batch that is done now.
 	 * @return the ids of the {@code then} tasks enqueued
 	 */
 	public List<UUID> sweep() {
 		// Cleared before looking: a batch enqueued here meanwhile keeps the sweep fast.
 		this.open = false;
+		releaseDependents();
 		List<UUID> enqueued = new ArrayList<>();
 		List<UUID> round;
 		do {
@@ -126,13 +134,34 @@ public class BatchSweeper implements SmartLifecycle {
 			enqueued.addAll(round);
 		}
 		while (round.size() == LIMIT);
-		if (Boolean.TRUE.equals(this.transactions.execute((status) -> this.batches.anyOpen()))) {
+		if (Boolean.TRUE.equals(this.transactions.execute((status) -> this.batches.anyOpen()))
+				|| Boolean.TRUE.equals(this.transactions.execute((status) -> this.dependencies.anyWaiting()))) {
 			this.open = true;
 		}
 		if (!enqueued.isEmpty() && logger.isDebugEnabled()) {
 			logger.debug("Finished " + enqueued.size() + " TaskQueue batches, enqueued their then tasks " + enqueued);
 		}
 		return enqueued;
+	}
+
+	/**
+	 * Releases every task waiting for others none of which is waiting or running any more: it becomes due, or goes
+	 * to the dead letters when one of them is dead and its policy says so.
+	 * @return how many tasks were released
+	 */
+	public int releaseDependents() {
+		int released = 0;
+		DependencyRepository.Released round;
+		do {
+			round = this.transactions.execute((status) -> this.dependencies.release(LIMIT));
+			released += round.count();
+			if (!round.dead().isEmpty()) {
+				logger.info("Sent " + round.dead().size() + " TaskQueue tasks to the dead letters without running "
+						+ "them: a task they depend on is in the dead letters " + round.dead());
+			}
+		}
+		while (round.count() == LIMIT);
+		return released;
 	}
 
 }

@@ -58,7 +58,8 @@ final class QueueLimitStatsReader {
 				limits.concurrencyLimited() ? limits.globalConcurrency() : null,
 				limits.rateLimited() ? limits.rateLimit() : null, limits.ratePeriod(), starts, heldBack, waitingFor);
 		return new QueueStats(stats.queue(), stats.ready(), stats.scheduled(), stats.running(), stats.dead(),
-				stats.oldestReadyAge(), stats.paused(), stats.waitingForKey(), limitStats, stats.unhandled());
+				stats.oldestReadyAge(), stats.paused(), stats.waitingForKey(), limitStats, stats.unhandled(),
+				stats.waitingForPrerequisites());
 	}
 
 }

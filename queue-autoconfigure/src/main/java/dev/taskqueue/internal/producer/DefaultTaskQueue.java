@@ -9,6 +9,7 @@ import java.util.UUID;
 import java.util.function.Function;
 
 import dev.taskqueue.BatchResult;
+import dev.taskqueue.DependencyFailure;
 import dev.taskqueue.EnqueueResult;
 import dev.taskqueue.PublishResult;
 import dev.taskqueue.QueueName;
@@ -17,6 +18,8 @@ import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.UniqueMode;
 import dev.taskqueue.internal.jdbc.BatchRepository;
+import dev.taskqueue.internal.jdbc.DependencyRepository;
+import dev.taskqueue.internal.jdbc.DependencyRepository.WaitingTask;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
 import dev.taskqueue.internal.jdbc.NewTask;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
@@ -72,17 +75,17 @@ public class DefaultTaskQueue implements TaskQueue {
 	}
 
 	/**
-	 * A task queue that also publishes to topics and enqueues batches; {@code batchEnqueued} is told after a batch
-	 * is enqueued, so that the sweeper looks at it soon.
+	 * A task queue that also publishes to topics, enqueues batches and tasks that wait for others;
+	 * {@code batchEnqueued} is told after a batch or a waiting task is enqueued, so that the sweeper looks soon.
 	 */
 	public DefaultTaskQueue(EnqueueRepository tasks, JsonMapper mapper, TaskQueueListener listener,
 			ObservationRegistry observations, TopicRepository topics, BatchRepository batches,
-			Runnable batchEnqueued) {
+			DependencyRepository dependencies, Runnable batchEnqueued) {
 		this.tasks = tasks;
 		this.mapper = mapper;
 		this.listener = listener;
 		this.observations = observations;
-		this.topicsAndBatches = new TopicsAndBatches(topics, batches, batchEnqueued);
+		this.topicsAndBatches = new TopicsAndBatches(topics, batches, dependencies, batchEnqueued);
 	}
 
 	@Override
@@ -104,17 +107,31 @@ public class DefaultTaskQueue implements TaskQueue {
 			throw new IllegalArgumentException("tasks must not be null");
 		}
 		List<NewTask> newTasks = new ArrayList<>(requests.size());
+		List<WaitingTask> waiting = new ArrayList<>();
+		List<UUID> ids = new ArrayList<>(requests.size());
+		Map<String, Integer> added = new LinkedHashMap<>();
 		for (int i = 0; i < requests.size(); i++) {
-			newTasks.add(newTask(requests.get(i), "tasks[" + i + "]"));
+			NewTask task = newTask(requests.get(i), "tasks[" + i + "]");
 			TopicsAndBatches.requireNoKey(requests.get(i), "tasks[" + i + "]");
+			if (requests.get(i).dependsOn().isEmpty()) {
+				newTasks.add(task);
+			}
+			else {
+				waiting.add(waiting(task, requests.get(i)));
+			}
+			ids.add(task.id());
+			added.merge(task.queue(), 1, Integer::sum);
 		}
 		NewTask thenTask = newTask(then, "then");
 		TopicsAndBatches.requireNoKey(then, "then");
-		BatchResult result = observed(thenTask.queue(), newTasks.size(), (headers) -> topicsAndBatches()
+		if (!then.dependsOn().isEmpty()) {
+			throw new IllegalArgumentException("then has prerequisites (dependsOn); the then task of a batch already "
+					+ "waits for the batch's tasks: give the prerequisites to the batch's tasks instead");
+		}
+		BatchResult result = observed(thenTask.queue(), requests.size(), (headers) -> topicsAndBatches()
 			.enqueueBatch(newTasks.stream().map((task) -> task.withHeaders(headers)).toList(),
+					waiting.stream().map((task) -> task.withHeaders(headers)).toList(), ids,
 					thenTask.withHeaders(headers)));
-		Map<String, Integer> added = new LinkedHashMap<>();
-		newTasks.forEach((task) -> added.merge(task.queue(), 1, Integer::sum));
 		added.forEach(this.listener::enqueued);
 		return result;
 	}
@@ -136,6 +153,15 @@ public class DefaultTaskQueue implements TaskQueue {
 	public EnqueueResult offer(TaskRequest request) {
 		requireWritableTransaction("offer");
 		NewTask task = newTask(request, "request");
+		if (!request.dependsOn().isEmpty()) {
+			WaitingTask waiting = waiting(task, request);
+			observed(task.queue(), 1, (headers) -> {
+				topicsAndBatches().enqueueWaiting(List.of(waiting.withHeaders(headers)));
+				return null;
+			});
+			this.listener.enqueued(task.queue(), 1);
+			return new EnqueueResult(task.id(), false);
+		}
 		EnqueueResult result = observed(task.queue(), 1, (headers) -> this.tasks.offer(task.withHeaders(headers)));
 		if (!result.duplicate()) {
 			this.listener.enqueued(task.queue(), 1);
@@ -166,8 +192,8 @@ public class DefaultTaskQueue implements TaskQueue {
 		}
 		String observedQueue = newTasks.stream().map(NewTask::queue).distinct().count() == 1 ? newTasks.get(0).queue()
 				: "multiple";
-		List<EnqueueResult> results = observed(observedQueue, newTasks.size(), (headers) -> this.tasks
-			.offerAll(newTasks.stream().map((task) -> task.withHeaders(headers)).toList()));
+		List<EnqueueResult> results = observed(observedQueue, newTasks.size(),
+				(headers) -> offerAll(requests, newTasks, headers));
 		Map<String, Integer> added = new LinkedHashMap<>();
 		for (int i = 0; i < newTasks.size(); i++) {
 			if (!results.get(i).duplicate()) {
@@ -176,6 +202,40 @@ public class DefaultTaskQueue implements TaskQueue {
 		}
 		added.forEach(this.listener::enqueued);
 		return results;
+	}
+
+	/**
+	 * Inserts the tasks that wait for others into their own table and the others with one statement, in the
+	 * caller's transaction; the results keep the order of the requests.
+	 */
+	private List<EnqueueResult> offerAll(List<TaskRequest> requests, List<NewTask> newTasks, String headers) {
+		List<NewTask> due = new ArrayList<>(newTasks.size());
+		List<WaitingTask> waiting = new ArrayList<>();
+		for (int i = 0; i < newTasks.size(); i++) {
+			if (requests.get(i).dependsOn().isEmpty()) {
+				due.add(newTasks.get(i).withHeaders(headers));
+			}
+			else {
+				waiting.add(waiting(newTasks.get(i), requests.get(i)).withHeaders(headers));
+			}
+		}
+		if (waiting.isEmpty()) {
+			return this.tasks.offerAll(due);
+		}
+		List<EnqueueResult> dueResults = due.isEmpty() ? List.of() : this.tasks.offerAll(due);
+		topicsAndBatches().enqueueWaiting(waiting);
+		List<EnqueueResult> results = new ArrayList<>(newTasks.size());
+		int next = 0;
+		for (int i = 0; i < newTasks.size(); i++) {
+			results.add(requests.get(i).dependsOn().isEmpty() ? dueResults.get(next++)
+					: new EnqueueResult(newTasks.get(i).id(), false));
+		}
+		return results;
+	}
+
+	private static WaitingTask waiting(NewTask task, TaskRequest request) {
+		return new WaitingTask(task, request.dependsOn(),
+				request.dependencyFailure() == DependencyFailure.RUN_ANYWAY);
 	}
 
 	/** One list uses a key of a queue with one mode: which mode a mixed list meant cannot be told. */

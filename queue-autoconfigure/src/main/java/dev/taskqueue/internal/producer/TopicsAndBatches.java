@@ -7,6 +7,8 @@ import dev.taskqueue.BatchResult;
 import dev.taskqueue.PublishResult;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.internal.jdbc.BatchRepository;
+import dev.taskqueue.internal.jdbc.DependencyRepository;
+import dev.taskqueue.internal.jdbc.DependencyRepository.WaitingTask;
 import dev.taskqueue.internal.jdbc.NewTask;
 import dev.taskqueue.internal.jdbc.TopicRepository;
 
@@ -14,7 +16,8 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * The fan-out and batch enqueues of {@link DefaultTaskQueue}, on tasks it has already checked and written as JSON.
+ * The fan-out, batch and dependent enqueues of {@link DefaultTaskQueue}, on tasks it has already checked and written
+ * as JSON.
  */
 class TopicsAndBatches {
 
@@ -22,15 +25,19 @@ class TopicsAndBatches {
 
 	private final BatchRepository batches;
 
+	private final DependencyRepository dependencies;
+
 	private final Runnable batchEnqueued;
 
 	/**
-	 * @param batchEnqueued told once a batch enqueued here has committed, so that this instance looks for done
-	 * batches soon rather than at its next heartbeat
+	 * @param batchEnqueued told once a batch or a task waiting for others enqueued here has committed, so that this
+	 * instance looks for done batches and prerequisites soon rather than at its next heartbeat
 	 */
-	public TopicsAndBatches(TopicRepository topics, BatchRepository batches, Runnable batchEnqueued) {
+	public TopicsAndBatches(TopicRepository topics, BatchRepository batches, DependencyRepository dependencies,
+			Runnable batchEnqueued) {
 		this.topics = topics;
 		this.batches = batches;
+		this.dependencies = dependencies;
 		this.batchEnqueued = batchEnqueued;
 	}
 
@@ -38,9 +45,21 @@ class TopicsAndBatches {
 		return new PublishResult(topic, this.topics.publish(topic, task));
 	}
 
-	BatchResult enqueueBatch(List<NewTask> tasks, NewTask then) {
+	BatchResult enqueueBatch(List<NewTask> tasks, List<WaitingTask> waiting, List<UUID> ids, NewTask then) {
 		UUID batchId = TaskIds.next();
-		this.batches.insert(batchId, tasks, then);
+		this.batches.insert(batchId, tasks, tasks.size() + waiting.size(), then);
+		this.dependencies.insert(waiting, batchId);
+		sweepSoon();
+		return new BatchResult(batchId, ids, then.id());
+	}
+
+	/** Inserts {@code tasks}, which wait for their prerequisites, and has this instance sweep soon. */
+	void enqueueWaiting(List<WaitingTask> tasks) {
+		this.dependencies.insert(tasks, null);
+		sweepSoon();
+	}
+
+	private void sweepSoon() {
 		if (TransactionSynchronizationManager.isSynchronizationActive()) {
 			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
 
@@ -54,7 +73,6 @@ class TopicsAndBatches {
 		else {
 			this.batchEnqueued.run();
 		}
-		return new BatchResult(batchId, tasks.stream().map(NewTask::id).toList(), then.id());
 	}
 
 	/**
