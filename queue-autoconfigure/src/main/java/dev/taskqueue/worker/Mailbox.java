@@ -26,7 +26,9 @@ import org.springframework.transaction.support.TransactionOperations;
  * {@link CompletionFlusher} writes once {@code maxBatch} wait or {@code maxDelay} after the first came; the ordering
  * keys whose head a completion deleted ({@link Outcome.KeyLeftHeadless}), whose next task the queue's next claim hands
  * off; and the outcomes that could not be written when they came ({@link Outcome.Written}), written before the next
- * claim. Stages only post here; nothing here calls back into them.
+ * claim. Stages only post here; nothing here calls back into them. The claim loop takes each claim's request from
+ * here ({@link #takeForClaim}), so that what a claim carries, and the room it keeps for what that hands off, is
+ * decided in one place.
  * <p>
  * A handler thread that finds {@code 4 * maxBatch} deletes waiting or being written blocks until a write makes room,
  * so claiming slows down with the database. When the claim loop does not claim for a queue (paused) or has ended,

@@ -140,7 +140,8 @@ public class TaskWorker implements SmartLifecycle {
 		// The completions of this worker's tasks may give it tasks to run, while it claims for their queue.
 		Completer completer = this.modes.completer(settingsByQueue::get,
 				(queue) -> this.running && !this.session.isPaused(queue),
-				(queue, tasks) -> this.handlers.submit(Objects.requireNonNull(byName.get(queue)), tasks));
+				(queue, tasks) -> this.handlers.submit(
+						Objects.requireNonNull(byName.get(queue), "a completion gives tasks only of this worker's queues"), tasks));
 		List<QueueState> states = new ArrayList<>();
 		for (TaskHandlerMethod handler : handlerMethods) {
 			QueueSettings queueSettings = settingsByQueue.get(handler.queue());
