@@ -10,10 +10,12 @@
 #
 # Environment (all optional):
 #   JDBC_URL      server for both sides      (jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres)
-#   W1_TASKS      W1 tasks per drain          (50000, the benchmark's default)
+#   W1_TASKS      W1 tasks per transactional drain (50000, the benchmark's default)
+#   W1_BATCH_TASKS  W1 tasks per batch drain  (300000, the benchmark's default)
 #   W6_TASKS      W6 tasks per drain          (50000, the benchmark's default)
 #   WARMUP_TASKS  untimed warm-up per drain   (10000, the benchmark's default)
-#   TASKS_SCALE   multiplies the three above  (1; e.g. 0.05 for a quick check of the harness)
+#   BATCH_WARMUP_TASKS  ... per W1 batch drain (50000, the benchmark's default)
+#   TASKS_SCALE   multiplies the five above   (1; e.g. 0.05 for a quick check of the harness)
 #   WORKLOADS     which to run                (W1,W6)
 #   EXTRA_ARGS    more benchmark options for both sides, e.g. '--taskqueue.worker.concurrency=16'
 #   JAVA_OPTS     JVM options for both sides  (none)
@@ -24,7 +26,7 @@
 #   IDLE_WAIT     ... but at most this many seconds, then run anyway (600); the figures go to runs.tsv
 set -u -o pipefail
 
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 2 ] && [ $# -le 3 ] || usage
 BEFORE_JAR=$(readlink -f "$1")
 AFTER_JAR=$(readlink -f "$2")
@@ -39,8 +41,10 @@ JDBC_URL=${JDBC_URL:-'jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres'}
 TASKS_SCALE=${TASKS_SCALE:-1}
 scale() { python3 -c "import sys; print(max(1, round(int(sys.argv[1]) * float(sys.argv[2]))))" "$1" "$TASKS_SCALE"; }
 W1_TASKS=$(scale "${W1_TASKS:-50000}")
+W1_BATCH_TASKS=$(scale "${W1_BATCH_TASKS:-300000}")
 W6_TASKS=$(scale "${W6_TASKS:-50000}")
 WARMUP_TASKS=$(scale "${WARMUP_TASKS:-10000}")
+BATCH_WARMUP_TASKS=$(scale "${BATCH_WARMUP_TASKS:-50000}")
 WORKLOADS=${WORKLOADS:-W1,W6}
 EXTRA_ARGS=${EXTRA_ARGS:-}
 JAVA_OPTS=${JAVA_OPTS:-}
@@ -82,11 +86,12 @@ EOF
 ) || exit 2
 psql "$PSQL_URL" -Atqc 'select 1' >/dev/null || { echo "cannot reach $PSQL_URL" >&2; exit 2; }
 
-# benchmark options per workload: only what the criterion needs (db-scheduler, the raw-batch sweep and the two
-# reference shapes are left out of W1; the three modes and both baselines stay)
+# benchmark options per workload: only what the criterion needs (the peers, the raw-batch sweep and the weaker
+# reference are left out of W1; the three modes and both baselines stay)
 args_for() {
 	case $1 in
-		W1) echo "--workloads=W1 --tasks=$W1_TASKS --warmup-tasks=$WARMUP_TASKS --w1-others= --raw-batch-sizes=50" ;;
+		W1) echo "--workloads=W1 --tasks=$W1_TASKS --batch-tasks=$W1_BATCH_TASKS --warmup-tasks=$WARMUP_TASKS" \
+			"--batch-warmup-tasks=$BATCH_WARMUP_TASKS --w1-others= --raw-batch-sizes=50" ;;
 		W6) echo "--workloads=W6 --tasks=$W6_TASKS --warmup-tasks=$WARMUP_TASKS" ;;
 		*) echo "unsupported workload $1 (W1 or W6)" >&2; exit 2 ;;
 	esac

@@ -2,7 +2,7 @@ package dev.taskqueue;
 
 import java.util.List;
 
-import dev.taskqueue.support.PostgresText;
+import dev.taskqueue.internal.support.PostgresText;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -9,7 +9,8 @@ import dev.taskqueue.DeadTask;
 import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.TaskQueueOperations.WorkerSessionInfo;
-import dev.taskqueue.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.operations.BloatWatch;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -88,9 +89,12 @@ public final class TaskQueueDescriptors {
 	 * @param queues every queue that has tasks, dead tasks, a pause, or a handler here
 	 * @param sessions the live instances
 	 * @param database the database TaskQueue runs on, as resolved at startup ({@code null} if unknown)
+	 * @param bloat the task tables' dead rows and size and the xmin horizon's holder, with their warnings
+	 * ({@code null} on CockroachDB and YugabyteDB, with {@code taskqueue.bloat.enabled=false}, or when it could not
+	 * be read)
 	 */
 	public record TaskQueueDescriptor(List<QueueStats> queues, List<WorkerSessionInfo> sessions,
-			@Nullable DatabaseInfo database) implements OperationResponseBody {
+			@Nullable DatabaseInfo database, BloatWatch.@Nullable Report bloat) implements OperationResponseBody {
 	}
 
 	/**

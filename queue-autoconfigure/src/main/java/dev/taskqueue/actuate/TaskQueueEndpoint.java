@@ -12,8 +12,11 @@ import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskList;
 import dev.taskqueue.actuate.TaskQueueDescriptors.QueueActionResult;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskActionResult;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskQueueDescriptor;
-import dev.taskqueue.jdbc.DatabaseDialect;
-import dev.taskqueue.support.Redaction;
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.operations.BloatWatch;
+import dev.taskqueue.internal.support.Redaction;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -67,6 +70,8 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
 @ImportRuntimeHints(TaskQueueEndpointRuntimeHints.class)
 public class TaskQueueEndpoint {
 
+	private static final Log logger = LogFactory.getLog(TaskQueueEndpoint.class);
+
 	private static final String ALL_QUEUES = "*";
 
 	private final TaskQueueOperations operations;
@@ -74,6 +79,8 @@ public class TaskQueueEndpoint {
 	private final @Nullable DatabaseDialect database;
 
 	private final TaskRedactor redactor;
+
+	private final @Nullable BloatWatch bloat;
 
 	public TaskQueueEndpoint(TaskQueueOperations operations) {
 		this(operations, null);
@@ -87,15 +94,37 @@ public class TaskQueueEndpoint {
 	/** An endpoint that shows dead tasks' payloads and errors as {@code redactor} does. */
 	public TaskQueueEndpoint(TaskQueueOperations operations, @Nullable DatabaseDialect database,
 			TaskRedactor redactor) {
+		this(operations, database, redactor, null);
+	}
+
+	/** An endpoint that also shows the task tables' bloat figures, as {@code bloat} reads them. */
+	public TaskQueueEndpoint(TaskQueueOperations operations, @Nullable DatabaseDialect database,
+			TaskRedactor redactor, @Nullable BloatWatch bloat) {
 		this.operations = operations;
 		this.database = database;
 		this.redactor = redactor;
+		this.bloat = bloat;
 	}
 
 	@ReadOperation
 	public TaskQueueDescriptor taskQueue() {
 		return new TaskQueueDescriptor(this.operations.queueStats(), this.operations.sessions(),
-				TaskQueueDescriptors.DatabaseInfo.of(this.database));
+				TaskQueueDescriptors.DatabaseInfo.of(this.database), bloat());
+	}
+
+	/** The last bloat report while it is fresh (at most one read per refresh interval); null if unavailable. */
+	private BloatWatch.@Nullable Report bloat() {
+		if (this.bloat == null) {
+			return null;
+		}
+		try {
+			return this.bloat.current();
+		}
+		catch (RuntimeException ex) {
+			// The queues and sessions are still worth an answer; the gauges' thread logs the failure at WARN.
+			logger.debug("Could not read the TaskQueue tables' bloat figures", ex);
+			return null;
+		}
 	}
 
 	@ReadOperation

@@ -1,7 +1,9 @@
 package dev.taskqueue.actuate;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
@@ -9,8 +11,9 @@ import java.util.concurrent.TimeoutException;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.TaskQueueOperations.WorkerSessionInfo;
-import dev.taskqueue.handler.TaskHandlerRegistry;
-import dev.taskqueue.worker.TaskWorker;
+import dev.taskqueue.internal.handler.TaskHandlerRegistry;
+import dev.taskqueue.internal.operations.BloatWatch;
+import dev.taskqueue.internal.worker.TaskWorker;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -24,7 +27,9 @@ import org.springframework.boot.health.contributor.Health;
  * another instance expired this session, or when three heartbeats in a row have not arrived (ages are measured on
  * the database clock, as every liveness decision of TaskQueue). The database is read with a timeout of its own
  * ({@code taskqueue.health.timeout}), and a failure is described by its type and SQLSTATE only, never its SQL.
- * Queues with waiting tasks that no live instance handles are named in a detail, {@code unhandledQueues}.
+ * Queues with waiting tasks that no live instance handles are named in a detail, {@code unhandledQueues}; task
+ * tables with too many dead rows and a transaction that holds the xmin horizon too long, in a detail {@code bloat}
+ * (docs/operations.md#bloat). Neither changes the status: restarting this instance would help neither.
  */
 public class TaskQueueHealthIndicator extends AbstractHealthIndicator implements AutoCloseable {
 
@@ -40,6 +45,8 @@ public class TaskQueueHealthIndicator extends AbstractHealthIndicator implements
 
 	private final HealthCheckTimeout<Reading> reads;
 
+	private final @Nullable BloatWatch bloat;
+
 	/**
 	 * @param operations reads the sessions
 	 * @param worker the worker, or {@code null} when this instance has none
@@ -50,7 +57,18 @@ public class TaskQueueHealthIndicator extends AbstractHealthIndicator implements
 	 */
 	public TaskQueueHealthIndicator(TaskQueueOperations operations, @Nullable TaskWorker worker, TaskHandlerRegistry handlers,
 			Duration heartbeatInterval, Duration sessionTimeout, Duration timeout) {
+		this(operations, worker, handlers, heartbeatInterval, sessionTimeout, timeout, null);
+	}
+
+	/**
+	 * An indicator that also warns of bloat, as {@code bloat} reports it ({@code null} on a database without VACUUM,
+	 * or with {@code taskqueue.bloat.enabled=false}).
+	 */
+	public TaskQueueHealthIndicator(TaskQueueOperations operations, @Nullable TaskWorker worker,
+			TaskHandlerRegistry handlers, Duration heartbeatInterval, Duration sessionTimeout, Duration timeout,
+			@Nullable BloatWatch bloat) {
 		super("TaskQueue health check failed");
+		this.bloat = bloat;
 		this.operations = operations;
 		this.worker = worker;
 		this.handlers = handlers;
@@ -87,6 +105,11 @@ public class TaskQueueHealthIndicator extends AbstractHealthIndicator implements
 			// A detail, not DOWN: restarting this instance would not help, and the queue may be another
 			// application's that is simply not running now.
 			builder.withDetail("unhandledQueues", reading.unhandledQueues());
+		}
+		if (reading.bloat() != null) {
+			// A detail, not DOWN: every instance reads the same database and would restart together, and the
+			// holder of the horizon is another session; the detail names it.
+			builder.withDetail("bloat", reading.bloat());
 		}
 		if (this.worker == null) {
 			builder.up().withDetail("worker", "disabled");
@@ -128,11 +151,40 @@ public class TaskQueueHealthIndicator extends AbstractHealthIndicator implements
 			.filter(QueueStats::unhandled)
 			.map(QueueStats::queue)
 			.toList();
-		return new Reading(this.operations.sessions(), unhandled);
+		return new Reading(this.operations.sessions(), unhandled, bloat());
+	}
+
+	/** The detail {@code bloat}: its warnings with the tables and holder they are about; {@code null} when none. */
+	private @Nullable Map<String, Object> bloat() {
+		if (this.bloat == null) {
+			return null;
+		}
+		BloatWatch.Report report;
+		try {
+			report = this.bloat.current();
+		}
+		catch (RuntimeException ex) {
+			// Not DOWN: the figures are a warning's, and the checks above read the same database.
+			logger.debug("TaskQueue health check could not read the bloat figures", ex);
+			return Map.of("error", HealthCheckTimeout.describe(ex));
+		}
+		if (report.warnings().isEmpty()) {
+			return null;
+		}
+		Map<String, Object> detail = new LinkedHashMap<>();
+		detail.put("warnings", report.warnings());
+		if (!report.tablesOverThreshold().isEmpty()) {
+			detail.put("tables", report.tablesOverThreshold());
+		}
+		if (report.horizon() != null && report.horizon().overThreshold()) {
+			detail.put("horizon", report.horizon());
+		}
+		return detail;
 	}
 
 	/** What one check reads from the database, within the timeout. */
-	private record Reading(List<WorkerSessionInfo> sessions, List<String> unhandledQueues) {
+	private record Reading(List<WorkerSessionInfo> sessions, List<String> unhandledQueues,
+			@Nullable Map<String, Object> bloat) {
 	}
 
 	@Override

@@ -2,9 +2,9 @@ package dev.taskqueue.autoconfigure;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.jdbc.DatabaseDialect;
-import dev.taskqueue.jdbc.SerializationRetry;
-import dev.taskqueue.jdbc.TaskBuckets;
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.jdbc.SerializationRetry;
+import dev.taskqueue.internal.jdbc.TaskBuckets;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;

@@ -7,9 +7,9 @@ import java.sql.Statement;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.jdbc.Database;
-import dev.taskqueue.jdbc.DatabaseDialect;
-import dev.taskqueue.support.StartupFailure;
+import dev.taskqueue.internal.jdbc.Database;
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.support.StartupFailure;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -5,7 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
-import dev.taskqueue.jdbc.Database;
+import dev.taskqueue.internal.jdbc.Database;
 
 /**
  * Where the migrations of each database are. PostgreSQL's, the subfolders of {@code db/taskqueue} (so that

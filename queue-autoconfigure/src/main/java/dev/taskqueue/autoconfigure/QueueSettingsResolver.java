@@ -5,11 +5,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.taskqueue.RetryPolicy;
-import dev.taskqueue.handler.TaskHandlerMethod;
-import dev.taskqueue.jdbc.QueueLimits;
-import dev.taskqueue.jdbc.TaskBuckets;
-import dev.taskqueue.support.StartupFailure;
-import dev.taskqueue.worker.QueueSettings;
+import dev.taskqueue.internal.handler.TaskHandlerMethod;
+import dev.taskqueue.internal.jdbc.QueueLimits;
+import dev.taskqueue.internal.jdbc.TaskBuckets;
+import dev.taskqueue.internal.support.StartupFailure;
+import dev.taskqueue.internal.worker.QueueSettings;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;

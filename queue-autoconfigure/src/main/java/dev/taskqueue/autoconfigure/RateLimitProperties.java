@@ -2,7 +2,7 @@ package dev.taskqueue.autoconfigure;
 
 import java.time.Duration;
 
-import dev.taskqueue.jdbc.QueueLimits;
+import dev.taskqueue.internal.jdbc.QueueLimits;
 import org.jspecify.annotations.Nullable;
 
 /**

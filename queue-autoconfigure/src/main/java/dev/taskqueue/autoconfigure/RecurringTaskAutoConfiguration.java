@@ -5,12 +5,12 @@ import java.util.Map;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.handler.TaskHandlerRegistry;
-import dev.taskqueue.jdbc.ScheduleRepository;
-import dev.taskqueue.jdbc.TaskTables;
-import dev.taskqueue.schedule.RecurringTaskConfiguration;
-import dev.taskqueue.schedule.RecurringTaskConfiguration.ScheduleSettings;
-import dev.taskqueue.schedule.RecurringTaskConfiguration.Settings;
+import dev.taskqueue.internal.handler.TaskHandlerRegistry;
+import dev.taskqueue.internal.jdbc.ScheduleRepository;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.schedule.RecurringTaskConfiguration;
+import dev.taskqueue.internal.schedule.RecurringTaskConfiguration.ScheduleSettings;
+import dev.taskqueue.internal.schedule.RecurringTaskConfiguration.Settings;
 
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

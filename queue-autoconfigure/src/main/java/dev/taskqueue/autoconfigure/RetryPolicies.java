@@ -1,8 +1,8 @@
 package dev.taskqueue.autoconfigure;
 
 import dev.taskqueue.RetryPolicy;
-import dev.taskqueue.handler.TaskHandlerMethod;
-import dev.taskqueue.support.StartupFailure;
+import dev.taskqueue.internal.handler.TaskHandlerMethod;
+import dev.taskqueue.internal.support.StartupFailure;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanNotOfRequiredTypeException;

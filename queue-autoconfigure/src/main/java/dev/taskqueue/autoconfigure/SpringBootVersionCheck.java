@@ -4,7 +4,7 @@ import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import dev.taskqueue.support.StartupFailure;
+import dev.taskqueue.internal.support.StartupFailure;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.SpringBootVersion;

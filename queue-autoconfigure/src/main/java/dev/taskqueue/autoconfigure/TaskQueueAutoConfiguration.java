@@ -11,38 +11,41 @@ import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
-import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
-import dev.taskqueue.handler.TaskHandlerLazyInitializationExcludeFilter;
-import dev.taskqueue.handler.TaskHandlerMethod;
-import dev.taskqueue.handler.TaskHandlerRegistry;
-import dev.taskqueue.jdbc.BatchRepository;
-import dev.taskqueue.jdbc.CompletionCommit;
-import dev.taskqueue.jdbc.DatabaseDialect;
-import dev.taskqueue.jdbc.DeadTaskRepository;
-import dev.taskqueue.jdbc.EnqueueRepository;
-import dev.taskqueue.jdbc.QueueRepository;
-import dev.taskqueue.jdbc.QueueStatsRepository;
-import dev.taskqueue.jdbc.RetentionRepository;
-import dev.taskqueue.jdbc.SerializationRetry;
-import dev.taskqueue.jdbc.SessionRepository;
-import dev.taskqueue.jdbc.TaskNotifications;
-import dev.taskqueue.jdbc.TaskBuckets;
-import dev.taskqueue.jdbc.TaskRepository;
-import dev.taskqueue.jdbc.TaskTables;
-import dev.taskqueue.jdbc.TopicRepository;
-import dev.taskqueue.operations.BatchSweeper;
-import dev.taskqueue.operations.DefaultTaskQueueOperations;
-import dev.taskqueue.operations.RetentionPruner;
-import dev.taskqueue.producer.DefaultTaskQueue;
-import dev.taskqueue.schedule.ScheduleControl;
-import dev.taskqueue.support.DatabaseOutage;
-import dev.taskqueue.support.TaskQueueListeners;
-import dev.taskqueue.worker.PayloadReader;
-import dev.taskqueue.worker.CompletionModes;
-import dev.taskqueue.worker.TaskRunner;
-import dev.taskqueue.worker.TaskWorker;
-import dev.taskqueue.worker.WorkerSession;
-import dev.taskqueue.worker.WorkerSettings;
+import dev.taskqueue.internal.handler.TaskHandlerAnnotationBeanPostProcessor;
+import dev.taskqueue.internal.handler.TaskHandlerLazyInitializationExcludeFilter;
+import dev.taskqueue.internal.handler.TaskHandlerMethod;
+import dev.taskqueue.internal.handler.TaskHandlerRegistry;
+import dev.taskqueue.internal.jdbc.BatchRepository;
+import dev.taskqueue.internal.jdbc.BloatRepository;
+import dev.taskqueue.internal.jdbc.CompletionCommit;
+import dev.taskqueue.internal.jdbc.Database;
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.jdbc.DeadTaskRepository;
+import dev.taskqueue.internal.jdbc.EnqueueRepository;
+import dev.taskqueue.internal.jdbc.QueueRepository;
+import dev.taskqueue.internal.jdbc.QueueStatsRepository;
+import dev.taskqueue.internal.jdbc.RetentionRepository;
+import dev.taskqueue.internal.jdbc.SerializationRetry;
+import dev.taskqueue.internal.jdbc.SessionRepository;
+import dev.taskqueue.internal.jdbc.TaskBuckets;
+import dev.taskqueue.internal.jdbc.TaskNotifications;
+import dev.taskqueue.internal.jdbc.TaskRepository;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.jdbc.TopicRepository;
+import dev.taskqueue.internal.operations.BatchSweeper;
+import dev.taskqueue.internal.operations.BloatWatch;
+import dev.taskqueue.internal.operations.DefaultTaskQueueOperations;
+import dev.taskqueue.internal.operations.RetentionPruner;
+import dev.taskqueue.internal.producer.DefaultTaskQueue;
+import dev.taskqueue.internal.schedule.ScheduleControl;
+import dev.taskqueue.internal.support.DatabaseOutage;
+import dev.taskqueue.internal.support.TaskQueueListeners;
+import dev.taskqueue.internal.worker.CompletionModes;
+import dev.taskqueue.internal.worker.PayloadReader;
+import dev.taskqueue.internal.worker.TaskRunner;
+import dev.taskqueue.internal.worker.TaskWorker;
+import dev.taskqueue.internal.worker.WorkerSession;
+import dev.taskqueue.internal.worker.WorkerSettings;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -181,6 +184,24 @@ public class TaskQueueAutoConfiguration {
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
 				tasks.limitedClaims(), QueueSettingsResolver.limits(properties),
 				schedules.getIfAvailable(), batches);
+	}
+
+	/**
+	 * The task tables' bloat figures (docs/operations.md#bloat); null (no bean: every user asks getIfAvailable) on
+	 * CockroachDB and YugabyteDB, which have no VACUUM.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "taskqueue.bloat.enabled", matchIfMissing = true)
+	@Nullable BloatWatch taskQueueBloatWatch(DataSource dataSource, TaskTables tables, DatabaseDialect dialect,
+			TaskQueueProperties properties) {
+		if (dialect.database() != Database.POSTGRESQL) {
+			return null;
+		}
+		BloatProperties bloat = properties.getBloat();
+		return new BloatWatch(new BloatRepository(dataSource, tables),
+				new BloatWatch.Thresholds(bloat.getDeadTuples(), bloat.getDeadRatio(), bloat.getHorizonAge()),
+				properties.getMetrics().getRefreshInterval());
 	}
 
 	/** One per instance: its background loops say an outage of the database once, together (support.DatabaseOutage). */

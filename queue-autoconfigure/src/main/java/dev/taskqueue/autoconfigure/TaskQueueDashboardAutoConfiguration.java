@@ -1,9 +1,9 @@
 package dev.taskqueue.autoconfigure;
 
 import dev.taskqueue.TaskQueueOperations;
-import dev.taskqueue.dashboard.DashboardConfiguration;
-import dev.taskqueue.dashboard.DashboardSettings;
-import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.internal.dashboard.DashboardConfiguration;
+import dev.taskqueue.internal.dashboard.DashboardSettings;
+import dev.taskqueue.internal.jdbc.TaskTables;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

@@ -3,8 +3,9 @@ package dev.taskqueue.autoconfigure;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.actuate.TaskQueueEndpoint;
-import dev.taskqueue.jdbc.DatabaseDialect;
-import dev.taskqueue.support.Redaction;
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.operations.BloatWatch;
+import dev.taskqueue.internal.support.Redaction;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -36,9 +37,10 @@ public class TaskQueueEndpointAutoConfiguration {
 		@ConditionalOnMissingBean
 		TaskQueueEndpoint taskQueueEndpoint(TaskQueueOperations operations,
 				ObjectProvider<DatabaseDialect> database, ObjectProvider<TaskRedactor> redactor,
-				TaskQueueProperties properties) {
+				TaskQueueProperties properties, ObjectProvider<BloatWatch> bloat) {
 			return new TaskQueueEndpoint(operations, database.getIfAvailable(), Redaction.effective(
-					redactor.getIfAvailable(() -> TaskRedactor.NONE), properties.getRedaction().isHidePayloads()));
+					redactor.getIfAvailable(() -> TaskRedactor.NONE), properties.getRedaction().isHidePayloads()),
+					bloat.getIfAvailable());
 		}
 
 	}

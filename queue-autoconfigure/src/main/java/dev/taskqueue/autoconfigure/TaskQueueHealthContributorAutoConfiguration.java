@@ -2,8 +2,9 @@ package dev.taskqueue.autoconfigure;
 
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.actuate.TaskQueueHealthIndicator;
-import dev.taskqueue.handler.TaskHandlerRegistry;
-import dev.taskqueue.worker.TaskWorker;
+import dev.taskqueue.internal.handler.TaskHandlerRegistry;
+import dev.taskqueue.internal.operations.BloatWatch;
+import dev.taskqueue.internal.worker.TaskWorker;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -33,10 +34,10 @@ public class TaskQueueHealthContributorAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "taskqueueHealthIndicator")
 		HealthIndicator taskqueueHealthIndicator(TaskQueueOperations operations, ObjectProvider<TaskWorker> worker,
-				TaskHandlerRegistry handlers, TaskQueueProperties properties) {
+				TaskHandlerRegistry handlers, TaskQueueProperties properties, ObjectProvider<BloatWatch> bloat) {
 			return new TaskQueueHealthIndicator(operations, worker.getIfUnique(), handlers,
 					properties.getWorker().getHeartbeatInterval(), properties.getWorker().getSessionTimeout(),
-					properties.getHealth().getTimeout());
+					properties.getHealth().getTimeout(), bloat.getIfAvailable());
 		}
 
 	}

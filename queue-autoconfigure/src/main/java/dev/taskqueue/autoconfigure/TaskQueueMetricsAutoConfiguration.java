@@ -1,7 +1,7 @@
 package dev.taskqueue.autoconfigure;
 
 import dev.taskqueue.TaskQueueOperations;
-import dev.taskqueue.metrics.MetricsConfiguration;
+import dev.taskqueue.internal.metrics.MetricsConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

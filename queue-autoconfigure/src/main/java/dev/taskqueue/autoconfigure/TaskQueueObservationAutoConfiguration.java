@@ -1,8 +1,8 @@
 package dev.taskqueue.autoconfigure;
 
 import dev.taskqueue.TaskHandlerInterceptor;
-import dev.taskqueue.jdbc.TaskTables;
-import dev.taskqueue.observation.TaskQueueObservations;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.observation.TaskQueueObservations;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import dev.taskqueue.jdbc.Database;
+import dev.taskqueue.internal.jdbc.Database;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -75,6 +75,9 @@ public class TaskQueueProperties implements Validator {
 
 	@NestedConfigurationProperty
 	private final HealthProperties health = new HealthProperties();
+
+	@NestedConfigurationProperty
+	private final BloatProperties bloat = new BloatProperties();
 
 	/**
 	 * Settings per queue, keyed by queue name (concurrency, max-attempts, timeout); they take precedence over the
@@ -164,6 +167,10 @@ public class TaskQueueProperties implements Validator {
 		return this.health;
 	}
 
+	public BloatProperties getBloat() {
+		return this.bloat;
+	}
+
 	public Map<String, QueueProperties> getQueues() {
 		return this.queues;
 	}
@@ -236,8 +243,8 @@ public class TaskQueueProperties implements Validator {
 	public static class Metrics {
 
 		/**
-		 * How often the queue gauges (ready, scheduled, running, dead, oldest ready age) are read from the database,
-		 * with one statement, whatever the number of scrapes.
+		 * How often the queue gauges (ready, scheduled, running, dead, oldest ready age) and the bloat figures of the
+		 * task tables are read from the database, each with one statement, whatever the number of scrapes.
 		 */
 		private Duration refreshInterval = Duration.ofSeconds(10);
 

@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.regex.Pattern;
 
 import dev.taskqueue.QueueName;
-import dev.taskqueue.jdbc.TaskBuckets;
-import dev.taskqueue.jdbc.TaskTables;
-import dev.taskqueue.producer.DefaultTaskQueue;
-import dev.taskqueue.worker.QueueSettings;
+import dev.taskqueue.internal.jdbc.TaskBuckets;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.producer.DefaultTaskQueue;
+import dev.taskqueue.internal.worker.QueueSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.unit.DataSize;
@@ -54,6 +54,14 @@ final class TaskQueuePropertiesValidation {
 			reject("max-payload-size", maxPayloadSize, "must be from 1B to 255MB (about the most a jsonb value holds)");
 		}
 		positive("health.timeout", this.properties.getHealth().getTimeout());
+		BloatProperties bloat = this.properties.getBloat();
+		if (bloat.getDeadTuples() < 0) {
+			reject("bloat.dead-tuples", bloat.getDeadTuples(), "must not be negative");
+		}
+		if (!(bloat.getDeadRatio() >= 0)) {
+			reject("bloat.dead-ratio", bloat.getDeadRatio(), "must not be negative");
+		}
+		positive("bloat.horizon-age", bloat.getHorizonAge());
 		SerializationRetryProperties serializationRetry = this.properties.getSerializationRetry();
 		atLeast("serialization-retry.max-attempts", serializationRetry.getMaxAttempts(), 1);
 		notNegative("serialization-retry.initial-delay", serializationRetry.getInitialDelay());

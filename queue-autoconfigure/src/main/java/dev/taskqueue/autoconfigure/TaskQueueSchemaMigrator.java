@@ -7,10 +7,10 @@ import java.sql.Statement;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.jdbc.MigrationLock;
-import dev.taskqueue.jdbc.TaskTables;
-import dev.taskqueue.support.DatabaseFailures;
-import dev.taskqueue.support.StartupFailure;
+import dev.taskqueue.internal.jdbc.MigrationLock;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.support.DatabaseFailures;
+import dev.taskqueue.internal.support.StartupFailure;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 

@@ -1,8 +1,8 @@
 package dev.taskqueue.autoconfigure;
 
-import dev.taskqueue.dashboard.DashboardConfiguration;
-import dev.taskqueue.jdbc.TaskTables;
-import dev.taskqueue.worker.TaskWorker;
+import dev.taskqueue.internal.dashboard.DashboardConfiguration;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.worker.TaskWorker;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

@@ -2,16 +2,16 @@ package dev.taskqueue.autoconfigure;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.handler.TaskHandlerRegistry;
-import dev.taskqueue.jdbc.BatchRepository;
-import dev.taskqueue.jdbc.SerializationRetry;
-import dev.taskqueue.jdbc.TaskBuckets;
-import dev.taskqueue.jdbc.TaskNotifications;
-import dev.taskqueue.jdbc.TaskTables;
-import dev.taskqueue.jdbc.TopicRepository;
-import dev.taskqueue.operations.BatchSweeper;
-import dev.taskqueue.operations.TopicSubscriptions;
-import dev.taskqueue.support.DatabaseOutage;
+import dev.taskqueue.internal.handler.TaskHandlerRegistry;
+import dev.taskqueue.internal.jdbc.BatchRepository;
+import dev.taskqueue.internal.jdbc.SerializationRetry;
+import dev.taskqueue.internal.jdbc.TaskBuckets;
+import dev.taskqueue.internal.jdbc.TaskNotifications;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.jdbc.TopicRepository;
+import dev.taskqueue.internal.operations.BatchSweeper;
+import dev.taskqueue.internal.operations.TopicSubscriptions;
+import dev.taskqueue.internal.support.DatabaseOutage;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

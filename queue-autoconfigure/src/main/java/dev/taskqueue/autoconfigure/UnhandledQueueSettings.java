@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import dev.taskqueue.handler.TaskHandlerMethod;
-import dev.taskqueue.handler.TaskHandlerRegistry;
+import dev.taskqueue.internal.handler.TaskHandlerMethod;
+import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

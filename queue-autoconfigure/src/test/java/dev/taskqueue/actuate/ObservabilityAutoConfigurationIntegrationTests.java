@@ -8,7 +8,7 @@ import dev.taskqueue.autoconfigure.TaskQueueEndpointAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueHealthContributorAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueMetricsAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueObservationAutoConfiguration;
-import dev.taskqueue.operations.RetentionPruner;
+import dev.taskqueue.internal.operations.RetentionPruner;
 import dev.taskqueue.test.PropertyFailures;
 import dev.taskqueue.test.TestDatabase;
 import io.micrometer.core.instrument.MeterRegistry;

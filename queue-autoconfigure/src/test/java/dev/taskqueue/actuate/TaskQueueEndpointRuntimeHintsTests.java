@@ -4,7 +4,7 @@ import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskLine;
 import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskList;
 import dev.taskqueue.autoconfigure.TaskQueueEndpointAutoConfiguration;
-import dev.taskqueue.operations.DefaultTaskQueueOperations;
+import dev.taskqueue.internal.operations.DefaultTaskQueueOperations;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aot.hint.MemberCategory;

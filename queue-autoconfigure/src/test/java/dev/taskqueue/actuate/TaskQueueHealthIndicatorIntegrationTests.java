@@ -14,7 +14,7 @@ import dev.taskqueue.autoconfigure.TaskQueueHealthContributorAutoConfiguration;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
-import dev.taskqueue.worker.TaskWorker;
+import dev.taskqueue.internal.worker.TaskWorker;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;

@@ -1,9 +1,9 @@
 package dev.taskqueue.autoconfigure;
 
-import dev.taskqueue.jdbc.Database;
-import dev.taskqueue.jdbc.TaskBuckets;
-import dev.taskqueue.jdbc.DatabaseDialect;
-import dev.taskqueue.jdbc.DatabaseDialect.SessionEnd;
+import dev.taskqueue.internal.jdbc.Database;
+import dev.taskqueue.internal.jdbc.TaskBuckets;
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.jdbc.DatabaseDialect.SessionEnd;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -28,12 +28,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * What README.md and docs/ show works as shown. Every {@code java} and {@code xml} block is preceded by a comment
- * that says where it is proven, {@code <!-- snippet: consumers/boot4/src/main/java/…/QuickStart.java -->}: a file of
- * the consumer project, which CI builds and tests outside the reactor against the published artifacts
- * ({@code .ci/consumers}). A Java block's lines must appear there one after the other; an XML block's lines in the
- * same order, with others between them (a POM's snippet is a part of its sections). A block proven nowhere says why:
- * {@code <!-- snippet: none, … -->}. Leading and trailing spaces of a line are not compared.
+ * What README.md and docs/ show works as shown. Every {@code java}, {@code kotlin} and {@code xml} block is preceded
+ * by a comment that says where it is proven, {@code <!-- snippet: consumers/boot4/src/main/java/…/QuickStart.java -->}:
+ * a file of a consumer project, which CI builds and tests outside the reactor against the published artifacts
+ * ({@code .ci/consumers}). A Java or Kotlin block's lines must appear there one after the other; an XML block's lines
+ * in the same order, with others between them (a POM's snippet is a part of its sections). A block proven nowhere
+ * says why: {@code <!-- snippet: none, … -->}. Leading and trailing spaces of a line are not compared.
  * <p>
  * Every {@code yaml} block that sets {@code taskqueue.*} binds and validates as the application would bind it: no
  * unknown property, no refused value.
@@ -95,7 +95,8 @@ class DocumentationSnippetsTests {
 			.matcher(String.join("\n", read(ROOT.resolve("CHANGELOG.md"))));
 		String version = released.find() ? released.group(1) : revision.group(1);
 		String expected = "<taskqueue.version>" + version + "</taskqueue.version>";
-		for (String file : List.of("README.md", "consumers/boot4/pom.xml", "consumers/boot35/pom.xml")) {
+		for (String file : List.of("README.md", "consumers/boot4/pom.xml", "consumers/kotlin/pom.xml",
+				"consumers/boot35/pom.xml")) {
 			assertThat(read(ROOT.resolve(file))).as(file).anyMatch((line) -> line.strip().equals(expected));
 		}
 	}
@@ -104,7 +105,7 @@ class DocumentationSnippetsTests {
 	@MethodSource("snippets")
 	void worksAsShown(Snippet snippet) {
 		switch (snippet.language()) {
-			case "java", "xml" -> assertProven(snippet);
+			case "java", "kotlin", "xml" -> assertProven(snippet);
 			case "yaml" -> assertBinds(snippet);
 			default -> {
 				// shell sessions, SQL, output: shown, not run
@@ -127,7 +128,7 @@ class DocumentationSnippetsTests {
 		assertThat(file).as("%s names %s", snippet.where(), snippet.marker()).isRegularFile();
 		List<String> expected = snippet.lines().stream().map(String::strip).toList();
 		List<String> actual = read(file).stream().map(String::strip).toList();
-		if (snippet.language().equals("java")) {
+		if (!snippet.language().equals("xml")) {
 			assertThat(java.util.Collections.indexOfSubList(actual, expected))
 				.as("%s: these lines, one after the other, in %s:%n%s", snippet.where(), snippet.marker(),
 						String.join("\n", snippet.lines()))

@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * YugabyteDB's copies of the migrations are PostgreSQL SQL too: applied to PostgreSQL they make exactly the schema
- * of PostgreSQL's own, but for the task table's fillfactor. (CockroachDB's use {@code USING HASH}, which only
+ * of PostgreSQL's own, but for the task table's fillfactor and autovacuum settings (version 12 is PostgreSQL's only). (CockroachDB's use {@code USING HASH}, which only
  * CockroachDB parses; see docs/distributed-sql.md for what proves them.)
  */
 class MigrationLocationsIntegrationTests {
@@ -46,7 +46,9 @@ class MigrationLocationsIntegrationTests {
 			assertThat(expected).as(query).isNotEmpty();
 			assertThat(rows(yugabyte, query)).as(query).isEqualTo(expected);
 		}
-		assertThat(rows(postgresql, OPTIONS)).containsExactly("taskqueue_task fillfactor=80");
+		assertThat(rows(postgresql, OPTIONS)).containsExactly("taskqueue_task fillfactor=80,"
+				+ "autovacuum_vacuum_scale_factor=0,autovacuum_vacuum_threshold=1000,"
+				+ "autovacuum_vacuum_cost_limit=2000,autovacuum_vacuum_cost_delay=2");
 		assertThat(rows(yugabyte, OPTIONS)).isEmpty();
 	}
 

@@ -2,7 +2,7 @@ package dev.taskqueue.autoconfigure;
 
 import java.time.Duration;
 
-import dev.taskqueue.jdbc.QueueLimits;
+import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.test.PropertyFailures;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskQueue;
-import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
@@ -47,12 +47,13 @@ class SchemaMigrationIntegrationTests {
 					"1 V1__create_taskqueue_tables.sql true", "2 V2__operations_and_observability.sql true",
 					"3 V3__unique_tasks.sql true", "4 V4__ordered_keys.sql true", "5 V5__queue_limits.sql true", "6 V6__recurring_schedules.sql true",
 					"7 V7__topics_and_batches.sql true", "8 V8__dashboard_stats.sql true", "9 V9__hash_sharded_claims.sql true",
-					"10 V10__shutdown_give_backs.sql true", "11 V11__session_queues.sql true");
+					"10 V10__shutdown_give_backs.sql true", "11 V11__session_queues.sql true",
+					"12 V12__queue_autovacuum.sql true");
 			assertThat(jdbc(url).queryForList("SELECT name FROM app_table", String.class)).containsExactly("kept");
 			assertHandled(context);
 		}
 		try (ConfigurableApplicationContext restarted = TestApplications.start(url, List.of(Handlers.class))) {
-			assertThat(history(url, "taskqueue_schema_history")).hasSize(12);
+			assertThat(history(url, "taskqueue_schema_history")).hasSize(13);
 		}
 	}
 
@@ -79,7 +80,7 @@ class SchemaMigrationIntegrationTests {
 		for (String migration : List.of("V1__create_taskqueue_tables.sql", "V2__operations_and_observability.sql",
 				"V3__unique_tasks.sql", "V4__ordered_keys.sql", "V5__queue_limits.sql", "V6__recurring_schedules.sql",
 				"V7__topics_and_batches.sql", "V8__dashboard_stats.sql", "V9__hash_sharded_claims.sql",
-				"V10__shutdown_give_backs.sql", "V11__session_queues.sql")) {
+				"V10__shutdown_give_backs.sql", "V11__session_queues.sql", "V12__queue_autovacuum.sql")) {
 			// PostgreSQL's migrations are all under db/taskqueue, some in the subfolders they share with other databases
 			Resource[] script = new PathMatchingResourcePatternResolver()
 				.getResources(TaskQueueSchemaMigrator.LOCATION + "/**/" + migration);
@@ -106,7 +107,7 @@ class SchemaMigrationIntegrationTests {
 		try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config)) {
 			new TaskQueueSchemaMigrator(pool, TaskTables.inSchema(null)).afterPropertiesSet();
 		}
-		assertThat(history(url, "taskqueue_schema_history")).hasSize(11);
+		assertThat(history(url, "taskqueue_schema_history")).hasSize(12);
 	}
 
 	@Test
@@ -129,7 +130,8 @@ class SchemaMigrationIntegrationTests {
 						"2 V2__operations_and_observability.sql true", "3 V3__unique_tasks.sql true",
 						"4 V4__ordered_keys.sql true", "5 V5__queue_limits.sql true", "6 V6__recurring_schedules.sql true",
 					"7 V7__topics_and_batches.sql true", "8 V8__dashboard_stats.sql true", "9 V9__hash_sharded_claims.sql true",
-					"10 V10__shutdown_give_backs.sql true", "11 V11__session_queues.sql true");
+					"10 V10__shutdown_give_backs.sql true", "11 V11__session_queues.sql true",
+					"12 V12__queue_autovacuum.sql true");
 			try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 				UUID id = context.getBean(TaskQueue.class).enqueue("schema-check", "after");
 				Await.until("the task is handled", WAIT,

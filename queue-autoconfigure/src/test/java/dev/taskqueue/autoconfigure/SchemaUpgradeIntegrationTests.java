@@ -169,6 +169,23 @@ class SchemaUpgradeIntegrationTests {
 		}
 	}
 
+	/**
+	 * An operator who tuned the task table's autovacuum before upgrading keeps those settings: version 12 adds only
+	 * the parameters the table does not have yet.
+	 */
+	@Test
+	void version12KeepsTheAutovacuumSettingsAnOperatorMadeBefore() {
+		String url = TestDatabase.createDatabase();
+		DriverManagerDataSource dataSource = migratedTo(url, "11");
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		jdbc.execute("ALTER TABLE taskqueue_task SET (autovacuum_vacuum_threshold = 50000, autovacuum_enabled = false)");
+		migratedTo(url, "12");
+		assertThat(jdbc.queryForObject("SELECT array_to_string(reloptions, ',') FROM pg_class "
+				+ "WHERE oid = 'taskqueue_task'::regclass", String.class))
+			.isEqualTo("fillfactor=80,autovacuum_vacuum_threshold=50000,autovacuum_enabled=false,"
+					+ "autovacuum_vacuum_scale_factor=0,autovacuum_vacuum_cost_limit=2000,autovacuum_vacuum_cost_delay=2");
+	}
+
 	/** The database at {@code url}, with TaskQueue's schema migrated up to version {@code target}. */
 	private static DriverManagerDataSource migratedTo(String url, String target) {
 		DriverManagerDataSource dataSource = new DriverManagerDataSource(url);

@@ -1,6 +1,6 @@
 package dev.taskqueue.autoconfigure;
 
-import dev.taskqueue.support.StartupFailure;
+import dev.taskqueue.internal.support.StartupFailure;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -67,7 +67,7 @@ class SpringBootVersionCheckTests {
 		// Spring Boot's own analyzers need the context's bean factory: left out here.
 		assertThat(factories.load(FailureAnalyzer.class, null, (type, name, failure) -> {
 		})).anySatisfy((analyzer) -> assertThat(analyzer.getClass()
-			.getName()).isEqualTo("dev.taskqueue.support.StartupFailureAnalyzer"));
+			.getName()).isEqualTo("dev.taskqueue.internal.support.StartupFailureAnalyzer"));
 	}
 
 	@Test

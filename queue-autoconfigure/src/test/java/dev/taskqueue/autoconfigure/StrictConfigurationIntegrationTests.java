@@ -5,7 +5,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.taskqueue.TaskHandler;
-import dev.taskqueue.support.StartupFailure;
+import dev.taskqueue.internal.support.StartupFailure;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -12,13 +12,13 @@ import dev.taskqueue.EnqueueResult;
 import dev.taskqueue.PublishResult;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskRequest;
-import dev.taskqueue.handler.TaskHandlerAnnotationBeanPostProcessor;
-import dev.taskqueue.handler.TaskHandlerRegistry;
-import dev.taskqueue.jdbc.EnqueueRepository;
-import dev.taskqueue.jdbc.TaskRepository;
+import dev.taskqueue.internal.handler.TaskHandlerAnnotationBeanPostProcessor;
+import dev.taskqueue.internal.handler.TaskHandlerRegistry;
+import dev.taskqueue.internal.jdbc.EnqueueRepository;
+import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.test.PropertyFailures;
 import dev.taskqueue.test.TestDatabase;
-import dev.taskqueue.worker.TaskWorker;
+import dev.taskqueue.internal.worker.TaskWorker;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -62,7 +62,7 @@ class TaskQueueRuntimeHintsTests {
 		assertThat(List.of(TaskQueueProperties.class, WorkerProperties.class, RetryProperties.class,
 				RetryProperties.Backoff.class, QueueProperties.class, RateLimitProperties.class,
 				SerializationRetryProperties.class, ScheduleProperties.class, DashboardProperties.class,
-				HealthProperties.class, TaskQueueProperties.Retention.class))
+				HealthProperties.class, BloatProperties.class, TaskQueueProperties.Retention.class))
 			.allSatisfy((group) -> assertThat(RuntimeHintsPredicates.reflection()
 				.onType(group)
 				.withMemberCategory(MemberCategory.INVOKE_PUBLIC_METHODS)).accepts(this.hints));

@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
-import dev.taskqueue.jdbc.MigrationLock;
-import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.internal.jdbc.MigrationLock;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

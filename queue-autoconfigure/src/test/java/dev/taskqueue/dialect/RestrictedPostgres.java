@@ -5,9 +5,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
-import dev.taskqueue.jdbc.Database;
-import dev.taskqueue.jdbc.DatabaseDialect;
-import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.internal.jdbc.Database;
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 
 import org.springframework.context.annotation.Bean;

@@ -14,7 +14,7 @@ import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.UniqueMode;
-import dev.taskqueue.jdbc.SessionRepository;
+import dev.taskqueue.internal.jdbc.SessionRepository;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import org.junit.jupiter.api.AfterAll;

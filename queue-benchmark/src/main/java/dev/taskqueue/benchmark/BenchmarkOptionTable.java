@@ -13,16 +13,20 @@ final class BenchmarkOptionTable {
 			new Option("runs", "1", null, "runs of each workload; the summary shows medians"),
 			new Option("jdbc-url", "", null, "a PostgreSQL server instead of the embedded one, e.g. "
 					+ "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres (scratch databases are made there)"),
-			new Option("tasks", "50000", "5000", "W1 tasks per drain; W4 tasks per enqueueAll measurement"),
+			new Option("tasks", "50000", "5000", "W1 tasks per drain of the one-per-transaction contenders (transactional, "
+					+ "its baseline, the peers); W4 tasks per enqueueAll measurement"),
+			new Option("batch-tasks", "300000", "5000", "W1 tasks per drain of the batch contenders (grouped, batched, "
+					+ "the raw batches)"),
 			new Option("warmup-tasks", "10000", "1000", "tasks of the unreported warm-ups of W1, W3 and W4; 0 skips them"),
+			new Option("batch-warmup-tasks", "50000", "1000", "tasks of W1's unreported warm-up of each batch contender"),
 			new Option("modes", "transactional,grouped,batched", null, "handler completion modes of W1 and W3"),
 			new Option("batch-size", "50", null, "claim and delete size of the raw batch baseline that grouped "
 					+ "and batched are compared with, whatever their own sizes"),
 			new Option("raw-batch-sizes", "10,50,100,200", null, "W1 raw batch sizes measured besides, "
 					+ "to report the best"),
-			new Option("w1-others", DbSchedulerDrain.NAME + "," + RawShape.claimThenDelete().name() + ","
-					+ RawShape.deleteReturning().name(), null,
-					"W1 contenders besides the modes and their baselines; empty for none"),
+			new Option("w1-others", DbSchedulerDrain.NAME + "," + DbSchedulerDrain.DEFAULTS_NAME + "," + JobRunrDrain.NAME,
+					null, "W1 contenders besides the modes and their baselines (also " + RawShape.claimThenDelete().name()
+							+ ", a weaker reference); empty for none"),
 			new Option("db-scheduler-upper-limit", "4.0", null, "db-scheduler's lock-and-fetch upper limit (a "
 					+ "fraction of its threads; its own default is 1.0)"),
 			new Option("w2-rate", "200", null, "W2 tasks enqueued per second"),

@@ -123,6 +123,14 @@ final class BenchmarkOptions {
 		return positiveInt("tasks");
 	}
 
+	int batchTasks() {
+		return positiveInt("batch-tasks");
+	}
+
+	int batchWarmupTasks() {
+		return positiveInt("batch-warmup-tasks");
+	}
+
 	int warmupTasks() {
 		return parseInt("warmup-tasks", this.values.get("warmup-tasks"), 0);
 	}
@@ -154,12 +162,12 @@ final class BenchmarkOptions {
 	}
 
 	/**
-	 * Whether W1 measures {@code contender}: {@code db-scheduler}, {@code raw-claim-then-delete} or
-	 * {@code raw-delete-returning}.
+	 * Whether W1 measures {@code contender}: {@code db-scheduler}, {@code db-scheduler-defaults}, {@code jobrunr}
+	 * or {@code raw-claim-then-delete}.
 	 */
 	boolean w1Other(String contender) {
-		List<String> known = List.of(DbSchedulerDrain.NAME, RawShape.claimThenDelete().name(),
-				RawShape.deleteReturning().name());
+		List<String> known = List.of(DbSchedulerDrain.NAME, DbSchedulerDrain.DEFAULTS_NAME, JobRunrDrain.NAME,
+				RawShape.claimThenDelete().name());
 		List<String> others = list("w1-others");
 		for (String other : others) {
 			if (!known.contains(other)) {

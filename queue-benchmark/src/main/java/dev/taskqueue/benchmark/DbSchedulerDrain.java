@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import com.github.kagkarlsson.scheduler.Scheduler;
+import com.github.kagkarlsson.scheduler.SchedulerBuilder;
 import com.github.kagkarlsson.scheduler.SchedulerClient;
 import com.github.kagkarlsson.scheduler.task.TaskInstance;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
@@ -28,11 +29,17 @@ import com.zaxxer.hikari.HikariDataSource;
 /**
  * db-scheduler as a contender of W1: N no-op one-time tasks scheduled at once with its batch API (untimed), then
  * one scheduler, timed from its start until its table is empty. It gets its own connection pool of the worker's
- * size and its high-throughput settings: lock-and-fetch polling, as many threads as the worker's concurrency.
+ * size and as many threads as the worker's concurrency; {@link #NAME} runs it with its high-throughput settings
+ * (lock-and-fetch polling), {@link #DEFAULTS_NAME} as it comes (everything else its defaults: fetch polling with
+ * limits 0.5/3.0 and a polling interval of 10 s).
  */
 final class DbSchedulerDrain {
 
+	/** Tuned: lock-and-fetch. */
 	static final String NAME = "db-scheduler";
+
+	/** As it comes: only its threads and pool set. */
+	static final String DEFAULTS_NAME = "db-scheduler-defaults";
 
 	/** Its table's DDL, from db-scheduler's repository. */
 	private static final String TABLES = "/db-scheduler/postgresql_tables.sql";
@@ -55,8 +62,13 @@ final class DbSchedulerDrain {
 	private DbSchedulerDrain() {
 	}
 
-	/** What the contender's results are labelled with. */
+	/** What the contender's results are labelled with; {@code upperLimit} 0 for {@link #DEFAULTS_NAME}. */
 	static String describe(int threads, int poolSize, double upperLimit) {
+		if (upperLimit == 0) {
+			return "contender=" + DEFAULTS_NAME + " threads=" + threads + " pool=" + poolSize + " does=[db-scheduler "
+					+ "16.12 as it comes: " + SchedulerBuilder.DEFAULT_POLLING_STRATEGY.describe() + ", polling "
+					+ SchedulerBuilder.DEFAULT_POLLING_INTERVAL.toSeconds() + "s, one-time no-op task]";
+		}
 		return "contender=" + NAME + " threads=" + threads + " pool=" + poolSize + " does=[db-scheduler 16.12, "
 				+ "lock-and-fetch " + LOWER_LIMIT + "/" + upperLimit + ", polling " + POLLING_INTERVAL.toMillis()
 				+ "ms, one-time no-op task]";
@@ -81,17 +93,20 @@ final class DbSchedulerDrain {
 		}
 	}
 
-	/** Starts a scheduler on {@code database} and times it until all {@code tasks} have run and been removed. */
+	/**
+	 * Starts a scheduler on {@code database} and times it until all {@code tasks} have run and been removed;
+	 * {@code upperLimit} 0 runs it as it comes ({@link #DEFAULTS_NAME}).
+	 */
 	static Timing drain(ScratchDatabase database, int tasks, int threads, int poolSize, double upperLimit) {
 		AtomicLong handled = new AtomicLong();
 		try (HikariDataSource dataSource = dataSource(database, poolSize);
 				Connection probe = database.connect();
 				PreparedStatement anyLeft = probe.prepareStatement(ANY_LEFT)) {
-			Scheduler scheduler = Scheduler.create(dataSource, task(handled))
-				.threads(threads)
-				.pollUsingLockAndFetch(LOWER_LIMIT, upperLimit)
-				.pollingInterval(POLLING_INTERVAL)
-				.build();
+			SchedulerBuilder builder = Scheduler.create(dataSource, task(handled)).threads(threads);
+			if (upperLimit != 0) {
+				builder.pollUsingLockAndFetch(LOWER_LIMIT, upperLimit).pollingInterval(POLLING_INTERVAL);
+			}
+			Scheduler scheduler = builder.build();
 			long start = System.nanoTime();
 			long startCpu = Timing.otherThreadsCpuNow();
 			scheduler.start();

@@ -1,15 +1,19 @@
 package dev.taskqueue.benchmark;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
  * W1: enqueue N no-op tasks, then time one contender at a time until all are done: a worker instance in each mode,
- * the raw-SQL baselines they are compared with (one per transaction, batch of 50), db-scheduler, a sweep of raw
- * batch sizes and references without a ratio (the earlier claim-then-delete baseline, a one-statement delete),
- * interleaved so that a run's ratios share its conditions.
+ * the raw-SQL baselines they are compared with (the one-statement exactly-once loop for transactional, the batch
+ * loop of 50 for the batch modes), the peers (db-scheduler tuned and as it comes, JobRunr), a sweep of raw batch
+ * sizes and a weaker reference without a ratio, interleaved so that a run's ratios share its conditions. The
+ * one-per-transaction contenders drain {@code --tasks} (50,000), the batch ones {@code --batch-tasks} (300,000), so
+ * that a batch drain lasts long enough for its rate to be more than the JIT's warm-up.
  */
 final class DrainWorkload implements Workload {
 
@@ -27,45 +31,55 @@ final class DrainWorkload implements Workload {
 	@Override
 	public void warmUp() {
 		int tasks = this.bench.options().warmupTasks();
-		this.bench.report().info("W1 warm-up: " + tasks + " tasks for each contender");
+		int batchTasks = this.bench.options().batchWarmupTasks();
+		this.bench.report().info("W1 warm-up: " + tasks + " tasks for each one-per-transaction contender, " + batchTasks
+				+ " for each batch contender");
+		RawShape batch = RawShape.batch(this.bench.options().batchSize());
 		attempt("W1 warm-up " + RawShape.onePerTransaction().name(),
 				() -> raw(RawShape.onePerTransaction(), Mode.TRANSACTIONAL, tasks));
-		attempt("W1 warm-up " + RawShape.batch(this.bench.options().batchSize()).name(),
-				() -> raw(RawShape.batch(this.bench.options().batchSize()), Mode.BATCHED, tasks));
-		if (this.bench.options().w1Other(DbSchedulerDrain.NAME)) {
-			attempt("W1 warm-up " + DbSchedulerDrain.NAME, () -> dbScheduler(tasks));
+		attempt("W1 warm-up " + batch.name(), () -> raw(batch, Mode.BATCHED, batchTasks));
+		for (Peer peer : Peer.values()) {
+			if (this.bench.options().w1Other(peer.contender)) {
+				attempt("W1 warm-up " + peer.contender, () -> peer(peer, tasks));
+			}
 		}
-		this.bench.forEachMode("W1 warm-up", (mode) -> library(mode, tasks));
+		this.bench.forEachMode("W1 warm-up", (mode) -> library(mode, (mode == Mode.TRANSACTIONAL) ? tasks : batchTasks));
 	}
 
 	@Override
 	public void run() {
 		int tasks = this.bench.options().tasks();
+		int batchTasks = this.bench.options().batchTasks();
 		this.bench.report().info("W1 tasks are enqueued untimed (enqueueAll in batches of " + LibraryDrain.ENQUEUE_BATCH
-				+ ", db-scheduler's scheduleBatch); each drain is timed from the start of its workers until the "
-				+ "table is empty; jvm-cpu is this JVM's CPU per task meanwhile, the harness thread excluded");
+				+ ", db-scheduler's scheduleBatch, JobRunr's enqueue of a stream); each drain is timed from the start "
+				+ "of its workers until the table is empty (JobRunr: until every job is SUCCEEDED); jvm-cpu is this "
+				+ "JVM's CPU per task meanwhile, the harness thread excluded");
 		List<Mode> modes = this.bench.options().modes();
 		RawShape onePerTx = RawShape.onePerTransaction();
 		Timing raw = measureRaw(onePerTx, Mode.TRANSACTIONAL, tasks);
-		Timing dbScheduler = null;
-		if (this.bench.options().w1Other(DbSchedulerDrain.NAME)) {
-			dbScheduler = measureDbScheduler(tasks, onePerTx, raw);
+		Map<String, Timing> peers = new LinkedHashMap<>();
+		for (Peer peer : Peer.values()) {
+			if (this.bench.options().w1Other(peer.contender)) {
+				Timing timing = measurePeer(peer, tasks, onePerTx, raw);
+				if (timing != null) {
+					peers.put(peer.contender, timing);
+				}
+			}
 		}
 		if (modes.contains(Mode.TRANSACTIONAL)) {
-			measureLibrary(Mode.TRANSACTIONAL, tasks, onePerTx, raw, dbScheduler);
+			measureLibrary(Mode.TRANSACTIONAL, tasks, onePerTx, raw, peers);
 		}
 		RawShape batch = RawShape.batch(this.bench.options().batchSize());
-		Timing rawBatch = measureRaw(batch, Mode.BATCHED, tasks);
+		Timing rawBatch = measureRaw(batch, Mode.BATCHED, batchTasks);
 		for (Mode mode : modes) {
 			if (mode != Mode.TRANSACTIONAL) {
-				measureLibrary(mode, tasks, batch, rawBatch, null);
+				measureLibrary(mode, batchTasks, batch, rawBatch, Map.of());
 			}
 		}
-		measureBatchSizes(tasks, batch, rawBatch);
-		for (RawShape reference : List.of(RawShape.claimThenDelete(), RawShape.deleteReturning())) {
-			if (this.bench.options().w1Other(reference.name())) {
-				measureRaw(reference, Mode.TRANSACTIONAL, tasks);
-			}
+		measureBatchSizes(batchTasks, batch, rawBatch);
+		RawShape reference = RawShape.claimThenDelete();
+		if (this.bench.options().w1Other(reference.name())) {
+			measureRaw(reference, Mode.TRANSACTIONAL, tasks);
 		}
 	}
 
@@ -78,23 +92,34 @@ final class DrainWorkload implements Workload {
 		return timing;
 	}
 
-	private Timing measureDbScheduler(int tasks, RawShape baseline, Timing raw) {
-		Timing timing = attempt("W1 " + DbSchedulerDrain.NAME, () -> dbScheduler(tasks));
+	/** Measures {@code peer} and reports it, with its rate and CPU per task as ratios to {@code raw}'s. */
+	private Timing measurePeer(Peer peer, int tasks, RawShape baseline, Timing raw) {
+		Timing timing = attempt("W1 " + peer.contender, () -> peer(peer, tasks));
 		if (timing != null) {
-			Result result = Result.of("W1", "drain " + DbSchedulerDrain.describe(this.bench.threads(Mode.TRANSACTIONAL),
-					this.bench.library().poolSize(Mode.TRANSACTIONAL), this.bench.options().dbSchedulerUpperLimit())
-					+ " tasks=" + tasks, timing.rate(tasks),
+			int threads = this.bench.threads(Mode.TRANSACTIONAL);
+			int poolSize = this.bench.library().poolSize(Mode.TRANSACTIONAL);
+			String label = switch (peer) {
+				case DB_SCHEDULER -> DbSchedulerDrain.describe(threads, poolSize,
+						this.bench.options().dbSchedulerUpperLimit());
+				case DB_SCHEDULER_DEFAULTS -> DbSchedulerDrain.describe(threads, poolSize, 0);
+				case JOBRUNR -> JobRunrDrain.describe(threads, poolSize);
+			};
+			Result result = Result.of("W1", "drain " + label + " tasks=" + tasks, timing.rate(tasks),
 					timing.cpuPer(tasks));
-			this.bench.report().add((raw != null) ? result.comparedWith(baseline.name(), raw.rate(tasks)) : result);
+			if (raw != null) {
+				result = result.and(Metric.ratio("cpu-ratio", (double) timing.cpuNanos() / raw.cpuNanos()))
+					.comparedWith(baseline.name(), raw.rate(tasks));
+			}
+			this.bench.report().add(result);
 		}
 		return timing;
 	}
 
 	/**
 	 * Measures {@code mode} and reports it against {@code baseline}: its rate (the ratio), and its CPU per task as
-	 * a ratio too; transactional also against db-scheduler's rate.
+	 * a ratio too; and its rate against each of {@code peers}' in the same run.
 	 */
-	private void measureLibrary(Mode mode, int tasks, RawShape baseline, Timing raw, Timing dbScheduler) {
+	private void measureLibrary(Mode mode, int tasks, RawShape baseline, Timing raw, Map<String, Timing> peers) {
 		Timing timing = attempt("W1 mode=" + mode.label(), () -> library(mode, tasks));
 		if (timing == null) {
 			return;
@@ -104,9 +129,9 @@ final class DrainWorkload implements Workload {
 		if (raw != null) {
 			result = result.and(Metric.ratio("cpu-ratio", (double) timing.cpuNanos() / raw.cpuNanos()));
 		}
-		if (dbScheduler != null) {
-			result = result.and(Metric.ratio("vs-" + DbSchedulerDrain.NAME,
-					timing.rate(tasks).value() / dbScheduler.rate(tasks).value()));
+		for (Map.Entry<String, Timing> peer : peers.entrySet()) {
+			result = result.and(Metric.ratio("vs-" + peer.getKey(),
+					timing.rate(tasks).value() / peer.getValue().rate(tasks).value()));
 		}
 		this.bench.report().add((raw != null) ? result.comparedWith(baseline.name(), raw.rate(tasks)) : result);
 	}
@@ -172,13 +197,34 @@ final class DrainWorkload implements Workload {
 		}
 	}
 
-	private Timing dbScheduler(int tasks) {
+	private Timing peer(Peer peer, int tasks) {
+		int threads = this.bench.threads(Mode.TRANSACTIONAL);
+		int poolSize = this.bench.library().poolSize(Mode.TRANSACTIONAL);
 		try (ScratchDatabase database = this.bench.database().createScratch()) {
+			if (peer == Peer.JOBRUNR) {
+				JobRunrDrain.enqueue(database, tasks);
+				collectSetUpGarbage();
+				return JobRunrDrain.drain(database, tasks, threads, poolSize);
+			}
 			DbSchedulerDrain.schedule(database, tasks);
 			collectSetUpGarbage();
-			return DbSchedulerDrain.drain(database, tasks, this.bench.threads(Mode.TRANSACTIONAL),
-					this.bench.library().poolSize(Mode.TRANSACTIONAL), this.bench.options().dbSchedulerUpperLimit());
+			double upperLimit = (peer == Peer.DB_SCHEDULER) ? this.bench.options().dbSchedulerUpperLimit() : 0;
+			return DbSchedulerDrain.drain(database, tasks, threads, poolSize, upperLimit);
 		}
+	}
+
+	/** The other libraries TRANSACTIONAL is compared with, each with as many threads and connections. */
+	enum Peer {
+
+		DB_SCHEDULER(DbSchedulerDrain.NAME), DB_SCHEDULER_DEFAULTS(DbSchedulerDrain.DEFAULTS_NAME),
+		JOBRUNR(JobRunrDrain.NAME);
+
+		final String contender;
+
+		Peer(String contender) {
+			this.contender = contender;
+		}
+
 	}
 
 }

@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.taskqueue.TaskQueue;
-import dev.taskqueue.worker.TaskWorker;
+import dev.taskqueue.internal.worker.TaskWorker;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;

@@ -21,20 +21,10 @@ import java.util.concurrent.atomic.AtomicLong;
 final class RawDrain {
 
 	/**
-	 * One ready task, locked for the rest of the transaction; the same order and index as TaskRepository's claim
-	 * (bucket 0: the baselines drain queues of one bucket, and the ready index starts with (queue, bucket)).
+	 * The exactly-once loop's one statement: the next ready task in the same order and on the same index as
+	 * TaskRepository's claim (bucket 0: the baselines drain queues of one bucket, and the ready index starts with
+	 * (queue, bucket)), locked and deleted, with what the handler needs.
 	 */
-	private static final String LOCK_ONE = """
-			SELECT id, payload::text AS payload FROM %s
-			WHERE queue = ? AND bucket = 0 AND claimed_by IS NULL AND run_at <= now()
-			ORDER BY priority DESC, run_at, id
-			LIMIT 1
-			FOR UPDATE SKIP LOCKED
-			""";
-
-	private static final String DELETE_ONE = "DELETE FROM %s WHERE id = ?";
-
-	/** The same lock as {@link #LOCK_ONE} and the delete, in one statement. */
 	private static final String DELETE_NEXT = """
 			DELETE FROM %1$s WHERE id = (
 			    SELECT id FROM %1$s
@@ -44,6 +34,25 @@ final class RawDrain {
 			    FOR UPDATE SKIP LOCKED)
 			RETURNING id, payload::text AS payload
 			""";
+
+	/**
+	 * The batch loop's claim: mark up to {@code limit} ready tasks (same order and index) with the loop's session,
+	 * returning what the handlers need.
+	 */
+	private static final String CLAIM_BATCH = """
+			UPDATE %1$s t SET claimed_by = ?
+			FROM (
+			    SELECT id FROM %1$s
+			    WHERE queue = ? AND bucket = 0 AND claimed_by IS NULL AND run_at <= now()
+			    ORDER BY priority DESC, run_at, id
+			    LIMIT ?
+			    FOR UPDATE SKIP LOCKED) ready
+			WHERE t.id = ready.id
+			RETURNING t.id, t.payload::text AS payload
+			""";
+
+	/** The batch loop's completion: its claimed tasks, by id. */
+	private static final String DELETE_BATCH = "DELETE FROM %s WHERE id = ANY(?)";
 
 	private static final String COMPLETE_ONE = "DELETE FROM %s WHERE id = ? AND claimed_by = ? AND attempt = ?";
 
@@ -71,9 +80,9 @@ final class RawDrain {
 						ready.countDown();
 						go.await();
 						return switch (shape.kind()) {
-							case LOCK_THEN_DELETE -> lockAndDelete(connection, queue, budget);
 							case DELETE_RETURNING -> deleteReturning(connection, queue, budget);
-							case CLAIM_THEN_DELETE -> claimThenDelete(connection, shape.batch(), queue, budget);
+							case CLAIM_THEN_DELETE -> (shape.batch() == 1) ? claimThenDelete(connection, queue, budget)
+									: claimBatchThenDelete(connection, shape.batch(), queue, budget);
 						};
 					}
 				}));
@@ -104,33 +113,6 @@ final class RawDrain {
 		}
 	}
 
-	/** One task per transaction: lock one row, (the handler would run here), delete it, commit. */
-	private long lockAndDelete(Connection connection, String queue, AtomicLong budget) throws SQLException {
-		try (PreparedStatement lock = connection.prepareStatement(LOCK_ONE.formatted(this.table));
-				PreparedStatement delete = connection.prepareStatement(DELETE_ONE.formatted(this.table))) {
-			lock.setString(1, queue);
-			long done = 0;
-			while (budget.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
-				UUID id = null;
-				try (ResultSet row = lock.executeQuery()) {
-					if (row.next()) {
-						id = row.getObject("id", UUID.class);
-						row.getString("payload");
-					}
-				}
-				if (id == null) {
-					connection.commit();
-					budget.incrementAndGet();
-					return done; // the rest is locked by other threads
-				}
-				delete.setObject(1, id);
-				done += delete.executeUpdate();
-				connection.commit();
-			}
-			return done;
-		}
-	}
-
 	/** One task per transaction in one statement: delete the next row, (the handler would run here), commit. */
 	private long deleteReturning(Connection connection, String queue, AtomicLong budget) throws SQLException {
 		try (PreparedStatement delete = connection.prepareStatement(DELETE_NEXT.formatted(this.table))) {
@@ -157,15 +139,15 @@ final class RawDrain {
 
 	/**
 	 * Claims up to {@code batchSize} tasks (marking them claimed) and commits, then (after the handlers would have
-	 * run) deletes them, by id, claim and attempt for one, else with one {@code DELETE … WHERE id = ANY(?)}, and
-	 * commits.
+	 * run) deletes them with one {@code DELETE … WHERE id = ANY(?)} and commits.
 	 */
-	private long claimThenDelete(Connection connection, int batchSize, String queue, AtomicLong budget)
+	private long claimBatchThenDelete(Connection connection, int batchSize, String queue, AtomicLong budget)
 			throws SQLException {
 		UUID session = UUID.randomUUID();
-		try (PreparedStatement claim = connection.prepareStatement(Baseline.CLAIM.formatted(this.table));
-				PreparedStatement complete = connection.prepareStatement(
-						((batchSize == 1) ? COMPLETE_ONE : Baseline.COMPLETE_ALL).formatted(this.table))) {
+		try (PreparedStatement claim = connection.prepareStatement(CLAIM_BATCH.formatted(this.table));
+				PreparedStatement delete = connection.prepareStatement(DELETE_BATCH.formatted(this.table))) {
+			claim.setObject(1, session);
+			claim.setString(2, queue);
 			long done = 0;
 			while (true) {
 				long wanted = budget.getAndUpdate((left) -> left - Math.min(left, batchSize));
@@ -173,25 +155,49 @@ final class RawDrain {
 				if (limit == 0) {
 					return done;
 				}
-				List<ClaimedRow> claimed = claim(claim, queue, limit, session);
+				claim.setInt(3, limit);
+				List<UUID> claimed = new ArrayList<>(limit);
+				try (ResultSet rows = claim.executeQuery()) {
+					while (rows.next()) {
+						claimed.add(rows.getObject(1, UUID.class));
+						rows.getString(2);
+					}
+				}
 				connection.commit();
 				budget.addAndGet(limit - claimed.size());
 				if (claimed.isEmpty()) {
 					return done; // the rest is claimed by other threads
 				}
-				if (batchSize == 1) {
-					complete.setObject(1, claimed.get(0).id());
-					complete.setObject(2, session);
-					complete.setInt(3, claimed.get(0).attempt());
+				delete.setArray(1, connection.createArrayOf("uuid", claimed.toArray()));
+				done += delete.executeUpdate();
+				connection.commit();
+			}
+		}
+	}
+
+	/**
+	 * The weaker reference: claims one task as TaskRepository does and commits, then deletes it fenced by its claim
+	 * and commits.
+	 */
+	private long claimThenDelete(Connection connection, String queue, AtomicLong budget) throws SQLException {
+		UUID session = UUID.randomUUID();
+		try (PreparedStatement claim = connection.prepareStatement(Baseline.CLAIM.formatted(this.table));
+				PreparedStatement complete = connection.prepareStatement(COMPLETE_ONE.formatted(this.table))) {
+			long done = 0;
+			while (budget.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
+				List<ClaimedRow> claimed = claim(claim, queue, 1, session);
+				connection.commit();
+				if (claimed.isEmpty()) {
+					budget.incrementAndGet();
+					return done; // the rest is claimed by other threads
 				}
-				else {
-					complete.setArray(1, connection.createArrayOf("uuid",
-							claimed.stream().map(ClaimedRow::id).toArray()));
-					complete.setObject(2, session);
-				}
+				complete.setObject(1, claimed.get(0).id());
+				complete.setObject(2, session);
+				complete.setInt(3, claimed.get(0).attempt());
 				done += complete.executeUpdate();
 				connection.commit();
 			}
+			return done;
 		}
 	}
 

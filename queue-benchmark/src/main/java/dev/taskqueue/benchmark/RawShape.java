@@ -4,43 +4,49 @@ package dev.taskqueue.benchmark;
  * What a raw-SQL drain does per task, named and described in every result line it produces, so that no figure is
  * read as a limit it is not.
  *
- * @param name the short name, e.g. {@code raw-1-per-tx}
+ * @param name the short name, e.g. {@code raw-delete-returning}
  * @param batch tasks claimed (and deleted) per round
  * @param kind how a round claims and deletes
  */
 record RawShape(String name, int batch, Kind kind) {
 
-	/** The limit of one task per transaction: lock one row, delete it in the same transaction, commit. */
+	/**
+	 * The strongest loop for exactly-once, one task per transaction, and the baseline of {@code TRANSACTIONAL}: the
+	 * delete is the claim ({@code DELETE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED) RETURNING}), the handler
+	 * runs, the commit: two round trips a task.
+	 */
 	static RawShape onePerTransaction() {
-		return new RawShape("raw-1-per-tx", 1, Kind.LOCK_THEN_DELETE);
+		return new RawShape("raw-delete-returning", 1, Kind.DELETE_RETURNING);
 	}
 
-	/** The limit of batching: claim {@code batch} rows and commit, then delete them all in one statement and commit. */
+	/**
+	 * The strongest batch loop, the baseline of group commit and {@code BATCHED}: mark {@code batch} rows claimed
+	 * ({@code UPDATE … SET claimed_by = ? FROM (SELECT … FOR UPDATE SKIP LOCKED) … RETURNING}) and commit, the
+	 * handlers, {@code DELETE … WHERE id = ANY(?)} and commit.
+	 */
 	static RawShape batch(int batch) {
 		return new RawShape("raw-batch-" + batch, batch, Kind.CLAIM_THEN_DELETE);
 	}
 
-	/** The benchmark's earlier "one per transaction" baseline, kept for reference: two commits per task. */
+	/**
+	 * A weaker reference, not a baseline: claim one task as TaskRepository does (session, claim time, attempt) and
+	 * commit, then delete it fenced by its claim and commit: two commits and two round trips a task besides the
+	 * claim's.
+	 */
 	static RawShape claimThenDelete() {
 		return new RawShape("raw-claim-then-delete", 1, Kind.CLAIM_THEN_DELETE);
-	}
-
-	/** One statement and one commit per task: the delete is the claim, the handler would run before the commit. */
-	static RawShape deleteReturning() {
-		return new RawShape("raw-delete-returning", 1, Kind.DELETE_RETURNING);
 	}
 
 	/** Exactly what it does, for the result lines. */
 	String description() {
 		return switch (this.kind) {
-			case LOCK_THEN_DELETE -> "claim 1 FOR UPDATE SKIP LOCKED + DELETE by id in the same transaction, "
-					+ "1 commit/task";
-			case DELETE_RETURNING -> "DELETE WHERE id = (SELECT 1 FOR UPDATE SKIP LOCKED) RETURNING, "
-					+ "1 statement + 1 commit/task";
+			case DELETE_RETURNING -> "DELETE WHERE id = (SELECT 1 FOR UPDATE SKIP LOCKED) RETURNING id+payload, "
+					+ "COMMIT: 1 statement + 1 commit/task, 2 round trips";
 			case CLAIM_THEN_DELETE -> (this.batch == 1)
-					? "claim 1 SKIP LOCKED (UPDATE, commit) + DELETE by id (commit), 2 commits/task"
-					: "claim " + this.batch + " SKIP LOCKED (UPDATE, commit) + DELETE = ANY (commit), 2 commits/"
-							+ this.batch + " tasks";
+					? "weaker reference: claim 1 SKIP LOCKED (UPDATE, commit) + fenced DELETE by id (commit), "
+							+ "2 commits/task"
+					: "UPDATE SET claimed_by FROM (SELECT " + this.batch + " FOR UPDATE SKIP LOCKED) RETURNING, "
+							+ "COMMIT, DELETE WHERE id = ANY, COMMIT: 2 commits/" + this.batch + " tasks";
 		};
 	}
 
@@ -52,13 +58,10 @@ record RawShape(String name, int batch, Kind kind) {
 	/** How a raw drain claims and deletes. */
 	enum Kind {
 
-		/** {@code SELECT … FOR UPDATE SKIP LOCKED}, then {@code DELETE} by id, one commit. */
-		LOCK_THEN_DELETE,
-
 		/** {@code DELETE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED) RETURNING}, one commit. */
 		DELETE_RETURNING,
 
-		/** TaskRepository's claim ({@code UPDATE … RETURNING}) and commit, then {@code DELETE} and commit. */
+		/** Claim ({@code UPDATE … RETURNING}) and commit, then {@code DELETE} and commit. */
 		CLAIM_THEN_DELETE
 
 	}

@@ -17,9 +17,9 @@ class BenchmarkSmokeIntegrationTests {
 
 	@Test
 	void drainAndEnqueueWorkloadsPrintResultsAndSummary() {
-		List<String> args = new ArrayList<>(List.of("--workloads=W1,W4,W8", "--tasks=500", "--warmup-tasks=0",
-				"--w4-single-tasks=100", "--raw-batch-sizes=10",
-				"--w1-others=db-scheduler,raw-claim-then-delete,raw-delete-returning"));
+		List<String> args = new ArrayList<>(List.of("--workloads=W1,W4,W8", "--tasks=500", "--batch-tasks=700",
+				"--warmup-tasks=0", "--w4-single-tasks=100", "--raw-batch-sizes=10",
+				"--w1-others=db-scheduler,db-scheduler-defaults,jobrunr,raw-claim-then-delete"));
 		String url = System.getenv("TASKQUEUE_TEST_JDBC_URL");
 		if (url != null && !url.isBlank()) {
 			args.add("--jdbc-url=" + url);
@@ -33,17 +33,25 @@ class BenchmarkSmokeIntegrationTests {
 				args.toArray(String[]::new));
 		String printed = output.toString(StandardCharsets.UTF_8);
 		assertThat(exitCode).as(printed).isZero();
-		assertThat(printed).contains("RESULT W1 drain mode=transactional", "RESULT W1 drain mode=grouped",
-				"RESULT W1 drain mode=batched", "RESULT W1 drain contender=db-scheduler threads=8 pool=12",
-				"RESULT W1 drain baseline=raw-1-per-tx threads=8 does=[claim 1 FOR UPDATE SKIP LOCKED + DELETE",
-				"RESULT W1 drain baseline=raw-batch-50 threads=8", "RESULT W1 drain baseline=raw-batch-10 threads=8",
-				"RESULT W1 drain raw-batch best of sizes=10,50", "RESULT W1 drain baseline=raw-claim-then-delete",
-				"RESULT W1 drain baseline=raw-delete-returning",
+		assertThat(printed).contains("RESULT W1 drain mode=transactional threads=8 config=default tasks=500 ",
+				"RESULT W1 drain mode=grouped threads=8 group=20 config=default tasks=700 ",
+				"RESULT W1 drain mode=batched threads=8 config=default tasks=700 ",
+				"RESULT W1 drain contender=db-scheduler threads=8 pool=12 does=[db-scheduler 16.12, lock-and-fetch",
+				"RESULT W1 drain contender=db-scheduler-defaults threads=8 pool=12 does=[db-scheduler 16.12 as it comes",
+				"RESULT W1 drain contender=jobrunr threads=8 pool=12 does=[JobRunr 8.7.0 OSS",
+				"RESULT W1 drain baseline=raw-delete-returning threads=8 does=[DELETE WHERE id = (SELECT 1 FOR UPDATE "
+						+ "SKIP LOCKED) RETURNING",
+				"RESULT W1 drain baseline=raw-batch-50 threads=8 does=[UPDATE SET claimed_by FROM (SELECT 50",
+				"RESULT W1 drain baseline=raw-batch-10 threads=8", "RESULT W1 drain raw-batch best of sizes=10,50",
+				"RESULT W1 drain baseline=raw-claim-then-delete threads=8 does=[weaker reference",
 				"RESULT W4 enqueueAll batch=1000", "RESULT W4 insert baseline=raw-multi-row",
 				"RESULT W4 enqueue unique-keys batch=1", "RESULT W4 enqueueAll unique-keys batch=1000",
 				"RESULT W8 drain mode=transactional", "global-concurrency=8", "rate-limit=1000000/1s", "SUMMARY");
 		assertThat(printed).containsPattern("mode=transactional .* jvm-cpu=\\d+us cpu-ratio=\\S+ "
-				+ "vs-db-scheduler=\\S+ baseline=raw-1-per-tx\\(\\d+/s\\) ratio=");
+				+ "vs-db-scheduler=\\S+ vs-db-scheduler-defaults=\\S+ vs-jobrunr=\\S+ "
+				+ "baseline=raw-delete-returning\\(\\d+/s\\) ratio=");
+		assertThat(printed).containsPattern("contender=jobrunr .* jvm-cpu=\\d+us cpu-ratio=\\S+ "
+				+ "baseline=raw-delete-returning\\(\\d+/s\\) ratio=");
 		assertThat(printed).containsPattern("mode=batched .* baseline=raw-batch-50\\(\\d+/s\\) ratio=");
 	}
 

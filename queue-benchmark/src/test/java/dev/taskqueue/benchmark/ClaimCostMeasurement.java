@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
-import dev.taskqueue.jdbc.SessionRepository;
-import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.internal.jdbc.SessionRepository;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;

@@ -9,7 +9,7 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.jdbc.TaskTables;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 

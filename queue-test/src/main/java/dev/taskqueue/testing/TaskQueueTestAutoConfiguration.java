@@ -3,9 +3,9 @@ package dev.taskqueue.testing;
 import javax.sql.DataSource;
 
 import dev.taskqueue.autoconfigure.TaskQueueAutoConfiguration;
-import dev.taskqueue.jdbc.TaskTables;
-import dev.taskqueue.worker.TaskRunner;
-import dev.taskqueue.worker.TaskWorker;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.worker.TaskRunner;
+import dev.taskqueue.internal.worker.TaskWorker;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;

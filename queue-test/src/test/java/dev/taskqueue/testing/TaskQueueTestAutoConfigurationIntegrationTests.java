@@ -5,7 +5,7 @@ import javax.sql.DataSource;
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
-import dev.taskqueue.worker.TaskRunner;
+import dev.taskqueue.internal.worker.TaskRunner;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -1,0 +1,190 @@
+package dev.taskqueue.internal.dashboard;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+import dev.taskqueue.DeadTask;
+import dev.taskqueue.QueueName;
+import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskRedactor;
+import dev.taskqueue.TaskQueueOperations.QueueStats;
+import dev.taskqueue.internal.jdbc.DashboardQueries;
+import dev.taskqueue.internal.jdbc.DeadTaskView;
+import dev.taskqueue.internal.jdbc.Keyset;
+import dev.taskqueue.internal.jdbc.QueueMinuteRepository;
+import dev.taskqueue.internal.jdbc.TaskView;
+import dev.taskqueue.internal.support.Redaction;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.servlet.function.ServerRequest;
+import org.springframework.web.servlet.function.ServerResponse;
+import org.springframework.web.servlet.support.RequestContextUtils;
+
+/**
+ * The dashboard's pages (GET only, no page changes anything). Each reads what it shows with bounded statements: the
+ * gauges' statistics, one keyset page of tasks, the last hour of per-minute counts.
+ */
+final class DashboardPages {
+
+	static final int PAGE_SIZE = 50;
+
+	static final String FLASH = "taskqueue.dashboard.flash";
+
+	private static final MediaType HTML = MediaType.parseMediaType("text/html;charset=UTF-8");
+
+	private final TaskQueueOperations operations;
+
+	private final DashboardQueries queries;
+
+	private final QueueMinuteRepository minutes;
+
+	private final DashboardSettings settings;
+
+	private final OverviewPage overview;
+
+	private final QueuePage queuePage;
+
+	private final TaskRedactor redactor;
+
+	/**
+	 * @param redactor what the pages show of payloads and errors: every payload and error shown goes through it
+	 */
+	DashboardPages(TaskQueueOperations operations, DashboardQueries queries, QueueMinuteRepository minutes,
+			DashboardSettings settings, List<OverviewSection> sections, TaskRedactor redactor) {
+		this.redactor = redactor;
+		this.operations = operations;
+		this.queries = queries;
+		this.minutes = minutes;
+		this.settings = settings;
+		this.overview = new OverviewPage(settings.countLimit(), settings.refreshInterval(), sections);
+		this.queuePage = new QueuePage(settings.countLimit());
+	}
+
+	ServerResponse overview(ServerRequest request) {
+		Throughput throughput = new Throughput(this.minutes.recent(Throughput.MINUTES));
+		return html(HttpStatus.OK, this.overview.render(context(request), this.operations.queueStats(),
+				this.operations.sessions(), throughput));
+	}
+
+	ServerResponse queue(ServerRequest request) {
+		String queue = QueueName.requireValid(request.pathVariable("queue"), "queue");
+		QueuePage.View view = QueuePage.View.of(param(request, "view"));
+		Keyset after = Keyset.parse(param(request, "after"));
+		List<TaskView> found = switch (view) {
+			case READY -> this.queries.ready(queue, after, PAGE_SIZE + 1);
+			case SCHEDULED -> this.queries.scheduled(queue, after, PAGE_SIZE + 1);
+			case RUNNING -> this.queries.running(queue, after, PAGE_SIZE + 1);
+			// The held view's cursor is the last task's ordering key (in "key") and sequence number (in "after").
+			case HELD -> this.queries.held(queue, (after != null) ? request.param("key").orElse("") : null,
+					(after != null) ? after.micros() : 0, PAGE_SIZE + 1);
+		};
+		// One more row than shown tells whether there is a next page, without counting.
+		String next = null;
+		if (found.size() > PAGE_SIZE) {
+			found = found.subList(0, PAGE_SIZE);
+			TaskView last = found.get(PAGE_SIZE - 1);
+			next = switch (view) {
+				case RUNNING -> new Keyset(0,
+						TaskView.micros((last.claimedAt() != null) ? last.claimedAt() : last.runAt()), last.id())
+					.toString();
+				case HELD -> new Keyset(0, (last.orderingSeq() != null) ? last.orderingSeq() : 0, last.id()) + "&key="
+						+ URLEncoder.encode(String.valueOf(last.orderingKey()), StandardCharsets.UTF_8);
+				default -> new Keyset(last.priority(), TaskView.micros(last.runAt()), last.id()).toString();
+			};
+		}
+		return html(HttpStatus.OK, this.queuePage.render(context(request), queue, stats(queue), view,
+				found.stream().map(this::redact).toList(), next));
+	}
+
+	ServerResponse deadLetters(ServerRequest request) {
+		String queue = param(request, "queue");
+		if (queue != null) {
+			QueueName.requireValid(queue, "queue");
+		}
+		String text = param(request, "error");
+		List<DeadTask> found = this.queries.deadTasks(queue, text, Keyset.parse(param(request, "after")),
+				PAGE_SIZE + 1);
+		String next = null;
+		if (found.size() > PAGE_SIZE) {
+			found = found.subList(0, PAGE_SIZE);
+			DeadTask last = found.get(PAGE_SIZE - 1);
+			next = new Keyset(0, TaskView.micros(last.failedAt()), last.id()).toString();
+		}
+		return html(HttpStatus.OK, DeadLettersPage.render(context(request), queue, text,
+				found.stream().map((dead) -> Redaction.apply(this.redactor, dead)).toList(), next));
+	}
+
+	ServerResponse task(ServerRequest request) {
+		UUID id = id(request);
+		PageContext context = context(request);
+		Optional<TaskView> waiting = this.queries.find(id);
+		if (waiting.isPresent()) {
+			return html(HttpStatus.OK, TaskPage.waiting(context, redact(waiting.get())));
+		}
+		return this.queries.findDead(id)
+			.map((dead) -> html(HttpStatus.OK, TaskPage.dead(context, new DeadTaskView(
+					Redaction.apply(this.redactor, dead.task()), dead.payloadBytes(), dead.errorBytes()))))
+			.orElseGet(() -> html(HttpStatus.NOT_FOUND, MessagePage.error(context, "No such task",
+					"No task " + id + " waits, runs or is dead: it completed, was cancelled or deleted.")));
+	}
+
+	private TaskView redact(TaskView task) {
+		if (this.redactor == TaskRedactor.NONE) {
+			return task;
+		}
+		String error = task.lastError();
+		return task.withText(this.redactor.payload(task.queue(), task.payload()),
+				(error != null) ? this.redactor.error(task.queue(), error) : null);
+	}
+
+	/** What the statistics say of one queue; zeros for a queue they do not list. */
+	QueueStats stats(String queue) {
+		return this.operations.queueStats()
+			.stream()
+			.filter((stats) -> stats.queue().equals(queue))
+			.findFirst()
+			.orElseGet(() -> new QueueStats(queue, 0, 0, 0, 0, Duration.ZERO, false));
+	}
+
+	PageContext context(ServerRequest request) {
+		HttpServletRequest servlet = request.servletRequest();
+		Map<String, ?> flash = RequestContextUtils.getInputFlashMap(servlet);
+		Object message = (flash != null) ? flash.get(FLASH) : null;
+		return PageContext.of(servlet, this.settings.path(), this.settings.readOnly(),
+				(message != null) ? message.toString() : null);
+	}
+
+	static ServerResponse html(HttpStatus status, String page) {
+		return ServerResponse.status(status)
+			.contentType(HTML)
+			.header("Cache-Control", "no-store")
+			.header("X-Content-Type-Options", "nosniff")
+			// Defence in depth behind the escaping: no script runs, nothing is loaded from elsewhere.
+			.header("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; "
+					+ "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+			.body(page);
+	}
+
+	static UUID id(ServerRequest request) {
+		String id = request.pathVariable("id");
+		try {
+			return UUID.fromString(id);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("task id must be a UUID but was '" + id + "'");
+		}
+	}
+
+	static @Nullable String param(ServerRequest request, String name) {
+		return request.param(name).map(String::strip).filter((value) -> !value.isEmpty()).orElse(null);
+	}
+
+}

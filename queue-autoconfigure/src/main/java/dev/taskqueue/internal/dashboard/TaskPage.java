@@ -1,0 +1,98 @@
+package dev.taskqueue.internal.dashboard;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.taskqueue.DeadTask;
+import dev.taskqueue.internal.jdbc.DashboardQueries;
+import dev.taskqueue.internal.jdbc.DeadTaskView;
+import dev.taskqueue.internal.jdbc.TaskView;
+
+import static dev.taskqueue.internal.dashboard.Html.attrs;
+import static dev.taskqueue.internal.dashboard.Html.element;
+import static dev.taskqueue.internal.dashboard.Html.join;
+import static dev.taskqueue.internal.dashboard.Html.tag;
+
+/** One task, waiting, running or dead: every field, the payload indented, the whole error. */
+final class TaskPage {
+
+	private TaskPage() {
+	}
+
+	static String waiting(PageContext context, TaskView task) {
+		boolean running = task.running();
+		List<Object> fields = new ArrayList<>(List.of("queue",
+				element("a", attrs("href", context.url("/queues/" + task.queue())), task.queue()), "state",
+				running ? "running" : task.held() ? "held behind an earlier task of its ordering key" : "waiting",
+				"priority", task.priority(), "due", Formats.time(task.runAt()),
+				"enqueued", Formats.time(task.enqueuedAt()), "attempt", task.attempt()));
+		if (running) {
+			fields.addAll(List.of("claimed by", String.valueOf(task.claimedBy()), "claimed", Formats.time(task.claimedAt())));
+		}
+		if (task.orderingKey() != null) {
+			fields.addAll(List.of("ordering key", task.orderingKey()));
+		}
+		if (task.uniqueKey() != null) {
+			fields.addAll(List.of("unique key", task.uniqueKey()));
+		}
+		List<Html> body = new ArrayList<>();
+		body.add(fields(fields));
+		if (!running) {
+			body.add(tag("p", Forms.button(context, "/tasks/" + task.id() + "/cancel", "Cancel this task", "danger")));
+		}
+		payload(body, task.payload(), task.payloadBytes());
+		if (task.lastError() != null) {
+			body.add(tag("h2", "Last error"));
+			body.add(preview(task.errorBytes()));
+			body.add(element("pre", attrs("class", "error"), task.lastError()));
+		}
+		return Layout.page(context, "Task " + task.id(), null, join(body));
+	}
+
+	static String dead(PageContext context, DeadTaskView view) {
+		DeadTask task = view.task();
+		List<Html> body = new ArrayList<>();
+		body.add(fields(List.of("queue",
+				element("a", attrs("href", context.url("/dead?queue=" + task.queue())), task.queue()), "state", "dead",
+				"priority", task.priority(), "attempts", task.attempts(), "enqueued", Formats.time(task.enqueuedAt()),
+				"failed", Formats.time(task.failedAt()))));
+		body.add(tag("p", Forms.button(context, "/tasks/" + task.id() + "/retry", "Retry", ""), " ",
+				Forms.button(context, "/tasks/" + task.id() + "/delete", "Delete", "danger")));
+		body.add(tag("h2", "Error"));
+		body.add(preview(view.errorBytes()));
+		body.add(element("pre", attrs("class", "error"), task.error()));
+		payload(body, task.payload(), view.payloadBytes());
+		return Layout.page(context, "Dead task " + task.id(), null, join(body));
+	}
+
+	/**
+	 * The payload, indented when it is whole JSON. The page reads only its first DashboardQueries.PAGE_PREVIEW
+	 * characters (a payload of 100 MB would not fit in the heap): when that is not all of it, the page says so and
+	 * shows the start as stored.
+	 */
+	private static void payload(List<Html> body, String payload, long bytes) {
+		body.add(tag("h2", "Payload"));
+		Html note = preview(bytes);
+		body.add(note);
+		body.add(element("pre", attrs("class", "payload"), (note == Html.EMPTY) ? Formats.prettyJson(payload) : payload));
+	}
+
+	/** "Showing the first 64 KB of 10.0 MB" when the page holds only the start of {@code bytes} (0: all of it). */
+	private static Html preview(long bytes) {
+		if (bytes == 0) {
+			return Html.EMPTY;
+		}
+		return element("p", attrs("class", "problem"), "Showing the first " + DashboardQueries.PAGE_PREVIEW / 1024
+				+ " KB of " + Formats.size(bytes) + ": the dashboard reads no more of it.");
+	}
+
+	/** A definition list of name and value pairs. */
+	private static Html fields(List<Object> pairs) {
+		List<Html> items = new ArrayList<>();
+		for (int i = 0; i + 1 < pairs.size(); i += 2) {
+			items.add(join(tag("dt", pairs.get(i)), tag("dd", pairs.get(i + 1))));
+		}
+		return element("dl", attrs("class", "fields"), join(items));
+	}
+
+}

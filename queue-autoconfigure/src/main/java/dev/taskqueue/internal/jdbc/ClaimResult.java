@@ -1,0 +1,32 @@
+package dev.taskqueue.internal.jdbc;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * What a claim that also completed tasks did, see {@link TaskRepository#completeAndClaim}, or what completions did
+ * ({@link TaskRepository#completeAll(UUID, List, String)}).
+ *
+ * @param claimed the tasks it claimed
+ * @param completed the ids of the completed tasks it deleted; a completed task missing here had lost its claim
+ * @param handedOff the next tasks of the completed tasks' ordering keys, claimed for the session they were handed
+ * off to: it must run them, like claimed tasks (they are not counted in {@code claimed}, nor do they move where the
+ * queue's next claim starts)
+ * @param following for a task handed off, the due tasks of its key that come next, in order, still held: a group
+ * commit may run them after it in the same transaction, deleting them with it (see {@code worker/KeyRuns}); they are
+ * shown as they will be once claimed by the same session, should one fail
+ */
+public record ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<ClaimedTask> handedOff,
+		Map<UUID, List<ClaimedTask>> following) {
+
+	public ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<ClaimedTask> handedOff) {
+		this(claimed, completed, handedOff, Map.of());
+	}
+
+	public ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed) {
+		this(claimed, completed, List.of());
+	}
+
+}

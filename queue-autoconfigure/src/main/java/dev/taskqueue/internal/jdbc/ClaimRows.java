@@ -1,0 +1,145 @@
+package dev.taskqueue.internal.jdbc;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The rows of {@link TaskClaims}: the claimed tasks it reads, the parameters of its claims, and the completions its
+ * folded statements bind.
+ */
+final class ClaimRows {
+
+	private ClaimRows() {
+	}
+
+	static List<ClaimedTask> claimedTasks(ResultSet rows) throws SQLException {
+		List<ClaimedTask> tasks = new ArrayList<>();
+		while (rows.next()) {
+			tasks.add(claimedTask(rows));
+		}
+		return tasks;
+	}
+
+	/** Reads the rows of a fold (TaskClaims) or of OrderedCompletions' complete-all: done at 14, handed at 15. */
+	static ClaimResult claimResult(ResultSet rows) throws SQLException {
+		List<ClaimedTask> claimed = new ArrayList<>();
+		Set<UUID> completed = new HashSet<>();
+		List<ClaimedTask> handedOff = new ArrayList<>();
+		while (rows.next()) {
+			if (rows.getBoolean(14)) {
+				completed.add(rows.getObject(1, UUID.class));
+			}
+			else {
+				(rows.getBoolean(15) ? handedOff : claimed).add(claimedTask(rows));
+			}
+		}
+		return new ClaimResult(claimed, completed, handedOff);
+	}
+
+	/**
+	 * Reads the rows of KeyHandOffs' claims: the claimed tasks, those handed off, and the tasks that follow each one
+	 * handed off, up to the first that is not due.
+	 */
+	static ClaimResult handOffResult(ResultSet rows) throws SQLException {
+		List<ClaimedTask> claimed = new ArrayList<>();
+		List<ClaimedTask> handedOff = new ArrayList<>();
+		record Next(ClaimedTask task, long seq, boolean due) {
+		}
+		Map<String, List<Next>> next = new HashMap<>();
+		while (rows.next()) {
+			ClaimedTask task = claimedTask(rows);
+			long seq = rows.getLong(15);
+			if (!rows.wasNull()) {
+				next.computeIfAbsent(task.orderingKey(), (key) -> new ArrayList<>())
+					.add(new Next(task, seq, rows.getBoolean(16)));
+			}
+			else {
+				(rows.getBoolean(14) ? handedOff : claimed).add(task);
+			}
+		}
+		Map<UUID, List<ClaimedTask>> following = new HashMap<>();
+		for (ClaimedTask task : handedOff) {
+			List<Next> after = next.getOrDefault(task.orderingKey(), List.of());
+			List<ClaimedTask> due = after.stream().sorted(Comparator.comparingLong(Next::seq))
+				.takeWhile(Next::due).map(Next::task).toList();
+			if (!due.isEmpty()) {
+				following.put(task.id(), due);
+			}
+		}
+		return new ClaimResult(claimed, Set.of(), handedOff, following);
+	}
+
+	private static ClaimedTask claimedTask(ResultSet rows) throws SQLException {
+		return claimedTask(rows, 0);
+	}
+
+	/** Reads the claimed columns of a claim that follow the first {@code skip} columns. */
+	static ClaimedTask claimedTask(ResultSet rows, int skip) throws SQLException {
+		return new ClaimedTask(rows.getObject(skip + 1, UUID.class), rows.getString(skip + 2),
+				rows.getString(skip + 3), rows.getInt(skip + 4), rows.getInt(skip + 5), instant(rows, skip + 6),
+				instant(rows, skip + 7), instant(rows, skip + 8), rows.getObject(skip + 9, UUID.class),
+				rows.getString(skip + 10), rows.getString(skip + 11), rows.getString(skip + 12),
+				rows.getInt(skip + 13));
+	}
+
+	// OffsetDateTime rather than getTimestamp: no Calendar per value on the claim's hot path.
+	private static Instant instant(ResultSet rows, int column) throws SQLException {
+		return rows.getObject(column, OffsetDateTime.class).toInstant();
+	}
+
+	/** Binds TaskClaims' READY and TAKE_READY from position {@code first}; returns the position after them. */
+	static int bindClaim(PreparedStatement statement, int first, String queue, int bucket, UUID session,
+			int limit) throws SQLException {
+		statement.setString(first, queue);
+		statement.setInt(first + 1, bucket);
+		statement.setObject(first + 2, session);
+		statement.setInt(first + 3, limit);
+		statement.setObject(first + 4, session);
+		return first + 5;
+	}
+
+	/**
+	 * Binds StorageDriver's READY_AFTER and TAKE_READY from position {@code first}: each use of a parameter has its own.
+	 * Returns the position after them.
+	 */
+	static int bindClaimAfter(PreparedStatement statement, int first, String queue, int bucket,
+			UUID session, int limit, int priority, @Nullable Long afterMicros, UUID afterId) throws SQLException {
+		// higher
+		statement.setString(first, queue);
+		statement.setInt(first + 1, bucket);
+		statement.setInt(first + 2, priority);
+		statement.setInt(first + 3, limit);
+		// same
+		statement.setString(first + 4, queue);
+		statement.setInt(first + 5, bucket);
+		statement.setInt(first + 6, priority);
+		Micros.bind(statement, first + 7, afterMicros);
+		Micros.bind(statement, first + 8, afterMicros);
+		statement.setObject(first + 9, afterId);
+		statement.setInt(first + 10, limit);
+		// lower
+		statement.setString(first + 11, queue);
+		statement.setInt(first + 12, bucket);
+		statement.setInt(first + 13, priority);
+		statement.setInt(first + 14, limit);
+		// the session's check, the overall limit, then TAKE_READY
+		statement.setObject(first + 15, session);
+		statement.setInt(first + 16, limit);
+		statement.setObject(first + 17, session);
+		return first + 18;
+	}
+
+}

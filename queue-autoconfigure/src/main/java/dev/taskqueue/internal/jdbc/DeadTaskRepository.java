@@ -1,0 +1,150 @@
+package dev.taskqueue.internal.jdbc;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import dev.taskqueue.DeadTask;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Dead letters an operator lists, reads, retries or deletes. A retried task goes back to its queue ready at once,
+ * with its attempts counted from zero, its original id, payload, priority, enqueue time and headers, and its last
+ * error.
+ * <p>
+ * Statements join the current Spring-managed transaction.
+ */
+public class DeadTaskRepository {
+
+	// One statement moves the row: a concurrent retry of the same task finds it gone and moves nothing. A task of a
+	// batch stays in it: an open batch waits for it again; a finished one has its counts already. It goes into the
+	// bucket its queue's bucket count here gives it (%4$s, see TaskBuckets).
+	private static final String RETRY = """
+			WITH dead AS (DELETE FROM %2$s WHERE %3$s RETURNING *)
+			INSERT INTO %1$s (id, queue, payload, priority, run_at, enqueued_at, attempt, last_error, headers, batch_id,
+			                  bucket)
+			SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers, batch_id, %4$s FROM dead
+			""";
+
+	private static final String DELETE = """
+			DELETE FROM %1$s WHERE %2$s
+			""";
+
+	private static final String COLUMNS = """
+			SELECT id, queue, priority, attempts, enqueued_at, failed_at, payload::text AS payload, error FROM %1$s
+			""";
+
+	/*
+	 * Keyset paging, newest first. The (queue, failed_at) index, or the (failed_at) one for all queues, is read
+	 * backwards from the cursor and stops after :limit rows; the planner adds an incremental sort on id within one
+	 * failed_at, which only ties need (every dead letter is moved by a transaction of its own, so ties are rare).
+	 * No index beyond those of V1 and V2 is needed (figures in docs/internals.md).
+	 */
+	private static final String PAGE = """
+			%1$s WHERE %2$s ORDER BY failed_at DESC, id DESC LIMIT :limit
+			""";
+
+	private static final String BEFORE_CURSOR = "(failed_at, id) < (:failedAt, :id)";
+
+	private final JdbcClient jdbc;
+
+	private final TaskBuckets buckets;
+
+	private final String retryOne;
+
+	private final String retryQueue;
+
+	private final String deleteOne;
+
+	private final String deleteQueue;
+
+	private final String findOne;
+
+	private final String[] pages;
+
+	public DeadTaskRepository(DataSource dataSource, TaskTables tables) {
+		this(dataSource, tables, TaskBuckets.NONE);
+	}
+
+	/** @param buckets the bucket count of each queue, which decides the bucket of a retried task */
+	public DeadTaskRepository(DataSource dataSource, TaskTables tables, TaskBuckets buckets) {
+		this.jdbc = JdbcClient.create(dataSource);
+		this.buckets = buckets;
+		String bucket = TaskBuckets.SQL.formatted("dead.id", "dead.queue");
+		this.retryOne = RETRY.formatted(tables.task(), tables.deadTask(), "id = :id", bucket);
+		this.retryQueue = RETRY.formatted(tables.task(), tables.deadTask(), "queue = :queue", bucket);
+		this.deleteOne = DELETE.formatted(tables.deadTask(), "id = :id");
+		this.deleteQueue = DELETE.formatted(tables.deadTask(), "queue = :queue");
+		String select = COLUMNS.formatted(tables.deadTask()).strip();
+		this.findOne = select + " WHERE id = :id";
+		// By [queue given ? 1 : 0][cursor given ? 1 : 0]: four fixed statements, each with a plan of its own.
+		this.pages = new String[] { PAGE.formatted(select, "true"), PAGE.formatted(select, BEFORE_CURSOR),
+				PAGE.formatted(select, "queue = :queue"),
+				PAGE.formatted(select, "queue = :queue AND " + BEFORE_CURSOR) };
+	}
+
+	/** Moves dead task {@code id} back to its queue; {@code false} when there is none. */
+	public boolean retry(UUID id) {
+		return this.buckets.bind(this.jdbc.sql(this.retryOne)).param("id", id).update() == 1;
+	}
+
+	/** Moves every dead task of {@code queue} back to it and returns how many. */
+	public int retryAll(String queue) {
+		return this.buckets.bind(this.jdbc.sql(this.retryQueue)).param("queue", queue).update();
+	}
+
+	/** Deletes dead task {@code id}; {@code false} when there is none. */
+	public boolean delete(UUID id) {
+		return this.jdbc.sql(this.deleteOne).param("id", id).update() == 1;
+	}
+
+	/** Deletes every dead task of {@code queue} and returns how many. */
+	public int deleteAll(String queue) {
+		return this.jdbc.sql(this.deleteQueue).param("queue", queue).update();
+	}
+
+	/**
+	 * Up to {@code limit} dead tasks, newest first.
+	 * @param queue only this queue's, or {@code null} for all
+	 * @param failedAt with {@code id}: only the tasks after this one in the order, or {@code null} from the first
+	 * @param id the id of the task the page starts after
+	 */
+	public List<DeadTask> page(@Nullable String queue, @Nullable Instant failedAt, @Nullable UUID id, int limit) {
+		JdbcClient.StatementSpec statement = this.jdbc.sql(pageSql(queue != null, failedAt != null))
+			.param("limit", limit);
+		if (queue != null) {
+			statement = statement.param("queue", queue);
+		}
+		if (failedAt != null) {
+			statement = statement.param("failedAt", OffsetDateTime.ofInstant(failedAt, ZoneOffset.UTC)).param("id", id);
+		}
+		return statement.query(DeadTaskRepository::deadTask).list();
+	}
+
+	/** The page statement, visible to the test that checks its plan. */
+	String pageSql(boolean byQueue, boolean afterCursor) {
+		return this.pages[(byQueue ? 2 : 0) + (afterCursor ? 1 : 0)];
+	}
+
+	/** Dead task {@code id}, if there is one. */
+	public Optional<DeadTask> find(UUID id) {
+		return this.jdbc.sql(this.findOne).param("id", id).query(DeadTaskRepository::deadTask).optional();
+	}
+
+	private static DeadTask deadTask(ResultSet rs, int row) throws SQLException {
+		return new DeadTask(rs.getObject("id", UUID.class), rs.getString("queue"), rs.getInt("priority"),
+				rs.getInt("attempts"), rs.getObject("enqueued_at", OffsetDateTime.class).toInstant(),
+				rs.getObject("failed_at", OffsetDateTime.class).toInstant(), rs.getString("payload"),
+				rs.getString("error"));
+	}
+
+}

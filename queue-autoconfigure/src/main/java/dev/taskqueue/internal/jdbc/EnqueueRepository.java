@@ -1,0 +1,216 @@
+package dev.taskqueue.internal.jdbc;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import dev.taskqueue.EnqueueResult;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.SqlArrayValue;
+
+/**
+ * Inserts new tasks, one or many in one statement, and with them sends the wake-up of listening workers when
+ * {@code NOTIFY} is enabled. Tasks with a unique key go through the statements of {@link UniqueEnqueues}, those
+ * with an ordering key through those of {@link OrderedKeys}; the others keep the plain inserts here.
+ * <p>
+ * Statements run on the application's {@link DataSource} and join the current Spring-managed transaction, so a
+ * task is enqueued exactly when the caller's transaction commits.
+ */
+public class EnqueueRepository {
+
+	// enqueue's insert, on plain JDBC like the worker's hot statements (see HotStatements): one call per task.
+	// Parameters: 1 id, 2 queue, 3 payload, 4 priority, 5 runAtMicros, 6 delayMicros, 7 headers, 8 bucket.
+	private static final String INSERT = """
+			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket)
+			VALUES (?, ?, CAST(? AS jsonb), ?,
+			        COALESCE(timestamptz 'epoch' + ? * interval '1 microsecond', now() + ? * interval '1 microsecond'),
+			        CAST(? AS jsonb), ?)
+			""";
+
+	// INSERT with its wake-up. Parameters: INSERT's, then 9 the channel, 10 the queue.
+	private static final String INSERT_NOTIFYING = """
+			WITH inserted AS (%1$s)
+			SELECT pg_notify(?, ?)
+			""";
+
+	// enqueueAll's insert, one row per element of the arrays. It comes in four shapes (see insertAllSql): tasks that
+	// are all due now need no due-time arrays, and headers that are the same for every task (always so for
+	// enqueueAll, whose observation they come from) are one value rather than an array.
+	private static final String INSERT_ALL = """
+			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket)
+			SELECT t.id, t.queue, CAST(t.payload AS jsonb), t.priority, %2$s, CAST(%3$s AS jsonb), t.bucket
+			FROM unnest(:ids, :queues, :payloads, :priorities, :buckets%4$s)
+			    AS t(id, queue, payload, priority, bucket%5$s)
+			""";
+
+	private static final String SCHEDULED_RUN_AT = """
+			COALESCE(timestamptz 'epoch' + t.run_at_micros * interval '1 microsecond',
+			                now() + t.delay_micros * interval '1 microsecond')""";
+
+	// The wake-up rides on the enqueue's own statement: no round trip of its own. PostgreSQL delivers it on
+	// commit, once per channel and queue however many statements of the transaction sent it.
+	private static final String NOTIFYING = """
+			WITH inserted AS (%1$s)
+			SELECT pg_notify(:channel, queue) FROM %2$s
+			""";
+
+	private final JdbcClient jdbc;
+
+	private final HotStatements statements;
+
+	private final @Nullable String notifyChannel;
+
+	private final String insert;
+
+	private final TaskBuckets buckets;
+
+	private final UniqueEnqueues unique;
+
+	private final OrderedKeys ordered;
+
+	/** The shapes of the {@code enqueueAll} insert: [scheduled ? 1 : 0][shared headers ? 1 : 0]. */
+	private final String[][] insertAll = new String[2][2];
+
+	/**
+	 * @param dataSource the application's data source
+	 * @param tables the table names
+	 */
+	public EnqueueRepository(DataSource dataSource, TaskTables tables) {
+		this(dataSource, tables, null);
+	}
+
+	/**
+	 * @param dataSource the application's data source
+	 * @param tables the table names
+	 * @param notifyChannel the channel every enqueue sends its queue on with {@code NOTIFY}, or {@code null}
+	 */
+	public EnqueueRepository(DataSource dataSource, TaskTables tables, @Nullable String notifyChannel) {
+		this(dataSource, tables, notifyChannel, TaskBuckets.NONE);
+	}
+
+	/**
+	 * @param dataSource the application's data source
+	 * @param tables the table names
+	 * @param notifyChannel the channel every enqueue sends its queue on with {@code NOTIFY}, or {@code null}
+	 * @param buckets the bucket count of each queue, which decides the bucket of a new task
+	 */
+	public EnqueueRepository(DataSource dataSource, TaskTables tables, @Nullable String notifyChannel,
+			TaskBuckets buckets) {
+		this.buckets = buckets;
+		JdbcTemplate jdbcTemplate = new JdbcTemplate(dataSource);
+		this.jdbc = JdbcClient.create(jdbcTemplate);
+		this.statements = new HotStatements(dataSource, jdbcTemplate.getExceptionTranslator());
+		this.notifyChannel = notifyChannel;
+		String insert = INSERT.formatted(tables.task()).stripTrailing();
+		this.insert = (notifyChannel != null) ? INSERT_NOTIFYING.formatted(insert) : insert;
+		this.unique = new UniqueEnqueues(this.statements, this.jdbc, tables, notifyChannel, buckets);
+		this.ordered = new OrderedKeys(this.jdbc, tables, notifyChannel, buckets);
+		for (int scheduled = 0; scheduled < 2; scheduled++) {
+			for (int shared = 0; shared < 2; shared++) {
+				String sql = insertAllSql(tables, scheduled == 1, shared == 1);
+				this.insertAll[scheduled][shared] = (notifyChannel != null)
+						? NOTIFYING.formatted(sql, "(SELECT DISTINCT unnest(:queues)) AS q(queue)") : sql;
+			}
+		}
+	}
+
+	/**
+	 * Inserts {@code task}, or, when it has a unique key that a task holds, does what its mode says.
+	 * @return the id it ended up with and whether it was a duplicate
+	 */
+	public EnqueueResult offer(NewTask task) {
+		if (task.uniqueKey() != null) {
+			return this.unique.offer(task);
+		}
+		if (task.orderingKey() != null) {
+			return this.ordered.offer(task);
+		}
+		insert(task);
+		return new EnqueueResult(task.id(), false);
+	}
+
+	/**
+	 * Inserts {@code tasks} with one statement, deduplicating those with unique keys among themselves and against
+	 * the table. One unique key of a queue must come with one mode throughout {@code tasks}.
+	 * @return for each task the id it ended up with and whether it was a duplicate
+	 */
+	public List<EnqueueResult> offerAll(List<NewTask> tasks) {
+		if (tasks.stream().anyMatch((task) -> task.orderingKey() != null)) {
+			return offerAllOrdered(tasks);
+		}
+		if (tasks.stream().anyMatch((task) -> task.uniqueKey() != null)) {
+			return this.unique.offerAll(tasks);
+		}
+		insertAll(tasks);
+		return tasks.stream().map((task) -> new EnqueueResult(task.id(), false)).toList();
+	}
+
+	/** The tasks with an ordering key with one statement, the others with theirs; results in the list's order. */
+	private List<EnqueueResult> offerAllOrdered(List<NewTask> tasks) {
+		List<NewTask> ordered = tasks.stream().filter((task) -> task.orderingKey() != null).toList();
+		List<NewTask> others = tasks.stream().filter((task) -> task.orderingKey() == null).toList();
+		Map<UUID, EnqueueResult> results = new HashMap<>();
+		this.ordered.offerAll(ordered).forEach((result) -> results.put(result.id(), result));
+		List<EnqueueResult> otherResults = others.isEmpty() ? List.of() : offerAll(others);
+		for (int i = 0; i < others.size(); i++) {
+			results.put(others.get(i).id(), otherResults.get(i));
+		}
+		return tasks.stream().map((task) -> results.get(task.id())).toList();
+	}
+
+	public void insert(NewTask task) {
+		this.statements.execute(this.insert, (statement, connection) -> {
+			TaskRows.bind(statement, 1, task, this.buckets);
+			if (this.notifyChannel != null) {
+				statement.setString(9, this.notifyChannel);
+				statement.setString(10, task.queue());
+			}
+		});
+	}
+
+	public void insertAll(List<NewTask> tasks) {
+		if (tasks.isEmpty()) {
+			return;
+		}
+		TaskRows rows = new TaskRows(tasks, this.buckets);
+		boolean scheduled = tasks.stream().anyMatch((task) -> task.runAt() != null || task.delay() != null);
+		boolean sharedHeaders = Arrays.stream(rows.headers).allMatch(rows.headers[0]::equals);
+		JdbcClient.StatementSpec insert = this.jdbc.sql(this.insertAll[scheduled ? 1 : 0][sharedHeaders ? 1 : 0])
+			.param("ids", new SqlArrayValue("uuid", (Object[]) rows.ids))
+			.param("queues", new SqlArrayValue("text", (Object[]) rows.queues))
+			.param("payloads", new SqlArrayValue("text", (Object[]) rows.payloads))
+			.param("priorities", new SqlArrayValue("int4", (Object[]) rows.priorities))
+			.param("buckets", new SqlArrayValue("int2", (Object[]) rows.buckets))
+			.param("headers", sharedHeaders ? rows.headers[0] : new SqlArrayValue("text", (Object[]) rows.headers));
+		if (scheduled) {
+			insert = insert.param("runAtMicros", new SqlArrayValue("int8", (Object[]) rows.runAtMicros))
+				.param("delayMicros", new SqlArrayValue("int8", (Object[]) rows.delayMicros));
+		}
+		execute(insert);
+	}
+
+	private static String insertAllSql(TaskTables tables, boolean scheduled, boolean sharedHeaders) {
+		return INSERT_ALL.formatted(tables.task(), scheduled ? SCHEDULED_RUN_AT : "now()",
+				sharedHeaders ? ":headers" : "t.headers",
+				(scheduled ? ", :runAtMicros, :delayMicros" : "") + (sharedHeaders ? "" : ", :headers"),
+				(scheduled ? ", run_at_micros, delay_micros" : "") + (sharedHeaders ? "" : ", headers"));
+	}
+
+	/** Runs an enqueue statement, which returns the rows of its {@code NOTIFY} when it sends one. */
+	private void execute(JdbcClient.StatementSpec enqueue) {
+		if (this.notifyChannel != null) {
+			enqueue.param("channel", this.notifyChannel).query((rs, row) -> null).list();
+		}
+		else {
+			enqueue.update();
+		}
+	}
+
+}

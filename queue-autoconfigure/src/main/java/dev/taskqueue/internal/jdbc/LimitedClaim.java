@@ -1,0 +1,29 @@
+package dev.taskqueue.internal.jdbc;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What a claim of a queue with limits did, see {@link LimitedClaims#claim}.
+ *
+ * @param claimed the tasks claimed
+ * @param heldBy the limit that allows no further claim now, {@link Hold#NONE} when another claim may take more
+ * @param retryIn for {@link Hold#RATE}: how long until the queue's next rate window begins, on the database clock
+ */
+public record LimitedClaim(List<ClaimedTask> claimed, Hold heldBy, Duration retryIn) {
+
+	/** What holds back the tasks of a limited queue. */
+	public enum Hold {
+
+		/** Neither limit is reached. */
+		NONE,
+
+		/** As many tasks as {@code global-concurrency} allows are claimed across the instances. */
+		SLOT,
+
+		/** The queue's current rate window has had its {@code rate-limit.limit} starts. */
+		RATE
+
+	}
+
+}

@@ -1,0 +1,168 @@
+package dev.taskqueue.internal.jdbc;
+
+/**
+ * The SQL that is not the same on every database, one driver per database (as River's {@code riverdriver} and
+ * db-scheduler's {@code JdbcCustomization}), chosen once at start by {@link #of}. Each driver's statements for a
+ * concern are here, written from the database-neutral parts below; a statement that is the same everywhere is not
+ * here but in the repository of its concern, written once.
+ * <p>
+ * Today the claims differ: {@link #POSTGRESQL} (also YugabyteDB's) locks the rows a claim reads
+ * {@code FOR UPDATE SKIP LOCKED}; {@link #COCKROACHDB} reads them unlocked and takes only rows still unclaimed (see
+ * {@link Database#skipLockedClaims}). {@link TaskClaims} and {@link KeyHandOffs} build their statements, plain and
+ * folded, from a driver's {@link #ready}, {@link #readyOthers}, {@link #readyAfter} and {@link #takeReady}.
+ */
+enum StorageDriver {
+
+	/**
+	 * PostgreSQL and YugabyteDB: each claim locks the rows it reads {@code FOR UPDATE SKIP LOCKED}, so concurrent
+	 * claims pass over each other's rows and never take one twice.
+	 */
+	POSTGRESQL("FOR UPDATE SKIP LOCKED", ""),
+
+	/**
+	 * CockroachDB: SKIP LOCKED can skip rows nobody holds (cockroachdb/cockroach#121917), so claims read unlocked
+	 * and update only rows still unclaimed, as CockroachDB's queue article does: two claims of one row end in a
+	 * serialization failure, run again by SerializationRetry.
+	 */
+	COCKROACHDB("", " AND t.claimed_by IS NULL");
+
+	// The end of every claim: takes the rows its "ready" CTE read (and, with SKIP LOCKED, locked). That CTE is
+	// MATERIALIZED, so the set is computed once and the UPDATE never sees more than :limit rows. The UPDATE finds them
+	// by primary key (= ANY of an array, not a join): a join lets a generic plan, which guesses the LIMIT at a tenth of
+	// the table, hash the whole table instead, and it is large when it is bloated. %2$s is the driver's condition on
+	// the rows it takes. Parameters: 1 session.
+	private static final String TAKE_READY = """
+			UPDATE %1$s t SET claimed_by = ?, claimed_at = now(), attempt = t.attempt + 1
+			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))%2$s
+			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
+			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers, t.ordering_key, t.bucket
+			""";
+
+	// In the statements below, %3$s is the driver's lock on the rows each branch reads.
+
+	// The ready tasks of one bucket in claim order: the ready index read from the bucket's head, without a sort. With
+	// one bucket this is the claim of V1's index with "bucket = 0" added to its bounds, and costs the same: the
+	// claim is planned anew at every run (its LIMIT is a parameter, so a generic plan guesses a tenth of the table
+	// and never wins), and planning grows with every branch a statement has, so the wrap-around to the other buckets
+	// is a statement of its own (READY_OTHERS), run only after a claim came back short.
+	// Parameters: 1 queue, 2 bucket, 3 session, 4 limit.
+	private static final String READY = """
+			ready AS MATERIALIZED (
+			    SELECT id FROM %1$s
+			    WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND run_at <= now()
+			      AND EXISTS (SELECT 1 FROM %2$s s WHERE s.id = ?)
+			    ORDER BY priority DESC, run_at, id
+			    LIMIT ?
+			    %3$s)
+			""";
+
+	// The wrap-around of YugabyteDB's random-start claim, over buckets: the later buckets, then the earlier ones,
+	// each read in (bucket, claim order), the UNION ALL stopped by the outer LIMIT as soon as it has enough. So a
+	// claim never misses a task whatever bucket count its producer had (or has since). No sort either.
+	// Parameters: later 1 queue, 2 bucket, 3 limit; earlier 4 queue, 5 bucket, 6 limit; 7 session, 8 limit.
+	private static final String READY_OTHERS = """
+			ready AS MATERIALIZED (
+			    SELECT id FROM (
+			        SELECT id FROM (
+			            SELECT id FROM %1$s
+			            WHERE queue = ? AND bucket > ? AND claimed_by IS NULL AND run_at <= now()
+			            ORDER BY bucket, priority DESC, run_at, id
+			            LIMIT ?
+			            %3$s) later
+			        UNION ALL
+			        SELECT id FROM (
+			            SELECT id FROM %1$s
+			            WHERE queue = ? AND bucket < ? AND claimed_by IS NULL AND run_at <= now()
+			            ORDER BY bucket, priority DESC, run_at, id
+			            LIMIT ?
+			            %3$s) earlier
+			    ) others
+			    WHERE EXISTS (SELECT 1 FROM %2$s s WHERE s.id = ?)
+			    LIMIT ?)
+			""";
+
+	// READY for a bucket that knows where its previous claim ended (task :afterId of priority :priority, due at
+	// :after), so that the scan need not walk the index entries of tasks claimed since: a held-open transaction
+	// elsewhere keeps VACUUM from removing them, and each would cost a heap visit. Same order as READY, in three
+	// ranges: higher priorities due in the last second, the same priority after (:after, :afterId) (or from a second
+	// ago, if earlier), lower priorities. Tasks due before those bounds (released, recovered from an expired session,
+	// or committed by a transaction that ran for more than a second) are left to the next plain claim, which the
+	// worker runs every second or so. It reads its own bucket only, as READY does.
+	// Parameters: higher 1 queue, 2 bucket, 3 priority, 4 limit; same 5 queue, 6 bucket, 7 priority, 8 and 9 after
+	// (micros), 10 afterId, 11 limit; lower 12 queue, 13 bucket, 14 priority, 15 limit; 16 session, 17 limit.
+	private static final String READY_AFTER = """
+			ready AS MATERIALIZED (
+			    SELECT id FROM (
+			        SELECT id FROM (
+			            SELECT id FROM %1$s
+			            WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND priority > ?
+			              AND run_at >= now() - interval '1 second' AND run_at <= now()
+			            ORDER BY priority DESC, run_at, id
+			            LIMIT ?
+			            %3$s) higher
+			        UNION ALL
+			        SELECT id FROM (
+			            SELECT id FROM %1$s
+			            WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND priority = ?
+			              AND (run_at, id) > (
+			                  LEAST(timestamptz 'epoch' + ? * interval '1 microsecond',
+			                        now() - interval '1 second'),
+			                  CASE WHEN timestamptz 'epoch' + ? * interval '1 microsecond'
+			                            <= now() - interval '1 second'
+			                       THEN CAST(? AS uuid) ELSE uuid '00000000-0000-0000-0000-000000000000' END)
+			              AND run_at <= now()
+			            ORDER BY run_at, id
+			            LIMIT ?
+			            %3$s) same
+			        UNION ALL
+			        SELECT id FROM (
+			            SELECT id FROM %1$s
+			            WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND priority < ? AND run_at <= now()
+			            ORDER BY priority DESC, run_at, id
+			            LIMIT ?
+			            %3$s) lower
+			    ) next
+			    WHERE EXISTS (SELECT 1 FROM %2$s s WHERE s.id = ?)
+			    LIMIT ?)
+			""";
+
+	/** The lock on the rows a claim reads, on the line after each {@code LIMIT}; empty for none. */
+	private final String rowLock;
+
+	/** What {@link #TAKE_READY} adds to its {@code WHERE}: the check that a row read unlocked is still unclaimed. */
+	private final String takeGuard;
+
+	StorageDriver(String rowLock, String takeGuard) {
+		this.rowLock = rowLock;
+		this.takeGuard = takeGuard;
+	}
+
+	/** The driver of {@code database}, chosen once at start. */
+	static StorageDriver of(Database database) {
+		return switch (database) {
+			case COCKROACHDB -> COCKROACHDB;
+			case POSTGRESQL, YUGABYTEDB, AUTO -> POSTGRESQL;
+		};
+	}
+
+	/** The "ready" CTE of a claim of one bucket. */
+	String ready(TaskTables tables) {
+		return READY.formatted(tables.task(), tables.session(), this.rowLock);
+	}
+
+	/** The "ready" CTE of a claim of the other buckets, after one came back short. */
+	String readyOthers(TaskTables tables) {
+		return READY_OTHERS.formatted(tables.task(), tables.session(), this.rowLock);
+	}
+
+	/** The "ready" CTE of a claim of one bucket from where its previous claim ended. */
+	String readyAfter(TaskTables tables) {
+		return READY_AFTER.formatted(tables.task(), tables.session(), this.rowLock);
+	}
+
+	/** The UPDATE that takes the rows of a "ready" CTE for the claiming session. */
+	String takeReady(TaskTables tables) {
+		return TAKE_READY.formatted(tables.task(), this.takeGuard);
+	}
+
+}

@@ -1,0 +1,358 @@
+package dev.taskqueue.internal.jdbc;
+
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.SqlArrayValue;
+
+/**
+ * Claims and settles tasks ({@link EnqueueRepository} inserts them). Every statement that settles a task is fenced
+ * by its claim, the claiming session and the attempt it started: when the claim was lost (the session expired, or a
+ * later attempt has started), it changes 0 rows and says so by returning {@code false}.
+ * <p>
+ * Statements run on the application's {@link DataSource} and join the current Spring-managed transaction. Claims and
+ * completions, which a worker runs for every task, are plain JDBC ({@link HotStatements}); the rest use
+ * {@link JdbcClient}.
+ */
+public class TaskRepository {
+
+	// The fence in the statements below is "claimed_by IS NOT DISTINCT FROM :session", as in TaskCompletions', and
+	// for the same reason.
+	private static final String RETRY_LATER = """
+			UPDATE %1$s SET claimed_by = NULL, claimed_at = NULL, last_error = :error,
+			       run_at = now() + :delayMicros * interval '1 microsecond'
+			WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt
+			""";
+
+	// The dead letter keeps batch_id: a dead task of a batch counts as dead in it. %3$s is more CTEs on "dead", empty
+	// but for OrderedCompletions, which promotes the next task of the key there. Its attempts are at most
+	// :maxAttempts: a task whose last attempt ended without an outcome (its worker died) is claimed once more only
+	// to be given up, and that claim ran nothing.
+	static final String MOVE_TO_DEAD = """
+			WITH dead AS (DELETE FROM %1$s
+			    WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt RETURNING *)%3$s
+			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, headers, batch_id)
+			SELECT id, queue, payload, priority, LEAST(attempt, :maxAttempts), enqueued_at, now(), :error, headers,
+			       batch_id FROM dead
+			ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, attempts = excluded.attempts,
+			       failed_at = excluded.failed_at, error = excluded.error, headers = excluded.headers,
+			       batch_id = excluded.batch_id
+			""";
+
+	// A claimed task that never started does not use up an attempt, unless it has a unique key and this would make
+	// it unstarted again: another task with its key may have been enqueued since, and the unique index of unstarted
+	// tasks (see UniqueEnqueues) would fail this release.
+	private static final String RELEASE_UNSTARTED = """
+			UPDATE %1$s SET claimed_by = NULL, claimed_at = NULL,
+			       attempt = CASE WHEN unique_key IS NULL OR attempt > 1 THEN attempt - 1 ELSE attempt END
+			WHERE id = ANY(:ids) AND claimed_by IS NOT DISTINCT FROM :session
+			""";
+
+	// A task whose handler was interrupted by its worker's shutdown: ready again at once, fenced by its claim like any
+	// outcome. A deploy must not use up attempts, so its attempt is not counted, but only for its first
+	// FREE_SHUTDOWN_GIVE_BACKS give-backs: a task that outlasts every shutdown would otherwise never end, so later ones
+	// count like any interrupted attempt. A unique task on its first attempt keeps it counted, as in
+	// RELEASE_UNSTARTED.
+	private static final String GIVE_BACK_AT_SHUTDOWN = """
+			UPDATE %1$s SET claimed_by = NULL, claimed_at = NULL, run_at = LEAST(run_at, now()),
+			       shutdown_give_backs = shutdown_give_backs + 1,
+			       attempt = CASE WHEN shutdown_give_backs < :free AND (unique_key IS NULL OR attempt > 1)
+			                      THEN attempt - 1 ELSE attempt END
+			WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt
+			""";
+
+	/**
+	 * How many times a task may be given back by a worker that shut down while its handler ran without that counting
+	 * an attempt; from the next one on, such a give-back counts (see docs/failure-semantics.md).
+	 */
+	public static final int FREE_SHUTDOWN_GIVE_BACKS = 3;
+
+	private final JdbcClient jdbc;
+
+	private final HotStatements statements;
+
+	private final TaskClaims claims;
+
+	/** The statements for tasks with an ordering key: they also make the next task of the key its head. */
+	private final TaskClaims orderedClaims;
+
+	private final OrderedCompletions ordered;
+
+	private final LimitedClaims limitedClaims;
+
+	private final SessionEnder sessionEnder;
+
+	private final TaskCompletions completions;
+
+	private final KeyHandOffs keyHandOffs;
+
+	private final String retryLater, moveToDead, releaseUnstarted, giveBackAtShutdown;
+
+	public TaskRepository(DataSource dataSource, TaskTables tables) {
+		this(dataSource, tables, false);
+	}
+
+	/** A repository for PostgreSQL, see the next constructor. */
+	public TaskRepository(DataSource dataSource, TaskTables tables, boolean history) {
+		this(dataSource, tables, history, DatabaseDialect.of(Database.POSTGRESQL, true), SerializationRetry.none());
+	}
+
+	/**
+	 * @param dataSource the application's data source
+	 * @param tables the table names
+	 * @param history whether completions also record the task in the history table
+	 * @param dialect what the database can do
+	 * @param retry how the claims of limited queues, transactions of their own, retry serialization failures
+	 */
+	public TaskRepository(DataSource dataSource, TaskTables tables, boolean history, DatabaseDialect dialect,
+			SerializationRetry retry) {
+		this.sessionEnder = new SessionEnder(dataSource, dialect.sessionEnd());
+		JdbcTemplate jdbcTemplate = new JdbcTemplate(dataSource);
+		this.jdbc = JdbcClient.create(jdbcTemplate);
+		this.statements = new HotStatements(dataSource, jdbcTemplate.getExceptionTranslator());
+		StorageDriver driver = StorageDriver.of(dialect.database());
+		this.claims = new TaskClaims(this.statements, tables, history, false, driver);
+		this.orderedClaims = new TaskClaims(this.statements, tables, history, true, driver);
+		this.ordered = new OrderedCompletions(this.statements, this.jdbc, tables, history);
+		this.completions = new TaskCompletions(this.statements, tables, history, this.ordered);
+		this.keyHandOffs = new KeyHandOffs(this.statements, tables, driver);
+		this.retryLater = RETRY_LATER.formatted(tables.task());
+		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(), "");
+		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
+		this.giveBackAtShutdown = GIVE_BACK_AT_SHUTDOWN.formatted(tables.task());
+		this.limitedClaims = new LimitedClaims(dataSource, tables, this, retry);
+	}
+
+	/** The claims of queues with cluster-wide limits, which take the queue's lock before {@link #claim}. */
+	public LimitedClaims limitedClaims() {
+		return this.limitedClaims;
+	}
+
+	/**
+	 * Runs one claim statement: claims up to {@code request.limit()} ready tasks of its queue for its session, highest
+	 * priority first, then oldest due time, skipping tasks other sessions are claiming at the same moment, and writes
+	 * the outcomes it carries in the same round trip (see {@link ClaimRequest}). Claims nothing when the session no
+	 * longer exists.
+	 * @return the tasks claimed, the ids of the {@code completed} tasks deleted (those missing had lost their claim),
+	 * and the tasks handed off with those that follow them
+	 */
+	public ClaimResult claim(ClaimRequest request) {
+		String queue = request.queue();
+		int bucket = request.bucket();
+		UUID session = request.session();
+		int limit = request.limit();
+		ClaimedTask after = request.after();
+		return switch (request.reach()) {
+			case BUCKET_THEN_OTHERS -> new ClaimResult(claim(queue, bucket, session, limit), Set.of());
+			case OTHERS -> new ClaimResult(claimOthers(queue, bucket, session, limit), Set.of());
+			case BUCKET -> {
+				if (!request.headlessKeys().isEmpty()) {
+					yield (after != null) ? handOffAndClaimAfter(request.headlessKeys(), queue, bucket, session, limit,
+							request.following(), after.priority(), after.runAt(), after.id())
+							: handOffAndClaim(request.headlessKeys(), queue, bucket, session, limit,
+									request.following());
+				}
+				yield (after != null) ? completeAndClaimAfter(request.completed(), queue, bucket, session, limit,
+						after.priority(), after.runAt(), after.id())
+						: completeAndClaim(request.completed(), queue, bucket, session, limit);
+			}
+		};
+	}
+
+	/**
+	 * Claims up to {@code limit} ready tasks of {@code queue} for {@code session}: those of {@code bucket}, highest
+	 * priority first, then oldest due time, and when that bucket has fewer, the rest like {@link #claimOthers}; skips
+	 * tasks other sessions are claiming at the same moment. With one bucket (0) that is the queue's priority order.
+	 * Claims nothing when the session no longer exists.
+	 */
+	List<ClaimedTask> claim(String queue, int bucket, UUID session, int limit) {
+		return this.claims.claim(queue, bucket, session, limit);
+	}
+
+	/** Claims like {@link #claim} from the buckets after {@code bucket}, then those before it, bucket by bucket. */
+	List<ClaimedTask> claimOthers(String queue, int bucket, UUID session, int limit) {
+		return this.claims.claimOthers(queue, bucket, session, limit);
+	}
+
+	/**
+	 * Claims tasks of {@code bucket} like {@link #claim}, starting where the bucket's previous claim ended: after the
+	 * task {@code afterId} of {@code priority}, due at {@code after}, and without going on to other buckets.
+	 * Cheaper when the index holds many entries of claimed or deleted tasks that VACUUM cannot remove yet, but blind
+	 * to tasks that sort before that point and were due more than a second ago (released tasks, those of expired
+	 * sessions, those committed by a long transaction). Run {@link #claim} now and then to take those.
+	 */
+	List<ClaimedTask> claimAfter(String queue, int bucket, UUID session, int limit, int priority,
+			Instant after, UUID afterId) {
+		return this.claims.claimAfter(queue, bucket, session, limit, priority, after, afterId);
+	}
+
+	/**
+	 * Deletes the completed {@code done} tasks (each fenced by its own claim: id, attempt, claimed_by) and claims up
+	 * to {@code limit} ready tasks of {@code bucket} of {@code queue} for {@code session} like {@link #claim}, in one
+	 * statement, without going on to other buckets. With a {@code limit} of 0 it only completes.
+	 * @return the tasks claimed, and the ids of the {@code done} tasks deleted: those missing had lost their claim
+	 */
+	ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, int bucket, UUID session, int limit) {
+		return claims(done).completeAndClaim(done, queue, bucket, session, limit);
+	}
+
+	/** {@link #completeAndClaim} that claims like {@link #claimAfter}. */
+	ClaimResult completeAndClaimAfter(List<ClaimedTask> done, String queue, int bucket, UUID session,
+			int limit, int priority, Instant after, UUID afterId) {
+		return claims(done).completeAndClaimAfter(done, queue, bucket, session, limit, priority, after, afterId);
+	}
+
+	/**
+	 * Claims like {@link #completeAndClaim} without completions, handing off to {@code session} the next task of each
+	 * of {@code headless}: keys of {@code queue} whose head a completion deleted and left to this claim
+	 * ({@link #completeAllLeavingHeads}, {@link CompletionCommit#completeLeavingHeadAndCommit}) that have no head yet.
+	 * A next task that is not due yet becomes the head, for the claim at its due time.
+	 * @param following how many of the due tasks that follow each task handed off to read as well, unclaimed
+	 * @return the tasks claimed, those handed off, and those that follow them
+	 */
+	ClaimResult handOffAndClaim(List<String> headless, String queue, int bucket, UUID session, int limit,
+			int following) {
+		return this.keyHandOffs.handOffAndClaim(headless, queue, bucket, session, limit, following);
+	}
+
+	/** {@link #handOffAndClaim} that claims like {@link #claimAfter}. */
+	ClaimResult handOffAndClaimAfter(List<String> headless, String queue, int bucket, UUID session, int limit,
+			int following, int priority, Instant after, UUID afterId) {
+		return this.keyHandOffs.handOffAndClaimAfter(headless, queue, bucket, session, limit, following, priority,
+				after, afterId);
+	}
+
+	/**
+	 * Claims held tasks for {@code session}, as a hand-off would: tasks of {@link ClaimResult#following()} that a
+	 * group ran, right after their key's head and in its transaction, and that failed, so that the failure is
+	 * recorded like any claimed task's. Run it after the statement that deleted the key's head.
+	 * @return how many of {@code ids} were still held and are now claimed
+	 */
+	public int claimHeld(UUID session, List<UUID> ids) {
+		return this.keyHandOffs.claimHeld(session, ids);
+	}
+
+	/** Makes the next task of each of {@code keys} of {@code queue} that has no head its head, for any claim. */
+	public int promoteHeadless(String queue, List<String> keys) {
+		return this.keyHandOffs.promote(queue, keys);
+	}
+
+	/**
+	 * Deletes the completed {@code tasks}, all claimed by {@code session}, with one statement, like tasks without a
+	 * key: the next tasks of their ordering keys are left held, for {@link #handOffAndClaim} after the commit.
+	 * @return the ids of the tasks deleted; those missing had lost their claim
+	 */
+	public Set<UUID> completeAllLeavingHeads(UUID session, List<ClaimedTask> tasks) {
+		return this.completions.deleteAll(session, tasks).completed();
+	}
+
+	/** Deletes a completed task; {@code false} when the claim was lost. */
+	public boolean complete(ClaimedTask task) {
+		return this.completions.complete(task);
+	}
+
+	/**
+	 * Deletes the completed {@code tasks}, all claimed by {@code session}, with one statement.
+	 * @return the ids of the tasks deleted; those missing had lost their claim
+	 */
+	public List<UUID> completeAll(UUID session, List<ClaimedTask> tasks) {
+		return List.copyOf(completeAll(session, tasks, null).completed());
+	}
+
+	/**
+	 * Deletes the completed {@code tasks}, all claimed by {@code session}, with one statement, and hands the next
+	 * task of each completed task's ordering key off to {@code session} when it is due and of {@code handOffQueue}
+	 * (the caller must then run it), see {@link ClaimResult#handedOff()}.
+	 * @param handOffQueue the queue whose tasks {@code session} may take now, or {@code null} for none
+	 * @return the ids of the tasks deleted (those missing had lost their claim), and the tasks handed off
+	 */
+	public ClaimResult completeAll(UUID session, List<ClaimedTask> tasks, @Nullable String handOffQueue) {
+		return this.completions.completeAll(session, tasks, handOffQueue);
+	}
+
+	/** Makes a failed task ready again after {@code delay}; {@code false} when the claim was lost. */
+	public boolean retryLater(ClaimedTask task, Duration delay, String error) {
+		return fenced(this.retryLater, task).param("delayMicros", Micros.of(delay), Types.BIGINT)
+			.param("error", error)
+			.update() == 1;
+	}
+
+	/** Moves a task to the dead letters; {@code false} when the claim was lost. */
+	public boolean moveToDead(ClaimedTask task, String error) {
+		return moveToDead(task, error, Integer.MAX_VALUE);
+	}
+
+	/**
+	 * Moves a task to the dead letters with at most {@code maxAttempts} attempts; {@code false} when the claim was
+	 * lost.
+	 */
+	public boolean moveToDead(ClaimedTask task, String error, int maxAttempts) {
+		if (task.orderingKey() != null) {
+			return this.ordered.moveToDead(task, error, maxAttempts);
+		}
+		return fenced(this.moveToDead, task).param("error", error).param("maxAttempts", maxAttempts).update() == 1;
+	}
+
+	/** Gives back tasks that were claimed but never started, without counting an attempt. */
+	public int releaseUnstarted(Collection<UUID> ids, UUID session) {
+		if (ids.isEmpty()) {
+			return 0;
+		}
+		return this.jdbc.sql(this.releaseUnstarted)
+			.param("ids", new SqlArrayValue("uuid", ids.toArray()))
+			.param("session", session(session))
+			.update();
+	}
+
+	/**
+	 * Gives back a task whose handler was interrupted because its worker shut down: ready at once, its attempt not
+	 * counted unless it was given back so {@link #FREE_SHUTDOWN_GIVE_BACKS} times already; {@code false} when the
+	 * claim was lost.
+	 */
+	public boolean giveBackAtShutdown(ClaimedTask task) {
+		return fenced(this.giveBackAtShutdown, task).param("free", FREE_SHUTDOWN_GIVE_BACKS).update() == 1;
+	}
+
+	/** Ends the session serving a transaction from another thread (group commit's give-up), as the database can. */
+	public SessionEnder sessionEnder() {
+		return this.sessionEnder;
+	}
+
+	private JdbcClient.StatementSpec fenced(String sql, ClaimedTask task) {
+		return this.jdbc.sql(sql)
+			.param("id", task.id())
+			.param("session", session(task.claimedBy()))
+			.param("attempt", task.attempt());
+	}
+
+	private TaskClaims claims(List<ClaimedTask> done) {
+		return anyOrdered(done) ? this.orderedClaims : this.claims;
+	}
+
+	static boolean anyOrdered(List<ClaimedTask> tasks) {
+		for (ClaimedTask task : tasks) {
+			if (task.orderingKey() != null) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** A fence's session, never {@code null}: the fence would match unclaimed tasks. */
+	static UUID session(UUID session) {
+		return Objects.requireNonNull(session, "a fenced statement needs the claiming session");
+	}
+
+}

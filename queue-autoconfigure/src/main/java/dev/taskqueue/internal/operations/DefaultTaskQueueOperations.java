@@ -1,0 +1,261 @@
+package dev.taskqueue.internal.operations;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+import dev.taskqueue.DeadTask;
+import dev.taskqueue.DeadTaskPage;
+import dev.taskqueue.QueueName;
+import dev.taskqueue.ScheduleInfo;
+import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.internal.jdbc.BatchRepository;
+import dev.taskqueue.internal.jdbc.DeadTaskRepository;
+import dev.taskqueue.internal.jdbc.LimitedClaims;
+import dev.taskqueue.internal.jdbc.QueueLimits;
+import dev.taskqueue.internal.jdbc.QueueRepository;
+import dev.taskqueue.internal.jdbc.QueueStatsRepository;
+import dev.taskqueue.internal.schedule.ScheduleControl;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.transaction.support.TransactionOperations;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The {@link TaskQueueOperations} on the application's database. Changes join the caller's transaction, or run in
+ * one of their own; queue statistics always get a transaction, which their statement needs.
+ */
+public class DefaultTaskQueueOperations implements TaskQueueOperations {
+
+	private static final int CANCEL_BATCH = 10_000;
+
+	private final QueueRepository queues;
+
+	private final DeadTaskRepository deadTasks;
+
+	private final QueueStatsRepository stats;
+
+	private final TransactionOperations transactions;
+
+	private final int countLimit;
+
+	private final Supplier<Set<String>> handledQueues;
+
+	private final BiConsumer<String, Boolean> pauseChanged;
+
+	private final QueueLimitStatsReader limits;
+
+	private final @Nullable ScheduleControl schedules;
+
+	private final BatchRepository batches;
+
+	/**
+	 * @param queues paused queues and waiting tasks
+	 * @param deadTasks dead letters
+	 * @param stats queue statistics and sessions
+	 * @param transactions transactions on the TaskQueue data source, joining the caller's
+	 * @param countLimit the count at which the statistics stop counting
+	 * @param handledQueues the queues this instance has handlers for, listed even when empty
+	 * @param pauseChanged told of each pause ({@code true}) or resume made here, once it has committed, so that
+	 * this instance's worker applies it at once rather than at its next heartbeat
+	 * @param limitedClaims reads the rate windows of the queues with cluster-wide limits, {@code null} for none
+	 * @param limits the limits of each queue that has some, by queue name: what they hold back is added to the
+	 * statistics
+	 * @param schedules what lists, pauses, resumes and triggers recurring schedules, {@code null} for none
+	 * @param batches the progress of task batches
+	 */
+	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
+			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
+			BiConsumer<String, Boolean> pauseChanged, @Nullable LimitedClaims limitedClaims,
+			Map<String, QueueLimits> limits, @Nullable ScheduleControl schedules, BatchRepository batches) {
+		this.limits = new QueueLimitStatsReader(limitedClaims, limits);
+		this.schedules = schedules;
+		this.batches = batches;
+		this.queues = queues;
+		this.deadTasks = deadTasks;
+		this.stats = stats;
+		this.transactions = transactions;
+		this.countLimit = countLimit;
+		this.handledQueues = handledQueues;
+		this.pauseChanged = pauseChanged;
+	}
+
+	@Override
+	public Optional<BatchProgress> batch(UUID id) {
+		if (id == null) {
+			throw new IllegalArgumentException("id must not be null");
+		}
+		return this.batches.progress(id);
+	}
+
+	@Override
+	public void pause(String queue) {
+		setPaused(QueueName.requireValid(queue, "queue"), true);
+	}
+
+	@Override
+	public void resume(String queue) {
+		setPaused(QueueName.requireValid(queue, "queue"), false);
+	}
+
+	private void setPaused(String queue, boolean paused) {
+		this.queues.setPaused(queue, paused);
+		if (TransactionSynchronizationManager.isSynchronizationActive()) {
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public void afterCommit() {
+					DefaultTaskQueueOperations.this.pauseChanged.accept(queue, paused);
+				}
+
+			});
+		}
+		else {
+			this.pauseChanged.accept(queue, paused);
+		}
+	}
+
+	@Override
+	public boolean isPaused(String queue) {
+		return this.queues.isPaused(queue);
+	}
+
+	@Override
+	public Set<String> pausedQueues() {
+		return this.queues.paused();
+	}
+
+	@Override
+	public DeadTaskPage deadTasks(@Nullable String queue, int limit, @Nullable String cursor) {
+		if (queue != null) {
+			QueueName.requireValid(queue, "queue");
+		}
+		if (limit < 1 || limit > DeadTaskPage.MAX_LIMIT) {
+			throw new IllegalArgumentException(
+					"limit must be from 1 to " + DeadTaskPage.MAX_LIMIT + " but was " + limit);
+		}
+		DeadTaskCursor after = DeadTaskCursor.parse(cursor);
+		// One more than asked tells whether a next page exists, so the last page never points at an empty one.
+		List<DeadTask> found = this.deadTasks.page(queue, (after != null) ? after.failedAt() : null,
+				(after != null) ? after.id() : null, limit + 1);
+		if (found.size() <= limit) {
+			return new DeadTaskPage(found, null);
+		}
+		List<DeadTask> page = found.subList(0, limit);
+		return new DeadTaskPage(page, DeadTaskCursor.after(page.get(limit - 1)).toString());
+	}
+
+	@Override
+	public Optional<DeadTask> deadTask(UUID id) {
+		return this.deadTasks.find(requireId(id));
+	}
+
+	@Override
+	public boolean retryDead(UUID id) {
+		return this.deadTasks.retry(requireId(id));
+	}
+
+	@Override
+	public int retryAllDead(String queue) {
+		return this.deadTasks.retryAll(QueueName.requireValid(queue, "queue"));
+	}
+
+	@Override
+	public boolean deleteDead(UUID id) {
+		return this.deadTasks.delete(requireId(id));
+	}
+
+	@Override
+	public int deleteAllDead(String queue) {
+		return this.deadTasks.deleteAll(QueueName.requireValid(queue, "queue"));
+	}
+
+	@Override
+	public boolean cancel(UUID id) {
+		return this.queues.cancel(requireId(id));
+	}
+
+	@Override
+	public int cancelAll(String queue) {
+		QueueName.requireValid(queue, "queue");
+		int total = 0;
+		int deleted;
+		// A short batch means the queue has no more waiting tasks, or only ones being claimed at this moment.
+		do {
+			deleted = this.queues.cancelWaiting(queue, CANCEL_BATCH);
+			total += deleted;
+		}
+		while (deleted == CANCEL_BATCH);
+		return total;
+	}
+
+	@Override
+	public List<QueueStats> queueStats() {
+		Set<String> handled = new HashSet<>();
+		List<QueueStats> found = this.transactions.execute((status) -> {
+			handled.addAll(this.stats.handledQueues());
+			return this.stats.stats(this.countLimit).stream()
+				.map((stats) -> stats.withUnhandled(stats.hasWaitingTasks() && !handled.contains(stats.queue())))
+				.toList();
+		});
+		List<QueueStats> all = new ArrayList<>(found);
+		Set<String> listed = new HashSet<>(this.handledQueues.get());
+		listed.addAll(this.limits.queues());
+		for (String queue : listed) {
+			if (found.stream().noneMatch((stats) -> stats.queue().equals(queue))) {
+				all.add(new QueueStats(queue, 0, 0, 0, 0, Duration.ZERO, false));
+			}
+		}
+		all.sort(Comparator.comparing(QueueStats::queue));
+		return this.limits.withLimits(List.copyOf(all));
+	}
+
+	@Override
+	public List<WorkerSessionInfo> sessions() {
+		return this.stats.sessions();
+	}
+
+	private static UUID requireId(UUID id) {
+		if (id == null) {
+			throw new IllegalArgumentException("id must not be null");
+		}
+		return id;
+	}
+
+	@Override
+	public List<ScheduleInfo> schedules() {
+		return scheduleControl().list();
+	}
+
+	@Override
+	public boolean pauseSchedule(String name) {
+		return scheduleControl().pause(name);
+	}
+
+	@Override
+	public boolean resumeSchedule(String name) {
+		return scheduleControl().resume(name);
+	}
+
+	@Override
+	public Optional<UUID> triggerSchedule(String name) {
+		return scheduleControl().trigger(name);
+	}
+
+	private ScheduleControl scheduleControl() {
+		if (this.schedules == null) {
+			throw new UnsupportedOperationException("Recurring schedules are not configured");
+		}
+		return this.schedules;
+	}
+
+}

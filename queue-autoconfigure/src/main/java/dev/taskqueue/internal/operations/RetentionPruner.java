@@ -1,0 +1,108 @@
+package dev.taskqueue.internal.operations;
+
+import java.time.Duration;
+import java.util.function.ToIntBiFunction;
+
+import dev.taskqueue.internal.jdbc.RetentionRepository;
+import dev.taskqueue.internal.support.DatabaseOutage;
+import dev.taskqueue.internal.support.PeriodicThread;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Deletes dead letters and history rows older than their retention, on a thread of its own so that a long prune
+ * never delays a heartbeat or a claim. Each instance prunes; their statements skip the rows another instance is
+ * deleting, so they share the work rather than wait for each other or do it twice.
+ */
+public class RetentionPruner implements SmartLifecycle {
+
+	/** Rows per statement: small enough for short locks and little WAL at once, large enough to keep up. */
+	static final int BATCH = 1000;
+
+	private static final Log logger = LogFactory.getLog(RetentionPruner.class);
+
+	/** Where failures to reach the database are said, once per outage for the whole instance. */
+	private volatile DatabaseOutage outage = new DatabaseOutage();
+
+	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
+	public void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
+	}
+
+	private final RetentionRepository retention;
+
+	private final Duration deadLetters;
+
+	private final Duration history;
+
+	private final Duration interval;
+
+	private final PeriodicThread thread;
+
+	/**
+	 * @param retention the statements
+	 * @param deadLetters how long dead letters are kept
+	 * @param history how long history rows are kept
+	 * @param interval how often to prune
+	 */
+	public RetentionPruner(RetentionRepository retention, Duration deadLetters, Duration history, Duration interval) {
+		this.retention = retention;
+		this.deadLetters = deadLetters;
+		this.history = history;
+		this.interval = interval;
+		this.thread = new PeriodicThread("tq-retention", interval, interval, this::prune);
+	}
+
+	@Override
+	public void start() {
+		this.thread.start();
+	}
+
+	@Override
+	public void stop() {
+		this.thread.stop();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.thread.isRunning();
+	}
+
+	/**
+	 * Prunes until nothing is older than its retention.
+	 * @return how many dead letters and history rows were deleted
+	 */
+	public int prune() {
+		try {
+			int dead = pruneAll(this.retention::pruneDead, this.deadLetters);
+			int completed = pruneAll(this.retention::pruneHistory, this.history);
+			if (dead + completed > 0 && logger.isDebugEnabled()) {
+				logger.debug("Deleted " + dead + " dead letters older than " + this.deadLetters + " and " + completed
+						+ " history rows older than " + this.history);
+			}
+			this.outage.succeeded();
+			return dead + completed;
+		}
+		catch (RuntimeException ex) {
+			if (!this.outage.failed("delete old dead letters and history", ex)) {
+				logger.warn("Could not delete old TaskQueue dead letters or history, trying again in "
+						+ this.interval + ": " + ex);
+			}
+			return 0;
+		}
+	}
+
+	private int pruneAll(ToIntBiFunction<Duration, Integer> statement, Duration keep) {
+		int total = 0;
+		int deleted;
+		do {
+			deleted = statement.applyAsInt(keep, BATCH);
+			total += deleted;
+		}
+		while (deleted == BATCH && !Thread.currentThread().isInterrupted());
+		return total;
+	}
+
+}

@@ -1,0 +1,93 @@
+package dev.taskqueue.internal.worker;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.internal.handler.TaskHandlerMethod;
+import dev.taskqueue.internal.jdbc.ClaimedTask;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A task of a {@code BATCHED} queue: its handler runs without a transaction of TaskQueue's, and its completion waits
+ * in the {@link Mailbox} to be deleted with others by one statement, the claim loop's next claim or the
+ * {@link CompletionFlusher}'s. A failure is recorded at once, as in the other modes.
+ */
+final class BatchedRun implements CompletionMode {
+
+	private static final Log logger = LogFactory.getLog(BatchedRun.class);
+
+	private final TaskInvoker invoker;
+
+	private final OutcomeRecorder outcomes;
+
+	private final Mailbox mailbox;
+
+	private final TaskHandlerMethod handler;
+
+	private final QueueSettings settings;
+
+	BatchedRun(TaskInvoker invoker, OutcomeRecorder outcomes, Mailbox mailbox,
+			TaskHandlerMethod handler, QueueSettings settings) {
+		this.invoker = invoker;
+		this.outcomes = outcomes;
+		this.mailbox = mailbox;
+		this.handler = handler;
+		this.settings = settings;
+	}
+
+	@Override
+	public void run(ClaimedTask first, HandlerLane lane) {
+		CompletionMode.alone(first, lane, (takeOutcome) -> run(first, takeOutcome));
+	}
+
+	@Override
+	public void timedOut(ClaimedTask task, Thread handlerThread, @Nullable CommitGroup group, HandlerLane lane) {
+		this.outcomes.timedOut(task, this.settings, handlerThread);
+		lane.settled(task);
+	}
+
+	@Override
+	public String describe() {
+		return ", batched completion";
+	}
+
+	/** The claims of a {@code BATCHED} queue carry the deletes waiting in the mailbox. */
+	@Override
+	public boolean claimsCarryDeletes() {
+		return true;
+	}
+
+	private void run(ClaimedTask task, BooleanSupplier takeOutcome) {
+		this.outcomes.attempt(task, this.invoker, this.handler, this.settings,
+				(context, payload) -> run(task, context, payload, takeOutcome));
+	}
+
+	private void run(ClaimedTask task, TaskContext context, Object payload, BooleanSupplier takeOutcome) {
+		long start = System.nanoTime();
+		try {
+			this.invoker.invoke(this.handler, payload, context, task);
+		}
+		catch (Throwable ex) {
+			if (takeOutcome.getAsBoolean()) {
+				this.outcomes.failed(task, context, this.settings, TaskInvoker.unwrap(ex),
+						Duration.ofNanos(System.nanoTime() - start));
+			}
+			return;
+		}
+		if (!takeOutcome.getAsBoolean()) {
+			return; // it ran past its timeout, which has recorded it as failed
+		}
+		try {
+			this.mailbox.post(new Outcome.DeletePending(task, context, Duration.ofNanos(System.nanoTime() - start)));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			logger.warn(OutcomeRecorder.describe(task) + " finished but was interrupted before its completion was "
+					+ "queued; it runs again when this session ends");
+		}
+	}
+
+}

@@ -1,0 +1,237 @@
+package dev.taskqueue.internal.worker;
+
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+import dev.taskqueue.internal.jdbc.ClaimRequest;
+import dev.taskqueue.internal.jdbc.ClaimResult;
+import dev.taskqueue.internal.jdbc.ClaimedTask;
+import dev.taskqueue.internal.jdbc.TaskRepository;
+import dev.taskqueue.internal.support.DatabaseOutage;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.transaction.support.TransactionOperations;
+
+/**
+ * The worker's claim loop: it claims exactly the free capacity of each queue, one queue after the other, and
+ * hands what it claimed to the handler threads; then it waits for a wake-up (an enqueue, a finished task) or the
+ * poll interval. It also writes the task outcomes that could not be written before.
+ */
+final class ClaimLoop implements Runnable {
+
+	private static final Log logger = LogFactory.getLog(ClaimLoop.class);
+
+	/** The order of the claim query, which its RETURNING clause does not keep. */
+	static final Comparator<ClaimedTask> CLAIM_ORDER = Comparator.comparingInt(ClaimedTask::priority)
+		.reversed()
+		.thenComparing(ClaimedTask::runAt)
+		.thenComparing(ClaimedTask::id);
+
+	private final List<QueueState> queues;
+
+	private final TaskRepository tasks;
+
+	private final WorkerSession session;
+
+	/** Writes the outcomes that could not be written when they came. */
+	private final OutcomeRecorder outcomes;
+
+	/** Where failures to reach the database are said, once per outage for the whole instance. */
+	private final DatabaseOutage outage;
+
+	private final TransactionOperations ownTransactions;
+
+	private final HandlerExecutor handlers;
+
+	private final WakeUp wakeUp;
+
+	private final Duration pollInterval;
+
+	private final BooleanSupplier running;
+
+	private final Consumer<@Nullable String> releaseUnstarted;
+
+	/** The outcomes waiting for this loop's claims, which each claim drains into its statement. */
+	private final Mailbox mailbox;
+
+	private final int completionBatchSize;
+
+	private final LimitedClaimer limited;
+
+	private int nextQueue;
+
+	/**
+	 * @param running whether the worker still runs; the loop ends when it does not
+	 * @param releaseUnstarted gives back the claimed tasks of a queue that have not started
+	 * @param mailbox the outcomes the claims carry
+	 * @param completionBatchSize the most completions one claim writes
+	 */
+	ClaimLoop(List<QueueState> queues, TaskRepository tasks, WorkerSession session, OutcomeRecorder outcomes,
+			TransactionOperations ownTransactions, HandlerExecutor handlers, WakeUp wakeUp, Duration pollInterval,
+			BooleanSupplier running, Consumer<@Nullable String> releaseUnstarted, Mailbox mailbox,
+			int completionBatchSize, DatabaseOutage outage) {
+		this.outage = outage;
+		this.queues = List.copyOf(queues);
+		this.tasks = tasks;
+		this.session = session;
+		this.outcomes = outcomes;
+		this.ownTransactions = ownTransactions;
+		this.handlers = handlers;
+		this.wakeUp = wakeUp;
+		this.pollInterval = pollInterval;
+		this.running = running;
+		this.releaseUnstarted = releaseUnstarted;
+		this.mailbox = mailbox;
+		this.completionBatchSize = completionBatchSize;
+		this.limited = new LimitedClaimer(tasks.limitedClaims(), pollInterval);
+	}
+
+	@Override
+	public void run() {
+		while (this.running.getAsBoolean()) {
+			try {
+				this.outcomes.recordPending();
+				releasePaused();
+				// Start with another queue each time, so that with a pool-bound limit no queue starves the others.
+				this.nextQueue = (this.nextQueue + 1) % this.queues.size();
+				boolean asked = false;
+				for (int i = 0; i < this.queues.size(); i++) {
+					asked |= claim(this.queues.get((this.nextQueue + i) % this.queues.size()));
+				}
+				if (asked) { // a round that ran no statement learnt nothing of the database: not "it is back"
+					this.outage.succeeded();
+				}
+				this.wakeUp.await(this.limited.sleep(System.nanoTime()));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+			catch (RuntimeException | Error ex) {
+				// An Error too: a claim loop that ends would leave this instance running nothing, silently.
+				if (ex instanceof Error || !this.outage.failed("claim tasks", ex)) {
+					logger.warn("Could not claim tasks, trying again in " + this.pollInterval + ": "
+							+ ErrorText.summary(ex), (ex instanceof Error) ? ex : null);
+				}
+				try {
+					WakeUp.sleep(this.pollInterval);
+				}
+				catch (InterruptedException interrupted) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+			}
+		}
+		this.mailbox.claimsEnded();
+	}
+
+	/**
+	 * Gives back the claimed tasks that have not started of the queues paused here or, by heartbeat, elsewhere, and
+	 * has the mailbox write what waits for their claims.
+	 */
+	private void releasePaused() {
+		for (QueueState queue : this.queues) {
+			if (this.session.isPaused(queue.name())) {
+				this.releaseUnstarted.accept(queue.name());
+				this.mailbox.notClaimingFor(queue.name());
+			}
+		}
+	}
+
+	/** Claims for {@code queue} what it has room for; whether a statement ran. */
+	private boolean claim(QueueState queue) {
+		// A queue that claims only what it starts at once claims no more than the pool leaves threads for now.
+		int free = (queue.capacity() == queue.spec.settings().concurrency())
+				? Math.min(queue.toClaim(), this.handlers.freeThreads()) : queue.toClaim();
+		if (free <= 0 || !this.running.getAsBoolean() || this.session.isPaused(queue.name())) {
+			return false; // a paused queue claims nothing until it is resumed, here or (by heartbeat) elsewhere
+		}
+		UUID sessionId = this.session.id();
+		long started = System.nanoTime();
+		// Each claim reads another bucket first (round-robin), so that instances spread over the buckets' heads.
+		int bucket = queue.positions.nextBucket();
+		if (queue.spec.settings().limits().any()) {
+			// Completions of a BATCHED queue with limits are left to the flusher: the claim takes the queue's lock.
+			if (!this.limited.mayClaim(queue, started)) {
+				return false;
+			}
+			List<ClaimedTask> claimed = this.limited.claim(queue, bucket, sessionId, free);
+			handOver(queue, bucket, claimed, true, started, claimed.size() == free || this.limited.heldBack(queue),
+					true);
+			return true;
+		}
+		ClaimedTask from = queue.positions.claimFrom(bucket, started);
+		Claim claim = claim(queue, bucket, from, sessionId, free);
+		if (!claim.handedOff().isEmpty()) {
+			this.handlers.submit(queue, claim.handedOff()); // before handOver, which gives back what a pause stops
+		}
+		List<ClaimedTask> claimed = claim.claimed();
+		handOver(queue, bucket, claimed, from == null, started, claimed.size() == claim.limit(), true);
+		free -= claim.handedOff().size();
+		if (claimed.size() < free && queue.positions.wrapAround(System.nanoTime())) {
+			// The bucket had fewer: the rest from the other buckets, which hold tasks also with one bucket when a
+			// producer counted more (see ClaimPositions#wrapAround).
+			long again = System.nanoTime();
+			int rest = free - claimed.size();
+			ClaimRequest others = new ClaimRequest(queue.name(), sessionId, bucket, ClaimRequest.Reach.OTHERS, null, rest,
+					List.of(), List.of(), 0);
+			List<ClaimedTask> more = this.ownTransactions.execute((status) -> this.tasks.claim(others)).claimed();
+			handOver(queue, bucket, more, true, again, more.size() == rest, false);
+		}
+		return true;
+	}
+
+	/**
+	 * One claim statement of {@code queue}, from {@code bucket}'s head or its position {@code from}, for up to
+	 * {@code free} tasks: those it claims, and those the outcomes it carries gave this worker.
+	 */
+	private Claim claim(QueueState queue, int bucket, @Nullable ClaimedTask from, UUID sessionId, int free) {
+		// The claim writes what waits for it in the mailbox: one round trip and one commit for both.
+		Mailbox.ForClaim carried = this.mailbox.takeForClaim(queue.name(), sessionId, bucket, from, free,
+				queue.spec.mode().claimsCarryDeletes(), this.completionBatchSize, queue.spec.mode().tasksPerThread());
+		ClaimResult result;
+		try {
+			result = this.ownTransactions.execute((status) -> this.tasks.claim(carried.request()));
+		}
+		catch (RuntimeException | Error ex) {
+			this.mailbox.putBack(carried);
+			throw ex;
+		}
+		this.mailbox.written(carried);
+		this.outcomes.deleted(carried.deletes(), result.completed());
+		queue.spec.mode().claimed(result); // before its tasks are handed to the threads
+		return new Claim(result.claimed(), result.handedOff(), carried.request().limit());
+	}
+
+	/** What one claim statement took: {@code claimed} of the {@code limit} it asked for, and {@code handedOff}. */
+	private record Claim(List<ClaimedTask> claimed, List<ClaimedTask> handedOff, int limit) {
+	}
+
+	/**
+	 * Hands the tasks of a claim to the handler threads, in claim order.
+	 * @param record whether the claim read {@code bucket} and counts in its position and timings
+	 */
+	private void handOver(QueueState queue, int bucket, List<ClaimedTask> claimed, boolean full, long started,
+			boolean mayHaveMore, boolean record) {
+		List<ClaimedTask> inOrder = claimed.stream().sorted(CLAIM_ORDER).toList();
+		if (record) {
+			queue.positions.claimed(bucket, inOrder, full, started, System.nanoTime());
+		}
+		queue.mayHaveMore = mayHaveMore;
+		if (this.session.isPaused(queue.name())) {
+			// Paused while it claimed: none of these starts. Asked before they reach a thread, and after the
+			// statement, so that a task enqueued after the pause, which only this claim could have seen, never runs.
+			this.outcomes.release(inOrder);
+			this.releaseUnstarted.accept(queue.name()); // what a hand-off gave this claim
+			return;
+		}
+		this.handlers.submit(queue, inOrder);
+	}
+
+}

@@ -1,0 +1,79 @@
+package dev.taskqueue.internal.worker;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.internal.jdbc.ClaimedTask;
+import dev.taskqueue.internal.jdbc.TaskRepository;
+
+/**
+ * What became of a claimed task's attempt that another stage must write: the {@link OutcomeRecorder} writes at once
+ * those that need a statement of their own ({@link Written}: retry later, dead, released) and keeps them in the
+ * {@link Mailbox} while they cannot be written; what the claim loop's next statement carries waits there too
+ * ({@link DeletePending}, {@link KeyLeftHeadless}). A completion written with the task's own transaction, and a
+ * claim found lost by it, need no other stage: the completion mode tells the listeners itself.
+ */
+sealed interface Outcome {
+
+	/**
+	 * A {@code BATCHED} handler returned: the task's delete waits to be written with others, by the claim loop's next
+	 * claim of a {@code BATCHED} queue or by the flusher ({@link CompletionFlusher}).
+	 */
+	record DeletePending(ClaimedTask task, TaskContext context, Duration duration) implements Outcome {
+	}
+
+	/**
+	 * A completion that committed deleted the head of {@code key} on {@code queue} and left the key's next task held:
+	 * the claim loop's next claim of the queue hands it off (see {@code TaskRepository#handOffAndClaim}).
+	 */
+	record KeyLeftHeadless(String queue, String key) implements Outcome {
+
+		/** The keys of {@code heads}, deleted by one completion and all of one queue. */
+		static List<KeyLeftHeadless> of(List<ClaimedTask> heads) {
+			return heads.stream().map((head) -> new KeyLeftHeadless(head.queue(), head.orderingKey())).toList();
+		}
+
+	}
+
+	/** An outcome written by a statement of its own, fenced by the task's claim; kept in the mailbox until it is. */
+	sealed interface Written extends Outcome {
+
+		/** Writes it; {@code false} when the claim was lost, which changes nothing. */
+		boolean writeWith(TaskRepository tasks);
+
+	}
+
+	/** The attempt failed: the task runs again after {@code delay}. */
+	record RetryLater(ClaimedTask task, Duration delay, String error) implements Written {
+
+		@Override
+		public boolean writeWith(TaskRepository tasks) {
+			return tasks.retryLater(this.task, this.delay, this.error);
+		}
+
+	}
+
+	/** The task goes to the dead letters, showing at most {@code maxAttempts} attempts. */
+	record Dead(ClaimedTask task, String error, int maxAttempts) implements Written {
+
+		@Override
+		public boolean writeWith(TaskRepository tasks) {
+			return tasks.moveToDead(this.task, this.error, this.maxAttempts);
+		}
+
+	}
+
+	/** Claimed tasks of {@code session} that did not run to their end are ready again, no attempt used up. */
+	record Released(UUID session, List<UUID> ids) implements Written {
+
+		@Override
+		public boolean writeWith(TaskRepository tasks) {
+			tasks.releaseUnstarted(this.ids, this.session);
+			return true;
+		}
+
+	}
+
+}

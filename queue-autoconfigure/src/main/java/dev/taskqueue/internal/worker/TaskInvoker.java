@@ -1,0 +1,129 @@
+package dev.taskqueue.internal.worker;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.TaskHandlerInterceptor;
+import dev.taskqueue.TaskQueueListener;
+import dev.taskqueue.internal.handler.TaskHandlerMethod;
+import dev.taskqueue.internal.jdbc.ClaimedTask;
+import dev.taskqueue.internal.support.ScheduledAtHeader;
+
+/**
+ * Calls a task's handler: reads its payload as the handler's type, tells the listeners it starts, and invokes the
+ * handler through the application's interceptors, first one outermost. It runs no transaction and records no
+ * outcome: its callers do both.
+ */
+final class TaskInvoker {
+
+	/** What {@code prepare} returns for a task that is not to run. */
+	static final Object NOT_RUNNABLE = new Object();
+
+	private final PayloadReader payloads;
+
+	private final TaskQueueListener listener;
+
+	private final List<TaskHandlerInterceptor> interceptors;
+
+	/**
+	 * @param listener the listeners, which must not throw
+	 */
+	TaskInvoker(PayloadReader payloads, TaskQueueListener listener, List<TaskHandlerInterceptor> interceptors) {
+		this.payloads = payloads;
+		this.listener = listener;
+		this.interceptors = List.copyOf(interceptors);
+	}
+
+	/**
+	 * Checks what must hold before {@code task}'s handler runs, and tells the listener it starts.
+	 * @return the payload as the handler takes it, or {@link #NOT_RUNNABLE} when the task went to the dead letters
+	 */
+	Object prepare(ClaimedTask task, TaskHandlerMethod handler, QueueSettings settings, TaskContext context,
+			Consumer<Exception> rejected) {
+		if (task.attempt() > settings.maxAttempts()) {
+			rejected.accept(withoutOwnFrames(new IllegalStateException("Gave up after " + settings.maxAttempts()
+					+ " attempts; the last one ended without an outcome because its worker stopped or lost its "
+					+ "session" + ((task.lastError() != null) ? ". Error before that:\n" + task.lastError() : ""))));
+			return NOT_RUNNABLE;
+		}
+		Object payload;
+		try {
+			payload = this.payloads.read(task.payload(), handler.payloadType());
+		}
+		catch (Throwable ex) {
+			if (ex instanceof VirtualMachineError) {
+				throw ex; // out of memory, say: not the payload's fault, so the attempt fails but is not dead
+			}
+			// Errors too: a payload type's constructor may assert, or its class fail to initialise.
+			String why = (ex.getMessage() != null) ? ex.getMessage() : ex.getClass().getName();
+			rejected.accept(withoutOwnFrames(new IllegalArgumentException("Payload cannot be read as "
+					+ handler.payloadType().getTypeName() + " for " + handler.describe() + ": " + why, ex)));
+			return NOT_RUNNABLE;
+		}
+		Duration pickupLatency = Duration.between(task.runAt(), task.claimedAt());
+		this.listener.started(context, pickupLatency.isNegative() ? Duration.ZERO : pickupLatency);
+		return payload;
+	}
+
+	/**
+	 * Invokes the handler through the interceptors.
+	 * @throws RuntimeException or Error as the handler or an interceptor threw it; a checked exception wrapped in
+	 * a {@link HandlerException}, which {@link #unwrap(Throwable)} takes off
+	 */
+	void invoke(TaskHandlerMethod handler, Object payload, TaskContext context, ClaimedTask task) {
+		Map<String, String> headers = this.payloads.headers(task.headers());
+		try {
+			proceed(0, handler, payload, context, headers);
+		}
+		catch (RuntimeException ex) {
+			throw ex;
+		}
+		catch (Exception ex) {
+			throw new HandlerException(ex);
+		}
+	}
+
+	private void proceed(int index, TaskHandlerMethod handler, Object payload, TaskContext context,
+			Map<String, String> headers) throws Exception {
+		if (index == this.interceptors.size()) {
+			handler.invoke(payload, context);
+		}
+		else {
+			this.interceptors.get(index)
+				.intercept(context, headers, () -> proceed(index + 1, handler, payload, context, headers));
+		}
+	}
+
+	/**
+	 * A reason of TaskQueue's own for the dead letters: where in TaskQueue it was made helps nobody, its cause's
+	 * stack trace (the payload type's constructor, say) is what the stored error keeps.
+	 */
+	private static <E extends Exception> E withoutOwnFrames(E reason) {
+		reason.setStackTrace(new StackTraceElement[0]);
+		return reason;
+	}
+
+	/** The failure as the handler threw it. */
+	static Throwable unwrap(Throwable ex) {
+		Throwable cause = (ex instanceof HandlerException) ? ex.getCause() : null;
+		return (cause != null) ? cause : ex;
+	}
+
+	static TaskContext context(ClaimedTask task) {
+		return new TaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt(),
+				ScheduledAtHeader.read(task.headers()), BatchHeaders.batch(task.headers()));
+	}
+
+	/** Carries a checked exception of a handler through the transaction template. */
+	private static final class HandlerException extends RuntimeException {
+
+		HandlerException(Exception cause) {
+			super(cause);
+		}
+
+	}
+
+}

@@ -1,0 +1,328 @@
+package dev.taskqueue.internal.worker;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import javax.sql.DataSource;
+
+import dev.taskqueue.internal.handler.TaskHandlerMethod;
+import dev.taskqueue.internal.handler.TaskHandlerRegistry;
+import dev.taskqueue.internal.jdbc.ClaimedTask;
+import dev.taskqueue.internal.jdbc.TaskNotifications;
+import dev.taskqueue.internal.jdbc.TaskRepository;
+import dev.taskqueue.internal.support.DatabaseOutage;
+import dev.taskqueue.internal.support.PeriodicThread;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.transaction.support.TransactionOperations;
+
+/**
+ * Runs the handlers of this instance. It starts last and stops first: on start it opens a {@link WorkerSession}
+ * and a claim loop that takes exactly the free capacity of each queue; on stop it stops claiming, gives back
+ * claimed tasks that have not started, waits for running handlers up to the shutdown timeout, writes the last
+ * batched completions, then ends the session.
+ */
+public class TaskWorker implements SmartLifecycle {
+
+	/** Late, so the worker starts after and stops before everything its handlers may use. */
+	public static final int PHASE = Integer.MAX_VALUE - 100;
+
+	private static final Log logger = LogFactory.getLog(TaskWorker.class);
+
+	private final TaskHandlerRegistry registry;
+
+	private final TaskRepository tasks;
+
+	private final WorkerSession session;
+
+	private final CompletionModes modes;
+
+	private final TransactionOperations ownTransactions;
+
+	private final WorkerSettings settings;
+
+	private final Function<TaskHandlerMethod, QueueSettings> queueSettings;
+
+	private final WakeUp wakeUp = new WakeUp();
+
+	private final DataSource dataSource;
+
+	private final @Nullable TaskNotifications notifications;
+
+	private NotificationListener notificationListener;
+
+	private volatile List<QueueState> queues = List.of();
+
+	private volatile boolean running;
+
+	private Thread claimLoop;
+
+	private HandlerExecutor handlers;
+
+	private Thread completionFlusher;
+
+	private PeriodicThread heartbeat;
+
+	private DatabaseOutage outage = new DatabaseOutage();
+
+	/**
+	 * @param notifications where to {@code LISTEN} for enqueues on {@code dataSource}, or {@code null} to poll only
+	 */
+	public TaskWorker(TaskHandlerRegistry registry, TaskRepository tasks, WorkerSession session,
+			CompletionModes modes, TransactionOperations ownTransactions,
+			WorkerSettings settings, Function<TaskHandlerMethod, QueueSettings> queueSettings, DataSource dataSource,
+			@Nullable TaskNotifications notifications) {
+		this.dataSource = dataSource;
+		this.notifications = notifications;
+		this.registry = registry;
+		this.tasks = tasks;
+		this.session = session;
+		this.modes = modes;
+		this.ownTransactions = ownTransactions;
+		this.settings = settings;
+		this.queueSettings = queueSettings;
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	/**
+	 * Says failures to reach the database through {@code outage}, shared by the instance's background loops: the
+	 * claim loop, heartbeats, LISTEN, batched completions and outcomes written later. Before {@link #start()}.
+	 */
+	public void reportOutagesTo(DatabaseOutage outage) {
+		this.outage = outage;
+		this.session.reportOutagesTo(outage);
+		this.modes.reportOutagesTo(outage);
+	}
+
+	/** This instance's session id, {@code null} while the worker has not started. */
+	public UUID sessionId() {
+		return this.session.id();
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.running) {
+			return;
+		}
+		Collection<TaskHandlerMethod> handlerMethods = this.registry.all();
+		if (handlerMethods.isEmpty()) {
+			logger.info("TaskQueue worker not started: this application has no @TaskHandler methods");
+			return;
+		}
+		Map<String, QueueSettings> settingsByQueue = new HashMap<>();
+		for (TaskHandlerMethod handler : handlerMethods) {
+			settingsByQueue.put(handler.queue(), this.queueSettings.apply(handler));
+		}
+		Map<String, QueueState> byName = new HashMap<>();
+		// The completions of this worker's tasks may give it tasks to run, while it claims for their queue.
+		Completer completer = this.modes.completer(settingsByQueue::get,
+				(queue) -> this.running && !this.session.isPaused(queue),
+				(queue, tasks) -> this.handlers.submit(
+						Objects.requireNonNull(byName.get(queue), "a completion gives tasks only of this worker's queues"), tasks));
+		List<QueueState> states = new ArrayList<>();
+		for (TaskHandlerMethod handler : handlerMethods) {
+			QueueSettings queueSettings = settingsByQueue.get(handler.queue());
+			QueueSpec spec = new QueueSpec(handler, queueSettings, this.modes.of(handler, queueSettings, completer));
+			QueueState state = new QueueState(spec, this.settings.maxPrefetch());
+			states.add(state);
+			byName.put(state.name(), state);
+		}
+		this.queues = List.copyOf(states);
+		this.session.open();
+		Mailbox mailbox = this.modes.mailbox();
+		mailbox.open();
+		this.handlers = new HandlerExecutor(this.wakeUp, states, this.settings.maxHandlers(),
+				this.settings.virtualThreads(), mailbox);
+		if (states.stream().anyMatch((state) -> state.spec.mode().claimsCarryDeletes())) {
+			CompletionFlusher flusher = new CompletionFlusher(mailbox, this.ownTransactions, this.modes.outcomes(),
+					completer, this.outage,
+					Math.max(100, this.settings.completionFlushInterval().toMillis()));
+			this.completionFlusher = Threads.named("tq-completions-", false).newThread(flusher);
+			this.completionFlusher.start();
+		}
+		Duration beat = this.settings.heartbeatInterval();
+		this.heartbeat = new PeriodicThread("tq-heartbeat", beat, beat, this::beat);
+		this.heartbeat.start();
+		this.running = true;
+		ClaimLoop claims = new ClaimLoop(states, this.tasks, this.session, this.modes.outcomes(), this.ownTransactions,
+				this.handlers, this.wakeUp, this.settings.pollInterval(), this::isRunning, this::releaseUnstarted,
+				mailbox, this.settings.completionBatchSize(), this.outage);
+		this.claimLoop = Threads.named("tq-claim-", false).newThread(claims);
+		this.claimLoop.start();
+		if (this.notifications != null) {
+			Set<String> names = states.stream().map(QueueState::name).collect(Collectors.toSet());
+			this.notificationListener = new NotificationListener(this.dataSource, this.notifications, names,
+					this.wakeUp::signal, this.settings.pollInterval(), this.outage);
+			Threads.named("tq-listen-", true).newThread(this.notificationListener).start();
+		}
+		logStarted(states);
+	}
+
+	@Override
+	public void stop() {
+		CountDownLatch stopped = new CountDownLatch(1);
+		stop(stopped::countDown);
+		try {
+			stopped.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Override
+	public synchronized void stop(Runnable callback) {
+		if (!this.running) {
+			callback.run();
+			return;
+		}
+		this.running = false;
+		this.wakeUp.signal();
+		Thread shutdown = Threads.named("tq-shutdown-", false).newThread(() -> {
+			try {
+				shutDown();
+			}
+			finally {
+				callback.run();
+			}
+		});
+		shutdown.start();
+	}
+
+	/** Wakes the claim loop, for instance when tasks were enqueued or released. */
+	public void wakeUp() {
+		this.wakeUp.signal();
+	}
+
+	/**
+	 * Applies a pause or resume of {@code queue} that was made through this instance (and committed) at once:
+	 * a paused queue claims nothing more, and its claimed tasks that have not started are given back. Other
+	 * instances learn of it with their next heartbeat.
+	 */
+	public void pauseChanged(String queue, boolean paused) {
+		this.session.pausedHere(queue, paused);
+		this.wakeUp.signal(); // the claim loop gives back what the paused queue holds, or claims for a resumed one
+	}
+
+	private void beat() {
+		if (this.session.beat() > 0) {
+			// Tasks of an expired session are ready again, most likely before where claims had got to.
+			this.queues.forEach((queue) -> queue.positions.claimFromStart());
+			this.wakeUp.signal();
+		}
+	}
+
+	/**
+	 * Stops claiming, gives back what has not started, lets the running handlers finish and writes the waiting
+	 * completions, all within one shutdown timeout; then interrupts what is left and ends the session.
+	 */
+	private void shutDown() {
+		Duration timeout = this.settings.shutdownTimeout();
+		long deadline = System.nanoTime() + timeout.toNanos();
+		// The last tenth of the timeout (at most a second) is kept for writing the completions of BATCHED handlers.
+		long flushReserve = (this.completionFlusher != null) ? Math.min(timeout.toNanos() / 10, 1_000_000_000L) : 0;
+		long handlersDeadline = deadline - flushReserve;
+		if (this.notificationListener != null) {
+			this.notificationListener.stop();
+		}
+		try {
+			this.claimLoop.join(remainingMillis(handlersDeadline));
+			releaseUnstarted(null);
+			if (!this.handlers.awaitIdle(Duration.ofMillis(remainingMillis(handlersDeadline)))) {
+				logger.warn("TaskQueue handlers still running after the shutdown timeout of " + timeout
+						+ "; interrupting them. Their tasks are given back, ready at once and (the first "
+						+ TaskRepository.FREE_SHUTDOWN_GIVE_BACKS + " times for a task) without counting an attempt; "
+						+ "their transactions cannot complete them");
+				// Written here, before the session ends: a handler thread's own outcome, written as it notices the
+				// interrupt, would race with the end of the session and be lost, and the task would count an attempt.
+				this.modes.giveBackAtShutdown(this.handlers.takeRunningForShutdown());
+			}
+			if (this.completionFlusher != null) {
+				this.modes.mailbox().stopDeletes();
+				this.completionFlusher.join(remainingMillis(deadline));
+				if (this.completionFlusher.isAlive()) {
+					logger.warn("TaskQueue could not write every waiting completion within the shutdown timeout of "
+							+ timeout + "; those tasks run again once this session has ended");
+					this.completionFlusher.interrupt();
+					this.completionFlusher.join(100); // a write under way ends before the session does
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.handlers.shutdownNow();
+		this.heartbeat.stop(); // after a beat under way, which must not outlive the connection pool
+		this.session.close();
+		logger.info("TaskQueue worker stopped, session " + this.session.id() + " ended");
+	}
+
+	/** What is left until {@code deadline}, at least 1 ms (0 would make {@code join} wait for ever). */
+	private static long remainingMillis(long deadline) {
+		return Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+	}
+
+	/** Gives back the claimed tasks of {@code queue} (of every queue when {@code null}) that have not started. */
+	private void releaseUnstarted(@Nullable String queue) {
+		List<ClaimedTask> release = this.handlers.drainUnstarted(queue);
+		if (release.isEmpty()) {
+			return;
+		}
+		Map<UUID, List<UUID>> bySession = release.stream()
+			.collect(Collectors.groupingBy(ClaimedTask::claimedBy,
+					Collectors.mapping(ClaimedTask::id, Collectors.toList())));
+		try {
+			bySession.forEach((session, ids) -> this.ownTransactions
+				.executeWithoutResult((status) -> this.tasks.releaseUnstarted(ids, session)));
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not release " + release.size() + " claimed tasks that had not started; "
+					+ "they become ready when this session ends or expires: " + ErrorText.summary(ex));
+		}
+	}
+
+	private void logStarted(List<QueueState> states) {
+		logger.info("TaskQueue worker started as session " + this.session.id() + ": queues "
+				+ states.stream().map((state) -> state.spec.describe()).collect(Collectors.joining(", ")) + "; poll-interval "
+				+ this.settings.pollInterval() + ", heartbeat-interval " + this.settings.heartbeatInterval()
+				+ ", session-timeout " + this.settings.sessionTimeout() + ", shutdown-timeout "
+				+ this.settings.shutdownTimeout() + (this.settings.virtualThreads() ? ", virtual threads" : "")
+				+ ((this.notifications != null) ? ", LISTEN on '" + this.notifications.channel() + "'"
+						: ", polling only")
+				+ ((this.settings.maxHandlers() < Integer.MAX_VALUE)
+						? ", at most " + this.settings.maxHandlers() + " handlers at once (connection pool)" : ""));
+		int wanted = states.stream().mapToInt((state) -> state.spec.settings().concurrency()).sum();
+		if (wanted > this.settings.maxHandlers()) {
+			logger.warn("The queues' concurrency adds up to " + wanted + " but the connection pool leaves room for "
+					+ this.settings.maxHandlers() + " handlers (the worker keeps one connection for its bookkeeping"
+					+ ((this.notifications != null) ? " and one for LISTEN" : "") + "): TaskQueue runs at most "
+					+ this.settings.maxHandlers() + " at once. Size "
+					+ "the pool at least the sum of the queues' concurrency + 2, plus what the rest of the application "
+					+ "uses");
+		}
+	}
+
+}

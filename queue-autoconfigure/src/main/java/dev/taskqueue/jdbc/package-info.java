@@ -1,7 +1,0 @@
-/**
- * All of TaskQueue's SQL: the repositories the producer, the worker and the operations run on.
- */
-@NullMarked
-package dev.taskqueue.jdbc;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,7 +1,0 @@
-/**
- * Micrometer meters of the queues and of the tasks run in this instance.
- */
-@NullMarked
-package dev.taskqueue.metrics;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,7 +1,0 @@
-/**
- * The {@link dev.taskqueue.TaskQueue} that enqueues on the application's {@code DataSource}.
- */
-@NullMarked
-package dev.taskqueue.producer;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,197 @@
+package dev.taskqueue.internal.operations;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.sql.DataSource;
+
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.TaskHandler;
+import dev.taskqueue.TaskHandler.Completion;
+import dev.taskqueue.TaskQueue;
+import dev.taskqueue.TaskRequest;
+import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.ClaimRequest;
+import dev.taskqueue.internal.jdbc.ClaimedTask;
+import dev.taskqueue.internal.jdbc.EnqueueRepository;
+import dev.taskqueue.internal.jdbc.NewTask;
+import dev.taskqueue.internal.jdbc.SessionRepository;
+import dev.taskqueue.internal.jdbc.TaskRepository;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.test.Await;
+import dev.taskqueue.test.TestApplications;
+import dev.taskqueue.test.TestDatabase;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Dead letters and history rows are deleted once past their retention, in batches, and the history records each
+ * completed task only when it is enabled.
+ */
+class RetentionAndHistoryIntegrationTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(20);
+
+	@Test
+	void pruneDeletesOnlyRowsOlderThanTheirRetentionInBatches() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(), List.of(),
+				"taskqueue.retention.dead-letters=2d", "taskqueue.retention.history=1h",
+				"taskqueue.retention.prune-interval=1h")) {
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			// More old rows than one batch, so that the pruner has to go round.
+			insertDead(jdbc, RetentionPruner.BATCH + 500, "3 days");
+			insertDead(jdbc, 7, "1 day");
+			insertHistory(jdbc, 40, "2 hours");
+			insertHistory(jdbc, 5, "10 minutes");
+			assertThat(context.getBean(RetentionPruner.class).prune()).isEqualTo(RetentionPruner.BATCH + 500 + 40);
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task", Integer.class)).isEqualTo(7);
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_history", Integer.class)).isEqualTo(5);
+			assertThat(context.getBean(RetentionPruner.class).prune()).isZero();
+		}
+	}
+
+	@Test
+	void everyInstancePrunesOnItsInterval() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(), List.of(),
+				"taskqueue.retention.dead-letters=1h", "taskqueue.retention.prune-interval=100ms")) {
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			insertDead(jdbc, 3, "2 hours");
+			insertDead(jdbc, 1, "1 minute");
+			Await.until("the old dead letters are gone", WAIT,
+					() -> jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task", Integer.class) == 1);
+		}
+	}
+
+	@Test
+	void historyKeepsEveryCompletedTaskWhenEnabled() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(Config.class), "taskqueue.history.enabled=true", "taskqueue.queues.h-fails.max-attempts=1")) {
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			TaskQueue taskQueue = context.getBean(TaskQueue.class);
+			UUID id = taskQueue.enqueue(TaskRequest.of("h-work", Map.of("n", 1)).withPriority(4));
+			UUID failed = taskQueue.enqueue("h-fails", "x");
+			Await.until("both are settled", WAIT, () -> jdbc.queryForObject(
+					"SELECT (SELECT count(*) FROM taskqueue_task) = 0 AND (SELECT count(*) FROM taskqueue_history) = 1",
+					Boolean.class));
+			Map<String, Object> row = jdbc.queryForMap("SELECT queue, payload::text AS payload, priority, attempts, "
+					+ "completed_at >= enqueued_at AS ordered FROM taskqueue_history WHERE id = ?", id);
+			assertThat(row).containsEntry("queue", "h-work")
+				.containsEntry("payload", "{\"n\": 1}")
+				.containsEntry("priority", 4)
+				.containsEntry("attempts", 1)
+				.containsEntry("ordered", true);
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_history WHERE id = ?", Integer.class,
+					failed)).isZero();
+		}
+	}
+
+	@Test
+	void historyAlsoKeepsTasksCompletedInBatches() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(Config.class), "taskqueue.history.enabled=true")) {
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			List<UUID> batched = context.getBean(TaskQueue.class).enqueueAll(List.of(TaskRequest.of("h-batched", "a"),
+					TaskRequest.of("h-batched", "b"), TaskRequest.of("h-batched", "c")));
+			Await.until("all are completed", WAIT, () -> jdbc.queryForObject(
+					"SELECT (SELECT count(*) FROM taskqueue_task) = 0 AND (SELECT count(*) FROM taskqueue_history) = 3",
+					Boolean.class));
+			assertThat(jdbc.queryForList("SELECT id FROM taskqueue_history", UUID.class))
+				.containsExactlyInAnyOrderElementsOf(batched);
+		}
+	}
+
+	@Test
+	void batchedCompletionWithHistoryKeepsExactlyTheTasksItDeletes() {
+		DataSource dataSource = new DriverManagerDataSource(TestDatabase.createDatabase());
+		TaskTables tables = TaskTables.inSchema(null);
+		new TaskQueueSchemaMigrator(dataSource, tables).afterPropertiesSet();
+		TaskRepository tasks = new TaskRepository(dataSource, tables, true);
+		EnqueueRepository enqueue = new EnqueueRepository(dataSource, tables);
+		UUID session = UUID.randomUUID();
+		new SessionRepository(dataSource, tables).register(session, "test");
+		for (int i = 0; i < 3; i++) {
+			enqueue.insert(new NewTask(UUID.randomUUID(), "h-repo", "{}", 0, null, null, "{\"k\": \"v\"}"));
+		}
+		List<ClaimedTask> claimed = tasks.claim(ClaimRequest.of("h-repo", session, 3)).claimed();
+		ClaimedTask lost = claimed.get(2);
+		// As if a later attempt had claimed it: the batched completion must not delete it, nor record it.
+		ClaimedTask stale = new ClaimedTask(lost.id(), lost.queue(), lost.payload(), lost.priority(),
+				lost.attempt() + 1, lost.enqueuedAt(), lost.runAt(), lost.claimedAt(), lost.claimedBy(), null);
+		List<UUID> deleted = tasks.completeAll(session, List.of(claimed.get(0), claimed.get(1), stale));
+		assertThat(deleted).containsExactlyInAnyOrder(claimed.get(0).id(), claimed.get(1).id());
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		assertThat(jdbc.queryForList("SELECT id FROM taskqueue_history", UUID.class))
+			.containsExactlyInAnyOrderElementsOf(deleted);
+		assertThat(jdbc.queryForList("SELECT headers ->> 'k' FROM taskqueue_history", String.class)).containsOnly("v");
+		assertThat(tasks.complete(lost)).isTrue();
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_history", Integer.class)).isEqualTo(3);
+	}
+
+	@Test
+	void historyStaysEmptyWhenDisabled() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(Config.class))) {
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			TaskQueue taskQueue = context.getBean(TaskQueue.class);
+			taskQueue.enqueueAll(
+					List.of(TaskRequest.of("h-work", Map.of("n", 1)), TaskRequest.of("h-work", Map.of("n", 2))));
+			Await.until("both are handled", WAIT, () -> context.getBean(Handlers.class).handled.size() == 2
+					&& jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class) == 0);
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_history", Integer.class)).isZero();
+		}
+	}
+
+	private static void insertDead(JdbcTemplate jdbc, int count, String age) {
+		jdbc.update("INSERT INTO taskqueue_dead_task (id, queue, payload, priority, attempts, enqueued_at, failed_at, "
+				+ "error) SELECT gen_random_uuid(), 'r', '{}', 0, 1, now() - interval '" + age + "', now() - interval '"
+				+ age + "', 'x' FROM generate_series(1, ?)", count);
+	}
+
+	private static void insertHistory(JdbcTemplate jdbc, int count, String age) {
+		jdbc.update("INSERT INTO taskqueue_history (id, queue, payload, priority, attempts, enqueued_at, completed_at) "
+				+ "SELECT gen_random_uuid(), 'r', '{}', 0, 1, now() - interval '" + age + "', now() - interval '" + age
+				+ "' FROM generate_series(1, ?)", count);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Config {
+
+		@Bean
+		Handlers handlers() {
+			return new Handlers();
+		}
+
+	}
+
+	static class Handlers {
+
+		final Map<UUID, String> handled = new ConcurrentHashMap<>();
+
+		@TaskHandler(queue = "h-work")
+		void work(Map<String, Integer> payload, TaskContext context) {
+			this.handled.put(context.id(), context.queue());
+		}
+
+		@TaskHandler(queue = "h-batched", completion = Completion.BATCHED)
+		void batched(String payload, TaskContext context) {
+			this.handled.put(context.id(), context.queue());
+		}
+
+		@TaskHandler(queue = "h-fails")
+		void fails(String payload) {
+			throw new IllegalStateException("fails");
+		}
+
+	}
+
+}
