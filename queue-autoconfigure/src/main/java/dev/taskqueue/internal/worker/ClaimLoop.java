@@ -57,7 +57,7 @@ final class ClaimLoop implements Runnable {
 
 	private final Consumer<@Nullable String> releaseUnstarted;
 
-	/** The outcomes waiting for this loop's claims: deletes of BATCHED completions, keys left headless. */
+	/** The outcomes waiting for this loop's claims, which each claim drains into its statement. */
 	private final Mailbox mailbox;
 
 	private final int completionBatchSize;
@@ -128,18 +128,18 @@ final class ClaimLoop implements Runnable {
 				}
 			}
 		}
-		this.mailbox.closeKeys();
+		this.mailbox.claimsEnded();
 	}
 
 	/**
 	 * Gives back the claimed tasks that have not started of the queues paused here or, by heartbeat, elsewhere, and
-	 * makes the next tasks of their keys left to a claim heads for any claim.
+	 * has the mailbox write what waits for their claims.
 	 */
 	private void releasePaused() {
 		for (QueueState queue : this.queues) {
 			if (this.session.isPaused(queue.name())) {
 				this.releaseUnstarted.accept(queue.name());
-				this.mailbox.promoteKeys(queue.name());
+				this.mailbox.notClaimingFor(queue.name());
 			}
 		}
 	}
@@ -189,36 +189,24 @@ final class ClaimLoop implements Runnable {
 
 	/**
 	 * One claim statement of {@code queue}, from {@code bucket}'s head or its position {@code from}, for up to
-	 * {@code free} tasks: those it claims, and those handed off by the completions it carries.
+	 * {@code free} tasks: those it claims, and those the outcomes it carries gave this worker.
 	 */
 	private Claim claim(QueueState queue, int bucket, @Nullable ClaimedTask from, UUID sessionId, int free) {
-		// A BATCHED queue's claim also deletes the completions waiting: one round trip and one commit for both.
-		// Another queue's claim hands off the next tasks of the keys completions left to it: each takes a place.
-		boolean deletes = queue.spec.mode().claimsCarryDeletes();
-		List<Outcome.DeletePending> done = deletes ? this.mailbox.takeDeletes(this.completionBatchSize) : List.of();
-		List<ClaimedTask> doneTasks = done.stream().map(Outcome.DeletePending::task).toList();
-		List<String> keys = deletes ? List.of() : this.mailbox.takeKeys(queue.name(), free);
-		// The next task of a completed task's key may be handed off to this claim: room is kept for it. A hand-off
-		// also reads the tasks of its key that fit in its group after it (KeyRuns).
-		int following = queue.spec.mode().tasksPerThread() - 1;
-		int limit = Math.max(0, free - keys.size() - (int) doneTasks.stream()
-			.filter((task) -> task.orderingKey() != null && task.queue().equals(queue.name()))
-			.count());
-		ClaimRequest request = new ClaimRequest(queue.name(), sessionId, bucket, ClaimRequest.Reach.BUCKET, from, limit,
-				doneTasks, keys, following);
+		// The claim writes what waits for it in the mailbox: one round trip and one commit for both.
+		Mailbox.ForClaim carried = this.mailbox.takeForClaim(queue.name(), sessionId, bucket, from, free,
+				queue.spec.mode().claimsCarryDeletes(), this.completionBatchSize, queue.spec.mode().tasksPerThread());
 		ClaimResult result;
 		try {
-			result = this.ownTransactions.execute((status) -> this.tasks.claim(request));
+			result = this.ownTransactions.execute((status) -> this.tasks.claim(carried.request()));
 		}
 		catch (RuntimeException | Error ex) {
-			this.mailbox.putBack(done);
-			this.mailbox.putBackKeys(queue.name(), keys);
+			this.mailbox.putBack(carried);
 			throw ex;
 		}
-		this.mailbox.written(done);
-		this.outcomes.deleted(done, result.completed());
-		queue.keyRuns.follow(result.following()); // before the tasks they follow are handed to the threads
-		return new Claim(result.claimed(), result.handedOff(), limit);
+		this.mailbox.written(carried);
+		this.outcomes.deleted(carried.deletes(), result.completed());
+		queue.spec.mode().claimed(result); // before its tasks are handed to the threads
+		return new Claim(result.claimed(), result.handedOff(), carried.request().limit());
 	}
 
 	/** What one claim statement took: {@code claimed} of the {@code limit} it asked for, and {@code handedOff}. */

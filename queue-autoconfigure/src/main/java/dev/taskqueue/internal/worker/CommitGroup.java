@@ -1,9 +1,7 @@
 package dev.taskqueue.internal.worker;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -33,17 +31,19 @@ final class CommitGroup {
 	/** The database session serving the group's transaction, as {@code SessionEnder#identify} names it. */
 	volatile @Nullable Object session;
 
-	/** The tasks the group's completion handed off to its session, set once it ran: they run after the commit. */
-	List<ClaimedTask> leftHeadless = List.of();
-
-	/** The tasks of the group that followed a task of their key in it, unclaimed (see {@link KeyRuns}). */
-	final Set<UUID> following = ConcurrentHashMap.newKeySet();
-
-	/** The tasks of the key of the group's last task that may follow it in the group, in order. */
-	final Deque<ClaimedTask> run = new ArrayDeque<>();
+	/**
+	 * The tasks the group runs without holding their claims: they are not in flight, so nothing settles them, and a
+	 * rollback leaves them as they were. Read by the thread that gives the group up.
+	 */
+	final Set<UUID> unclaimed = ConcurrentHashMap.newKeySet();
 
 	/** A task taken by the group's thread that has no entry yet. */
 	@Nullable ClaimedTask current;
+
+	/** Whether the group's session holds {@code task}'s claim: not one of the {@link #unclaimed}. */
+	boolean claimed(ClaimedTask task) {
+		return !this.unclaimed.contains(task.id());
+	}
 
 	synchronized void add(Entry entry) {
 		this.entries.add(entry);

@@ -10,7 +10,6 @@ import java.util.stream.Collectors;
 
 import dev.taskqueue.internal.jdbc.ClaimResult;
 import dev.taskqueue.internal.jdbc.ClaimedTask;
-import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -28,13 +27,12 @@ final class CompletionFlusher implements Runnable {
 
 	private final Mailbox mailbox;
 
-	private final TaskRepository tasks;
-
 	private final TransactionOperations transactions;
 
 	private final OutcomeRecorder outcomes;
 
-	private final HandOffs handOffs;
+	/** Writes the deletes, and runs the tasks they give this worker. */
+	private final Completer completer;
 
 	/** Where failures to reach the database are said, once per outage for the whole instance. */
 	private final DatabaseOutage outage;
@@ -42,16 +40,15 @@ final class CompletionFlusher implements Runnable {
 	private final long retryMillis;
 
 	/**
-	 * @param handOffs where the completions hand the next tasks of their keys off to
+	 * @param completer writes the deletes
 	 * @param retryMillis how long to wait after a batch could not be written
 	 */
-	CompletionFlusher(Mailbox mailbox, TaskRepository tasks, TransactionOperations transactions,
-			OutcomeRecorder outcomes, HandOffs handOffs, DatabaseOutage outage, long retryMillis) {
+	CompletionFlusher(Mailbox mailbox, TransactionOperations transactions, OutcomeRecorder outcomes,
+			Completer completer, DatabaseOutage outage, long retryMillis) {
 		this.mailbox = mailbox;
-		this.tasks = tasks;
 		this.transactions = transactions;
 		this.outcomes = outcomes;
-		this.handOffs = handOffs;
+		this.completer = completer;
 		this.outage = outage;
 		this.retryMillis = retryMillis;
 	}
@@ -85,18 +82,18 @@ final class CompletionFlusher implements Runnable {
 
 	private boolean write(List<Outcome.DeletePending> batch) {
 		Set<UUID> deleted = new HashSet<>();
-		List<ClaimedTask> handedOff = new ArrayList<>();
+		List<ClaimedTask> given = new ArrayList<>(); // tasks the completions gave this worker to run
 		try {
 			Map<UUID, List<ClaimedTask>> bySession = batch.stream()
 				.map(Outcome.DeletePending::task)
 				.collect(Collectors.groupingBy(ClaimedTask::claimedBy, Collectors.toList()));
 			this.transactions.executeWithoutResult((status) -> {
 				deleted.clear(); // a serialization failure runs this again: what a rolled back try did is undone
-				handedOff.clear();
+				given.clear();
 				bySession.forEach((session, tasks) -> {
-					ClaimResult result = this.tasks.completeAll(session, tasks, this.handOffs.queueOf(tasks));
+					ClaimResult result = this.completer.completeAll(session, tasks);
 					deleted.addAll(result.completed());
-					handedOff.addAll(result.handedOff());
+					given.addAll(result.handedOff());
 				});
 			});
 		}
@@ -110,7 +107,7 @@ final class CompletionFlusher implements Runnable {
 			return false;
 		}
 		this.outage.succeeded();
-		this.handOffs.handedOff(handedOff);
+		this.completer.run(given);
 		this.mailbox.written(batch);
 		this.outcomes.deleted(batch, deleted);
 		return true;

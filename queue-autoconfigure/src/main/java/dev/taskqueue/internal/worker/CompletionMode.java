@@ -2,6 +2,7 @@ package dev.taskqueue.internal.worker;
 
 import java.util.function.BooleanSupplier;
 
+import dev.taskqueue.internal.jdbc.ClaimResult;
 import dev.taskqueue.internal.jdbc.ClaimedTask;
 import org.jspecify.annotations.Nullable;
 
@@ -33,10 +34,18 @@ interface CompletionMode {
 
 	/**
 	 * Whether the claims of the queue carry the deletes of {@code BATCHED} completions waiting in the {@link Mailbox}
-	 * (one round trip and one commit for both); else they carry the keys completions left headless.
+	 * (one round trip and one commit for both); else they carry what else waits there for them.
 	 */
 	default boolean claimsCarryDeletes() {
 		return false;
+	}
+
+	/** A claim of the queue returned {@code result}; called before its tasks reach the handler threads. */
+	default void claimed(ClaimResult result) {
+	}
+
+	/** {@code task}, claimed for the queue, was given back before it started (shutdown, pause). */
+	default void givenBack(ClaimedTask task) {
 	}
 
 	/** For the worker's start-up log line: {@code ", group commit of up to 20 tasks or 10 ms"}, or empty. */

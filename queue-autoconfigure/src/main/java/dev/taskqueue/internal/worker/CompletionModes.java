@@ -2,6 +2,9 @@ package dev.taskqueue.internal.worker;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 import javax.sql.DataSource;
 
@@ -42,6 +45,9 @@ public class CompletionModes {
 
 	/** Completes a task with its transaction's commit in one round trip, when the transactions allow it. */
 	private final @Nullable CompletionCommit completionCommit;
+
+	/** The completer of the modes that run outside a worker ({@link #transactional}). */
+	private final Completer outsideWorker;
 
 	private final SerializationRetry retry;
 
@@ -88,28 +94,49 @@ public class CompletionModes {
 		this.mailbox = new Mailbox(tasks, ownTransactions, completionBatchSize, completionFlushInterval);
 		this.outcomes = new OutcomeRecorder(tasks, ownTransactions, listener, this.mailbox);
 		this.invoker = new TaskInvoker(payloads, this.outcomes.listener(), interceptors);
+		this.outsideWorker = Completer.outsideWorker(tasks, completionCommit, this.mailbox);
 		this.groupDataSource = (handlerTransactions instanceof TransactionTemplate template
 				&& template.getTransactionManager() instanceof DataSourceTransactionManager manager)
 						? manager.getDataSource() : null;
 	}
 
 	/**
-	 * The mode of {@code handler}'s queue: {@code BATCHED} completions wait in the mailbox for their delete; a group
-	 * size above 1 commits groups; else each task commits alone with its completion.
+	 * The completer of a worker: the completions it writes may hand tasks to it.
+	 * @param queues the settings of the queues the worker runs, by name; {@code null} for another queue
+	 * @param claiming whether the worker claims for a queue now
+	 * @param run runs tasks of one queue that a completion handed to the worker
 	 */
-	CompletionMode of(TaskHandlerMethod handler, QueueSettings settings) {
+	Completer completer(Function<String, @Nullable QueueSettings> queues, Predicate<String> claiming,
+			BiConsumer<String, List<ClaimedTask>> run) {
+		return new Completer(this.tasks, this.completionCommit, this.mailbox, queues, claiming, run);
+	}
+
+	/**
+	 * The mode of {@code handler}'s queue, whose completions {@code completer} writes: {@code BATCHED} completions
+	 * wait in the mailbox for their delete; a group size above 1 commits groups; else each task commits alone with
+	 * its completion.
+	 */
+	CompletionMode of(TaskHandlerMethod handler, QueueSettings settings, Completer completer) {
 		if (handler.batchedCompletion()) {
 			return new BatchedRun(this.invoker, this.outcomes, this.mailbox, handler, settings);
 		}
-		TransactionalRun alone = transactional(handler, settings);
+		TransactionalRun alone = transactional(handler, settings, completer);
 		return (settings.groupSize() > 1) ? new GroupCommit(this.tasks, this.invoker, this.outcomes,
-				this.handlerTransactions, this.groupDataSource, this.ownTransactions, alone, handler, settings) : alone;
+				this.handlerTransactions, this.groupDataSource, this.ownTransactions, alone, completer, handler,
+				settings) : alone;
 	}
 
-	/** Each task of {@code handler}'s queue in a transaction of its own with its completion, whatever its mode. */
+	/**
+	 * Each task of {@code handler}'s queue in a transaction of its own with its completion, whatever its mode, run
+	 * outside a worker ({@code TaskRunner}).
+	 */
 	TransactionalRun transactional(TaskHandlerMethod handler, QueueSettings settings) {
-		return new TransactionalRun(this.tasks, this.handlerTransactions, this.outcomes, this.invoker,
-				this.completionCommit, this.retry, handler, settings);
+		return transactional(handler, settings, this.outsideWorker);
+	}
+
+	private TransactionalRun transactional(TaskHandlerMethod handler, QueueSettings settings, Completer completer) {
+		return new TransactionalRun(this.handlerTransactions, this.outcomes, this.invoker, completer, this.retry,
+				handler, settings);
 	}
 
 	/** Where outcomes wait for the claim loop. */

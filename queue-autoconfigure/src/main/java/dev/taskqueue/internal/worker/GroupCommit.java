@@ -2,7 +2,9 @@ package dev.taskqueue.internal.worker;
 
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +17,7 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
+import dev.taskqueue.internal.jdbc.ClaimResult;
 import dev.taskqueue.internal.jdbc.ClaimedTask;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.TaskRepository;
@@ -58,14 +61,20 @@ final class GroupCommit implements CompletionMode {
 	/** Runs a task of a group that could not commit again, alone. */
 	private final TransactionalRun alone;
 
+	/** Writes the groups' completions, and says whether they may hand tasks to this worker. */
+	private final Completer completer;
+
+	/** The runs of ordering keys that this queue's groups take after a task handed off. */
+	private final KeyRuns keyRuns = new KeyRuns();
+
 	private final TaskHandlerMethod handler;
 
 	private final QueueSettings settings;
 
 	GroupCommit(TaskRepository tasks, TaskInvoker invoker, OutcomeRecorder outcomes,
 			TransactionOperations handlerTransactions, @Nullable DataSource groupDataSource,
-			TransactionOperations ownTransactions, TransactionalRun alone, TaskHandlerMethod handler,
-			QueueSettings settings) {
+			TransactionOperations ownTransactions, TransactionalRun alone, Completer completer,
+			TaskHandlerMethod handler, QueueSettings settings) {
 		this.tasks = tasks;
 		this.invoker = invoker;
 		this.outcomes = outcomes;
@@ -73,6 +82,7 @@ final class GroupCommit implements CompletionMode {
 		this.groupDataSource = groupDataSource;
 		this.giveUp = new GroupGiveUp(tasks, outcomes, ownTransactions);
 		this.alone = alone;
+		this.completer = completer;
 		this.handler = handler;
 		this.settings = settings;
 	}
@@ -95,8 +105,21 @@ final class GroupCommit implements CompletionMode {
 			this.alone.timedOut(task, handlerThread, null, lane);
 			return;
 		}
+		this.keyRuns.timedOut(group, task); // before the give-up lets the task be held again
 		this.giveUp.timedOut(task, this.settings,
 				HandlerTimeoutException.of(task.queue(), this.settings, handlerThread), group, lane);
+	}
+
+	/** A claim read the tasks that follow the ones it handed off: the groups of those run them after them. */
+	@Override
+	public void claimed(ClaimResult result) {
+		this.keyRuns.follow(result.following());
+	}
+
+	/** A task given back before it started leaves its key's run held. */
+	@Override
+	public void givenBack(ClaimedTask task) {
+		this.keyRuns.forget(task.id());
 	}
 
 	@Override
@@ -123,6 +146,8 @@ final class GroupCommit implements CompletionMode {
 		List<ClaimedTask> runAlone = new ArrayList<>();
 		CommitGroup group = new CommitGroup();
 		group.current = first;
+		Deque<ClaimedTask> run = new ArrayDeque<>(); // the tasks of the last task's key that may follow it (KeyRuns)
+		List<ClaimedTask> leftHeadless = new ArrayList<>(); // completed heads, for the claim loop once committed
 		long started = System.nanoTime();
 		RuntimeException commitFailure = null;
 		CommitWatch commit = new CommitWatch();
@@ -130,10 +155,10 @@ final class GroupCommit implements CompletionMode {
 			this.handlerTransactions.executeWithoutResult((status) -> {
 				commit.watch();
 				group.session = this.giveUp.identify(groupDataSource());
-				for (ClaimedTask task = first; task != null; task = next(group, steps, started)) {
-					runInSavepoint(task, status, steps, group);
+				for (ClaimedTask task = first; task != null; task = next(group, run, steps, started)) {
+					runInSavepoint(task, status, steps, group, run);
 				}
-				completeAll(group, steps.mayHandOff());
+				completeAll(group, this.completer.mayHandOff(this.handler.queue()), leftHeadless);
 			});
 		}
 		catch (RuntimeException | Error ex) {
@@ -175,16 +200,16 @@ final class GroupCommit implements CompletionMode {
 				logger.warn(message);
 			}
 		}
-		if (commitFailure == null && !group.leftHeadless.isEmpty()) {
-			steps.handOffs().leftHeadless(group.leftHeadless); // for the claim loop to hand off their keys' next tasks
+		if (commitFailure == null && !leftHeadless.isEmpty()) {
+			this.completer.leftHeadless(leftHeadless); // for the claim loop to hand off their keys' next tasks
 		}
-		if (group.current != null && !KeyRuns.followed(group, group.current)) { // taken, but not run
+		if (group.current != null && group.claimed(group.current)) { // taken, but not run
 			runAlone.add(group.current);
 		}
 		for (CommitGroup.Entry entry : group.entries()) {
 			// A task that followed its key's head in the group was never claimed: it is not settled, and a rollback
 			// leaves it held again, to run after its head.
-			boolean followed = KeyRuns.followed(group, entry.task());
+			boolean followed = !group.claimed(entry.task());
 			if (commitFailure == null || (!entry.succeeded() && !followed)) {
 				this.outcomes.recorded(entry, this.settings);
 			}
@@ -211,24 +236,24 @@ final class GroupCommit implements CompletionMode {
 	}
 
 	/** The next task of the group: the next of its key's run (KeyRuns), else one the queue's thread takes. */
-	private @Nullable ClaimedTask next(CommitGroup group, HandlerLane steps, long started) {
+	private @Nullable ClaimedTask next(CommitGroup group, Deque<ClaimedTask> run, HandlerLane steps, long started) {
 		// Most groups run no key's run: only then ask whether the worker may take the queue's tasks (a set lookup).
-		ClaimedTask following = group.run.isEmpty() ? null : steps.keyRuns()
-			.next(group, this.settings, started, steps.typicalHandlerNanos(), steps.mayHandOff());
+		ClaimedTask following = run.isEmpty() ? null : this.keyRuns.next(group, run, this.settings, started,
+				steps.typicalHandlerNanos(), this.completer.mayHandOff(this.handler.queue()));
 		return (following != null) ? following : steps.nextInGroup(group.size(), started);
 	}
 
 	private void runInSavepoint(ClaimedTask task, TransactionStatus status, HandlerLane steps,
-			CommitGroup group) {
+			CommitGroup group, Deque<ClaimedTask> run) {
 		group.current = task;
-		steps.keyRuns().taken(group, task);
+		this.keyRuns.taken(group, run, task);
 		TaskContext context = TaskInvoker.context(task);
 		// Sent to the dead letters after the group, not on the group's connection, where a rollback would undo it.
 		Object payload = this.invoker.prepare(task, this.handler, this.settings, context,
 				(reason) -> group.add(new CommitGroup.Entry(task, context, reason, Duration.ZERO, true)));
 		if (payload == TaskInvoker.NOT_RUNNABLE) {
 			group.current = null;
-			KeyRuns.failed(group);
+			run.clear(); // its key's run ends
 			return;
 		}
 		TaskConnectionHolder connection = TaskConnectionHolder.bindFor(groupDataSource());
@@ -264,7 +289,7 @@ final class GroupCommit implements CompletionMode {
 		group.add(new CommitGroup.Entry(task, context, failure, Duration.ofNanos(nanos), false));
 		group.current = null;
 		if (failure != null) {
-			KeyRuns.failed(group);
+			run.clear(); // its key's run ends
 			try {
 				connection.rollBack();
 			}
@@ -279,26 +304,23 @@ final class GroupCommit implements CompletionMode {
 	 * Deletes the group's completed tasks with one statement per claiming session, fenced like one by one; when a
 	 * claim was lost, the whole group rolls back, since that task's work cannot be told apart any more. When the
 	 * worker may hand the next tasks of their ordering keys off ({@code handOff}), the deletes leave them held and
-	 * the group keeps the completed heads for the claim loop ({@link HeadlessKeys}); otherwise they become heads.
+	 * the completed heads go to {@code leftHeadless}, for the claim loop once the group has committed; otherwise they
+	 * become heads. The tasks of key runs are settled after them ({@link KeyRuns#settle}).
 	 */
-	private void completeAll(CommitGroup group, boolean handOff) {
+	private void completeAll(CommitGroup group, boolean handOff, List<ClaimedTask> leftHeadless) {
 		Map<UUID, List<ClaimedTask>> bySession = CommitGroup.completedTasks(group.entries()).stream()
-			.filter((task) -> !KeyRuns.followed(group, task))
+			.filter(group::claimed)
 			.collect(Collectors.groupingBy(ClaimedTask::claimedBy));
 		Set<UUID> lost = new HashSet<>();
-		List<ClaimedTask> leftHeadless = new ArrayList<>();
 		bySession.forEach((session, completed) -> {
-			Set<UUID> deleted = handOff ? this.tasks.completeAllLeavingHeads(session, completed)
-					: this.tasks.completeAll(session, completed, null).completed();
+			Set<UUID> deleted = this.completer.completeGroup(session, completed, handOff, leftHeadless);
 			completed.stream().map(ClaimedTask::id).filter((id) -> !deleted.contains(id)).forEach(lost::add);
-			completed.stream().filter((task) -> handOff && task.orderingKey() != null).forEach(leftHeadless::add);
 		});
-		if (!group.following.isEmpty()) { // runs of keys: without a hand-off their heads' next tasks were promoted
+		if (!group.unclaimed.isEmpty()) { // runs of keys: without a hand-off their heads' next tasks were promoted
 			Set<String> failed = handOff ? KeyRuns.settle(this.tasks, group, lost) : Set.of();
-			lost.addAll(handOff ? Set.of() : group.following);
+			lost.addAll(handOff ? Set.of() : group.unclaimed);
 			leftHeadless.removeIf((task) -> failed.contains(task.orderingKey()));
 		}
-		group.leftHeadless = leftHeadless;
 		if (!lost.isEmpty()) {
 			throw new ClaimsLostException(lost);
 		}

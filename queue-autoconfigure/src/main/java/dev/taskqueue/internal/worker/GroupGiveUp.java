@@ -64,7 +64,7 @@ final class GroupGiveUp {
 		logger.warn(OutcomeRecorder.describe(timedOut) + " ran past its timeout inside a group of "
 				+ (entries.size() + 1) + " tasks; " + (group.released ? "the group's transaction was rolled back and "
 						+ "its other tasks run again" : "its other tasks stay claimed until the handler returns"));
-		if (!KeyRuns.followed(group, timedOut)) { // else it is held again, and runs after its key's head
+		if (group.claimed(timedOut)) { // else the rollback leaves it as it was, and nothing here settles it
 			this.outcomes.failed(timedOut, TaskInvoker.context(timedOut), settings, timeout, settings.timeout());
 			steps.settled(timedOut);
 		}
@@ -73,9 +73,9 @@ final class GroupGiveUp {
 		}
 	}
 
-	/** The tasks of {@code group} that completed and were claimed (not those that followed their key's head). */
+	/** The tasks of {@code group} that completed and that its session holds claimed. */
 	static List<ClaimedTask> claimedCompleted(CommitGroup group, List<CommitGroup.Entry> entries) {
-		return CommitGroup.completedTasks(entries).stream().filter((task) -> !KeyRuns.followed(group, task)).toList();
+		return CommitGroup.completedTasks(entries).stream().filter(group::claimed).toList();
 	}
 
 	private boolean endSession(@Nullable Object session, ClaimedTask timedOut) {
@@ -116,8 +116,8 @@ final class GroupGiveUp {
 	void settleAfterRollback(CommitGroup group, List<CommitGroup.Entry> entries, QueueSettings settings,
 			HandlerLane steps) {
 		for (CommitGroup.Entry entry : entries) {
-			if (KeyRuns.followed(group, entry.task())) {
-				continue; // never claimed, and held again
+			if (!group.claimed(entry.task())) {
+				continue; // the rollback left it as it was
 			}
 			if (entry.rejected()) {
 				this.outcomes.deadLetter(entry.task(), entry.context(), entry.rejection(), settings.maxAttempts());

@@ -2,10 +2,8 @@ package dev.taskqueue.internal.worker;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,8 +13,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Predicate;
-import java.util.stream.Collectors;
 
 import dev.taskqueue.internal.jdbc.ClaimedTask;
 import org.jspecify.annotations.Nullable;
@@ -31,7 +27,7 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  * given up, and a new thread takes over the queue's waiting tasks; a handler that ignores the interrupt keeps its
  * thread, its pooled connection and so its place under {@code maxHandlers} until it returns.
  */
-final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
+final class HandlerExecutor implements HandlerThread.Pool {
 
 	private final WakeUp wakeUp;
 
@@ -52,19 +48,11 @@ final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
 
 	private final AtomicInteger nextQueue = new AtomicInteger();
 
-	private final Predicate<QueueState> mayHandOff;
-
-	/** Where completions leave the keys whose next task a claim of this worker hands off. */
+	/** What waits for the claim loop: a settled task wakes it when something there waits for a claim. */
 	private final Mailbox mailbox;
 
-	/**
-	 * @param mayHandOff whether a queue's completions may hand the next task of a key to this worker: only while
-	 * it claims for that queue (running, not paused) and the queue has no cluster-wide limit, which a hand-off
-	 * would bypass
-	 */
-	HandlerExecutor(WakeUp wakeUp, List<QueueState> queues,
-			int maxHandlers, boolean virtualThreads, Predicate<QueueState> mayHandOff, Mailbox mailbox) {
-		this.mayHandOff = mayHandOff;
+	HandlerExecutor(WakeUp wakeUp, List<QueueState> queues, int maxHandlers, boolean virtualThreads,
+			Mailbox mailbox) {
 		this.mailbox = mailbox;
 		this.wakeUp = wakeUp;
 		this.queues = List.copyOf(queues);
@@ -83,45 +71,6 @@ final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
 			queue.waiting.add(task);
 		}
 		startRunners(queue);
-	}
-
-	/** Whether {@code queue}'s completions may hand off the next task of a key to this worker now. */
-	@Override
-	public boolean mayHandOff(QueueState queue) {
-		return this.mayHandOff.test(queue);
-	}
-
-	@Override
-	public HandOffs handOffs() {
-		return this;
-	}
-
-	@Override
-	public @Nullable String queueOf(List<ClaimedTask> completed) {
-		String name = completed.isEmpty() ? null : completed.get(0).queue();
-		for (ClaimedTask task : completed) {
-			if (!task.queue().equals(name)) {
-				return null;
-			}
-		}
-		QueueState queue = queue(name);
-		return (queue != null && mayHandOff(queue)) ? name : null;
-	}
-
-	@Override
-	public void handedOff(List<ClaimedTask> tasks) {
-		if (tasks.isEmpty()) {
-			return; // the common case: a completion of a task without an ordering key, after every task
-		}
-		// Of one queue (see queueOf): submitted together, so that threads start once for all of them.
-		tasks.stream().collect(Collectors.groupingBy(ClaimedTask::queue, LinkedHashMap::new, Collectors.toList()))
-			.forEach((name, ofQueue) -> submit(
-					Objects.requireNonNull(queue(name), "a task is handed off only for a queue of this worker"), ofQueue));
-	}
-
-	@Override
-	public void leftHeadless(List<ClaimedTask> completed) {
-		this.mailbox.post(Outcome.KeyLeftHeadless.of(completed));
 	}
 
 	private @Nullable QueueState queue(@Nullable String name) {
@@ -151,7 +100,7 @@ final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
 				drained.add(task);
 				QueueState state = queue(task.queue());
 				if (state != null) {
-					state.keyRuns.forget(task.id()); // its key's run is left held
+					state.spec.mode().givenBack(task);
 				}
 			}
 		}
@@ -222,12 +171,12 @@ final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
 	}
 
 	/**
-	 * {@code task}'s outcome is settled. A task with an ordering key made the next task of its key ready as it ended,
-	 * or left it to the next claim (the Mailbox); no NOTIFY tells of either, so its queue may have more to claim.
+	 * {@code task}'s outcome is settled. When that may have made other tasks of its queue ready, which no NOTIFY tells
+	 * (see {@link Completer#readiesOthers}), its queue may have more to claim.
 	 */
 	@Override
 	public void settle(QueueState queue, ClaimedTask task) {
-		if (task.orderingKey() != null) {
+		if (Completer.readiesOthers(task)) {
 			queue.mayHaveMore = true;
 		}
 		settle(queue);
@@ -239,8 +188,8 @@ final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
 		int inFlight = queue.inFlight.decrementAndGet();
 		this.inFlight.decrementAndGet();
 		// Only when a claim is worth it: a wake-up per task would cost the claim loop a thread switch per task.
-		// Keys left to a claim wake it whatever the last claim found (the Mailbox): nothing else would.
-		if ((queue.mayHaveMore || this.mailbox.anyKeys()) && queue.worthClaiming(inFlight)) {
+		// What waits in the mailbox for a claim wakes it whatever the last claim found: nothing else would.
+		if ((queue.mayHaveMore || this.mailbox.waitsForClaim()) && queue.worthClaiming(inFlight)) {
 			this.wakeUp.signal();
 		}
 	}
@@ -285,7 +234,7 @@ final class HandlerExecutor implements HandOffs, HandlerThread.Pool {
 	public void releaseThread() {
 		this.handlerThreads.release();
 		for (QueueState queue : this.queues) {
-			if (queue.mayHaveMore || this.mailbox.anyKeys()) {
+			if (queue.mayHaveMore || this.mailbox.waitsForClaim()) {
 				this.wakeUp.signal();
 				return;
 			}

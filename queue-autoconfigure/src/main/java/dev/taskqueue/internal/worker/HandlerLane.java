@@ -40,16 +40,7 @@ interface HandlerLane {
 	/** {@code task}'s outcome is settled (or will be, by the outcomes recorded later). */
 	void settled(ClaimedTask task);
 
-	/** Whether a completion may hand the next task of the completed task's ordering key to this worker now. */
-	boolean mayHandOff();
-
-	/** The runs of ordering keys that groups of this thread's queue take after a handed-off task. */
-	KeyRuns keyRuns();
-
 	/** How long a handler of this thread's queue runs, on average: a group stops taking tasks in time. */
 	long typicalHandlerNanos();
-
-	/** Where completions hand the next tasks of their keys off to. */
-	HandOffs handOffs();
 
 }

@@ -78,18 +78,8 @@ final class HandlerThread implements Runnable, HandlerLane, TimeoutWatch.Watched
 	}
 
 	@Override
-	public KeyRuns keyRuns() {
-		return this.queue.keyRuns;
-	}
-
-	@Override
 	public long typicalHandlerNanos() {
 		return this.queue.typicalHandlerNanos();
-	}
-
-	@Override
-	public HandOffs handOffs() {
-		return this.executor.handOffs();
 	}
 
 	/** The next waiting task of the queue, skipping those released by shutdown; {@code null} when none is. */
@@ -182,11 +172,6 @@ final class HandlerThread implements Runnable, HandlerLane, TimeoutWatch.Watched
 		this.queue.handled(nanos);
 	}
 
-	@Override
-	public boolean mayHandOff() {
-		return this.executor.mayHandOff(this.queue);
-	}
-
 	private void timeOut(ClaimedTask task) {
 		Thread handlerThread;
 		CommitGroup group;
@@ -197,9 +182,6 @@ final class HandlerThread implements Runnable, HandlerLane, TimeoutWatch.Watched
 			this.givenUp = true;
 			this.deadline = TimeoutWatch.NONE;
 			group = this.currentGroup;
-			if (group != null) {
-				this.queue.keyRuns.timedOut(group, task);
-			}
 			handlerThread = Objects.requireNonNull(this.thread, "a handler runs on its thread");
 			handlerThread.interrupt();
 		}
@@ -279,12 +261,6 @@ final class HandlerThread implements Runnable, HandlerLane, TimeoutWatch.Watched
 
 		/** A task given back before it started is settled. */
 		void settle(QueueState queue);
-
-		/** Whether {@code queue}'s completions may hand off the next task of a key to this worker now. */
-		boolean mayHandOff(QueueState queue);
-
-		/** Where completions hand the next tasks of their keys off to. */
-		HandOffs handOffs();
 
 		/** Watches the handlers' timeouts. */
 		TimeoutWatch timeouts();

@@ -1,6 +1,7 @@
 package dev.taskqueue.internal.worker;
 
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -47,47 +48,45 @@ final class KeyRuns {
 		this.following.remove(task);
 	}
 
-	/** {@code task} starts in {@code group}: a task handed off starts its key's run, any other task ends it. */
-	void taken(CommitGroup group, ClaimedTask task) {
-		if (group.following.contains(task.id())) {
+	/**
+	 * {@code task} starts in {@code group}: a task handed off starts its key's {@code run}, any other task ends it.
+	 * A task of a run, not claimed, is one of the group's {@link CommitGroup#unclaimed}.
+	 */
+	void taken(CommitGroup group, Deque<ClaimedTask> run, ClaimedTask task) {
+		if (group.unclaimed.contains(task.id())) {
 			return;
 		}
-		group.run.clear();
+		run.clear();
 		if (task.orderingKey() == null) {
 			return; // neither handed off nor given up in a run: nothing to look up
 		}
 		this.timedOutInRuns.remove(task.id()); // claimed now: its attempts count
-		List<ClaimedTask> run = this.following.remove(task.id());
-		if (run != null) {
-			group.run.addAll(run);
+		List<ClaimedTask> following = this.following.remove(task.id());
+		if (following != null) {
+			run.addAll(following);
 		}
 	}
 
-	/** The task {@code group} ran last failed, or was rejected: its key's run ends. */
-	static void failed(CommitGroup group) {
-		group.run.clear();
-	}
-
 	/**
-	 * The next task of the run, when the group has room for it and the worker may take the queue's tasks now; else
-	 * {@code null}, and the run ends.
+	 * The next task of {@code group}'s {@code run}, when the group has room for it and the worker may take the queue's
+	 * tasks now; else {@code null}, and the run ends. (The group clears the run when its last task failed.)
 	 * @param typicalHandlerNanos how long the queue's handlers run, on average
 	 * @param mayHandOff whether the worker may take the queue's tasks now (it claims for the queue)
 	 */
-	@Nullable ClaimedTask next(CommitGroup group, QueueSettings settings, long startedNanos, long typicalHandlerNanos,
-			boolean mayHandOff) {
-		if (group.run.isEmpty()) {
+	@Nullable ClaimedTask next(CommitGroup group, Deque<ClaimedTask> run, QueueSettings settings, long startedNanos,
+			long typicalHandlerNanos, boolean mayHandOff) {
+		if (run.isEmpty()) {
 			return null;
 		}
 		long elapsed = System.nanoTime() - startedNanos;
 		if (group.size() >= settings.groupSize()
 				|| elapsed + typicalHandlerNanos > settings.groupMaxDelay().toNanos()
-				|| this.timedOutInRuns.contains(group.run.peek().id()) || !mayHandOff) {
-			group.run.clear();
+				|| this.timedOutInRuns.contains(run.peek().id()) || !mayHandOff) {
+			run.clear();
 			return null;
 		}
-		ClaimedTask next = group.run.poll();
-		group.following.add(next.id());
+		ClaimedTask next = run.poll();
+		group.unclaimed.add(next.id());
 		return next;
 	}
 
@@ -103,7 +102,7 @@ final class KeyRuns {
 		Set<String> failedKeys = new HashSet<>();
 		for (CommitGroup.Entry entry : group.entries()) {
 			ClaimedTask task = entry.task();
-			if (!group.following.contains(task.id())) {
+			if (group.claimed(task)) {
 				continue;
 			}
 			if (entry.succeeded()) {
@@ -134,14 +133,9 @@ final class KeyRuns {
 	 * head), where a timeout counts, so that a task that always hangs ends in the dead letters.
 	 */
 	void timedOut(CommitGroup group, ClaimedTask task) {
-		if (followed(group, task)) {
+		if (!group.claimed(task)) {
 			this.timedOutInRuns.add(task.id());
 		}
-	}
-
-	/** Whether {@code task} followed its key's head in {@code group}: it was never claimed, nor counted in flight. */
-	static boolean followed(CommitGroup group, ClaimedTask task) {
-		return group.following.contains(task.id());
 	}
 
 }

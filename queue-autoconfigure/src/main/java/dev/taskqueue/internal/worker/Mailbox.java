@@ -6,10 +6,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import dev.taskqueue.internal.jdbc.ClaimRequest;
+import dev.taskqueue.internal.jdbc.ClaimedTask;
 import dev.taskqueue.internal.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -23,7 +26,9 @@ import org.springframework.transaction.support.TransactionOperations;
  * {@link CompletionFlusher} writes once {@code maxBatch} wait or {@code maxDelay} after the first came; the ordering
  * keys whose head a completion deleted ({@link Outcome.KeyLeftHeadless}), whose next task the queue's next claim hands
  * off; and the outcomes that could not be written when they came ({@link Outcome.Written}), written before the next
- * claim. Stages only post here; nothing here calls back into them.
+ * claim. Stages only post here; nothing here calls back into them. The claim loop takes each claim's request from
+ * here ({@link #takeForClaim}), so that what a claim carries, and the room it keeps for what that hands off, is
+ * decided in one place.
  * <p>
  * A handler thread that finds {@code 4 * maxBatch} deletes waiting or being written blocks until a write makes room,
  * so claiming slows down with the database. When the claim loop does not claim for a queue (paused) or has ended,
@@ -93,6 +98,60 @@ final class Mailbox {
 		synchronized (this) {
 			this.closed = false;
 		}
+	}
+
+	// -- what a claim carries
+
+	/**
+	 * Takes what the claim loop's next claim of {@code queue} carries, and makes that claim's request: for a queue
+	 * whose claims carry the deletes of {@code BATCHED} completions, up to {@code maxDeletes} of them (one round trip
+	 * and one commit for both); for another queue, the keys its completions left headless, whose next tasks the
+	 * claim hands off, each with the tasks of its key that fit in a thread's group after it ({@link KeyRuns}). Each
+	 * task the claim may hand off takes a place of the {@code free} ones. The caller must give what it took back to
+	 * {@link #written(ForClaim)} or, when the claim failed, {@link #putBack(ForClaim)}.
+	 * @param after where in {@code bucket} the claim starts, {@code null} for its head
+	 * @param tasksPerThread how many tasks one handler thread of the queue holds at once
+	 */
+	ForClaim takeForClaim(String queue, UUID session, int bucket, @Nullable ClaimedTask after, int free,
+			boolean carriesDeletes, int maxDeletes, int tasksPerThread) {
+		List<Outcome.DeletePending> done = carriesDeletes ? takeDeletes(maxDeletes) : List.of();
+		List<ClaimedTask> doneTasks = done.stream().map(Outcome.DeletePending::task).toList();
+		List<String> keys = carriesDeletes ? List.of() : takeKeys(queue, free);
+		// A delete of a task with an ordering key of this queue may hand its key's next task to this claim.
+		int limit = Math.max(0, free - keys.size() - (int) doneTasks.stream()
+			.filter((task) -> task.orderingKey() != null && task.queue().equals(queue))
+			.count());
+		return new ForClaim(new ClaimRequest(queue, session, bucket, ClaimRequest.Reach.BUCKET, after, limit, doneTasks,
+				keys, tasksPerThread - 1), done);
+	}
+
+	/** The claim of {@code carried} was written: the room of its deletes is free. */
+	void written(ForClaim carried) {
+		written(carried.deletes());
+	}
+
+	/** The claim of {@code carried} failed: what it carried goes first next time. */
+	void putBack(ForClaim carried) {
+		putBack(carried.deletes());
+		putBackKeys(carried.request().queue(), carried.request().headlessKeys());
+	}
+
+	/** The claim loop does not claim for {@code queue} now (paused): what waits for its claims is written now. */
+	void notClaimingFor(String queue) {
+		promoteKeys(queue);
+	}
+
+	/** The claim loop has ended: what waits for its claims, and what is still to come, is written at once. */
+	void claimsEnded() {
+		closeKeys();
+	}
+
+	/**
+	 * A claim's request, and the {@code BATCHED} completions it deletes.
+	 * @param request the statement to run
+	 * @param deletes the deletes it writes, as they were posted
+	 */
+	record ForClaim(ClaimRequest request, List<Outcome.DeletePending> deletes) {
 	}
 
 	// -- deletes of BATCHED completions
@@ -230,8 +289,11 @@ final class Mailbox {
 		promoteOrWarn(queue, left);
 	}
 
-	/** Whether keys wait for a claim: the claim loop must be woken for them, backlog or not. */
-	boolean anyKeys() {
+	/**
+	 * Whether something waits that only a claim writes, keys left headless: the claim loop must be woken for them,
+	 * backlog or not.
+	 */
+	boolean waitsForClaim() {
 		return this.waitingKeys > 0;
 	}
 

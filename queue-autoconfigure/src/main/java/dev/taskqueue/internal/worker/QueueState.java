@@ -32,9 +32,6 @@ final class QueueState {
 	/** Claimed tasks, from claim until their outcome is settled. */
 	final AtomicInteger inFlight = new AtomicInteger();
 
-	/** The runs of ordering keys that groups of this queue take after a handed-off task. */
-	final KeyRuns keyRuns = new KeyRuns();
-
 	/** Claimed tasks waiting for a handler thread, in claim order. */
 	final Queue<ClaimedTask> waiting = new ConcurrentLinkedQueue<>();
 

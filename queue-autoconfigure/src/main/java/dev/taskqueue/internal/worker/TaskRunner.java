@@ -119,7 +119,7 @@ public class TaskRunner {
 					.sorted(ClaimLoop.CLAIM_ORDER)
 					.forEach(unstarted::add);
 				while (!unstarted.isEmpty()) {
-					run.run(unstarted.poll(), () -> true, HandOffs.NONE);
+					run.run(unstarted.poll(), () -> true);
 				}
 			}
 			ranAll = true;

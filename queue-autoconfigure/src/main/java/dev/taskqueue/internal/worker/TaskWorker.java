@@ -3,8 +3,10 @@ package dev.taskqueue.internal.worker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -130,22 +132,33 @@ public class TaskWorker implements SmartLifecycle {
 			logger.info("TaskQueue worker not started: this application has no @TaskHandler methods");
 			return;
 		}
+		Map<String, QueueSettings> settingsByQueue = new HashMap<>();
+		for (TaskHandlerMethod handler : handlerMethods) {
+			settingsByQueue.put(handler.queue(), this.queueSettings.apply(handler));
+		}
+		Map<String, QueueState> byName = new HashMap<>();
+		// The completions of this worker's tasks may give it tasks to run, while it claims for their queue.
+		Completer completer = this.modes.completer(settingsByQueue::get,
+				(queue) -> this.running && !this.session.isPaused(queue),
+				(queue, tasks) -> this.handlers.submit(
+						Objects.requireNonNull(byName.get(queue), "a completion gives tasks only of this worker's queues"), tasks));
 		List<QueueState> states = new ArrayList<>();
 		for (TaskHandlerMethod handler : handlerMethods) {
-			QueueSettings queueSettings = this.queueSettings.apply(handler);
-			QueueSpec spec = new QueueSpec(handler, queueSettings, this.modes.of(handler, queueSettings));
-			states.add(new QueueState(spec, this.settings.maxPrefetch()));
+			QueueSettings queueSettings = settingsByQueue.get(handler.queue());
+			QueueSpec spec = new QueueSpec(handler, queueSettings, this.modes.of(handler, queueSettings, completer));
+			QueueState state = new QueueState(spec, this.settings.maxPrefetch());
+			states.add(state);
+			byName.put(state.name(), state);
 		}
 		this.queues = List.copyOf(states);
 		this.session.open();
 		Mailbox mailbox = this.modes.mailbox();
 		mailbox.open();
-		this.handlers = new HandlerExecutor(this.wakeUp, states,
-				this.settings.maxHandlers(), this.settings.virtualThreads(), (queue) -> this.running
-						&& !queue.spec.settings().limits().any() && !this.session.isPaused(queue.name()), mailbox);
+		this.handlers = new HandlerExecutor(this.wakeUp, states, this.settings.maxHandlers(),
+				this.settings.virtualThreads(), mailbox);
 		if (states.stream().anyMatch((state) -> state.spec.mode().claimsCarryDeletes())) {
-			CompletionFlusher flusher = new CompletionFlusher(mailbox, this.tasks, this.ownTransactions,
-					this.modes.outcomes(), this.handlers, this.outage,
+			CompletionFlusher flusher = new CompletionFlusher(mailbox, this.ownTransactions, this.modes.outcomes(),
+					completer, this.outage,
 					Math.max(100, this.settings.completionFlushInterval().toMillis()));
 			this.completionFlusher = Threads.named("tq-completions-", false).newThread(flusher);
 			this.completionFlusher.start();

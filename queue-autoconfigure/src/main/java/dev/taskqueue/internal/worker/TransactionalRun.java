@@ -8,28 +8,21 @@ import java.util.function.BooleanSupplier;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.jdbc.ClaimedTask;
-import dev.taskqueue.internal.jdbc.CompletionCommit;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
-import dev.taskqueue.internal.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.transaction.TransactionStatus;
-import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionOperations;
 
 /**
  * A task of a {@code TRANSACTIONAL} queue without group commit: its handler and its fenced completion in one
- * transaction of the application's transaction manager, the completion sent with the commit when it can be
- * ({@link CompletionCommit}). A serialization failure runs the whole transaction again, handler included; the key
- * of a task with an ordering key goes to the claim loop's hand-off once the transaction has committed.
+ * transaction of the application's transaction manager, written by the {@link Completer} (with the commit, when it
+ * can be). A serialization failure runs the whole transaction again, handler included.
  */
 final class TransactionalRun implements CompletionMode {
 
 	private static final Log logger = LogFactory.getLog(TransactionalRun.class);
-
-	private final TaskRepository tasks;
 
 	private final TransactionOperations handlerTransactions;
 
@@ -37,8 +30,8 @@ final class TransactionalRun implements CompletionMode {
 
 	private final TaskInvoker invoker;
 
-	/** Completes a task with its transaction's commit in one round trip, when the transactions allow it. */
-	private final @Nullable CompletionCommit completionCommit;
+	/** Writes the task's fenced completion in its transaction. */
+	private final Completer completer;
 
 	private final SerializationRetry retry;
 
@@ -46,14 +39,12 @@ final class TransactionalRun implements CompletionMode {
 
 	private final QueueSettings settings;
 
-	TransactionalRun(TaskRepository tasks, TransactionOperations handlerTransactions, OutcomeRecorder outcomes,
-			TaskInvoker invoker, @Nullable CompletionCommit completionCommit, SerializationRetry retry,
-			TaskHandlerMethod handler, QueueSettings settings) {
-		this.tasks = tasks;
+	TransactionalRun(TransactionOperations handlerTransactions, OutcomeRecorder outcomes, TaskInvoker invoker,
+			Completer completer, SerializationRetry retry, TaskHandlerMethod handler, QueueSettings settings) {
 		this.handlerTransactions = handlerTransactions;
 		this.outcomes = outcomes;
 		this.invoker = invoker;
-		this.completionCommit = completionCommit;
+		this.completer = completer;
 		this.retry = retry;
 		this.handler = handler;
 		this.settings = settings;
@@ -61,7 +52,7 @@ final class TransactionalRun implements CompletionMode {
 
 	@Override
 	public void run(ClaimedTask first, HandlerLane lane) {
-		CompletionMode.alone(first, lane, (takeOutcome) -> run(first, takeOutcome, lane.handOffs()));
+		CompletionMode.alone(first, lane, (takeOutcome) -> run(first, takeOutcome));
 	}
 
 	@Override
@@ -78,26 +69,25 @@ final class TransactionalRun implements CompletionMode {
 	/**
 	 * Runs {@code task} in a transaction with its completion. Before it records an outcome it asks
 	 * {@code takeOutcome}, which says {@code false} when the task ran past its timeout and the timeout has recorded
-	 * it; the handler's work then rolls back, so each attempt has exactly one outcome. Its completion may hand the
-	 * next task of its ordering key off to {@code handOffs} (see {@link CompletionCommit}).
+	 * it; the handler's work then rolls back, so each attempt has exactly one outcome.
 	 */
-	void run(ClaimedTask task, BooleanSupplier takeOutcome, HandOffs handOffs) {
+	void run(ClaimedTask task, BooleanSupplier takeOutcome) {
 		this.outcomes.attempt(task, this.invoker, this.handler, this.settings,
-				(context, payload) -> run(task, context, payload, takeOutcome, handOffs));
+				(context, payload) -> run(task, context, payload, takeOutcome));
 	}
 
-	private void run(ClaimedTask task, TaskContext context, Object payload, BooleanSupplier takeOutcome,
-			HandOffs handOffs) {
+	private void run(ClaimedTask task, TaskContext context, Object payload, BooleanSupplier takeOutcome) {
 		TaskHandlerMethod handler = this.handler;
 		QueueSettings settings = this.settings;
 		long start = System.nanoTime();
 		Boolean completed = null;
-		List<ClaimedTask> next = new ArrayList<>(1); // its key left to the claim loop, once the commit is done
+		// What the completion leaves to do once it has committed and the outcome is told (see Completer#complete).
+		List<Runnable> afterwards = new ArrayList<>(1);
 		for (int attempt = 1;; attempt++) {
 			CommitWatch commit = new CommitWatch();
-			next.clear(); // an attempt that rolled back deleted nothing
+			afterwards.clear(); // an attempt that rolled back completed nothing
 			try {
-				completed = runOnce(task, handler, context, payload, takeOutcome, commit, handOffs, next);
+				completed = runOnce(task, handler, context, payload, takeOutcome, commit, afterwards);
 				break;
 			}
 			catch (Throwable ex) {
@@ -107,7 +97,7 @@ final class TransactionalRun implements CompletionMode {
 				}
 				failed(task, settings, context, takeOutcome, start, commit, ex);
 				if (commit.committed()) {
-					handOffs.leftHeadless(next);
+					afterwards.forEach(Runnable::run);
 				}
 				return;
 			}
@@ -117,7 +107,7 @@ final class TransactionalRun implements CompletionMode {
 		}
 		if (Boolean.TRUE.equals(completed)) {
 			this.outcomes.completed(context, Duration.ofNanos(System.nanoTime() - start));
-			handOffs.leftHeadless(next);
+			afterwards.forEach(Runnable::run);
 		}
 		else {
 			this.outcomes.claimLost(task, context);
@@ -125,8 +115,7 @@ final class TransactionalRun implements CompletionMode {
 	}
 
 	private @Nullable Boolean runOnce(ClaimedTask task, TaskHandlerMethod handler, TaskContext context,
-			Object payload, BooleanSupplier takeOutcome, CommitWatch commit, HandOffs handOffs,
-			List<ClaimedTask> next) {
+			Object payload, BooleanSupplier takeOutcome, CommitWatch commit, List<Runnable> afterwards) {
 		return this.handlerTransactions.execute((status) -> {
 			commit.watch();
 			this.invoker.invoke(handler, payload, context, task);
@@ -134,12 +123,7 @@ final class TransactionalRun implements CompletionMode {
 				status.setRollbackOnly(); // it ran past its timeout, which has recorded it as failed
 				return null;
 			}
-			CompletionCommit completion = completionAtCommit(status);
-			if (completion != null) {
-				CompleteAtCommit.register(completion, task, handOffs, next::add);
-				return true;
-			}
-			if (this.tasks.complete(task)) {
+			if (this.completer.complete(task, status, afterwards::add)) {
 				return true;
 			}
 			status.setRollbackOnly();
@@ -150,7 +134,7 @@ final class TransactionalRun implements CompletionMode {
 	private void failed(ClaimedTask task, QueueSettings settings, TaskContext context, BooleanSupplier takeOutcome,
 			long start, CommitWatch commit, Throwable ex) {
 		Duration duration = Duration.ofNanos(System.nanoTime() - start);
-		if (ex instanceof CompleteAtCommit.ClaimLostAtCommit) {
+		if (ex instanceof Completer.ClaimLostAtCommit) {
 			this.outcomes.claimLost(task, context);
 		}
 		else if (commit.committed()) {
@@ -161,17 +145,6 @@ final class TransactionalRun implements CompletionMode {
 		else if (takeOutcome.getAsBoolean()) {
 			this.outcomes.failed(task, context, settings, TaskInvoker.unwrap(ex), duration);
 		}
-	}
-
-	/**
-	 * What completes the task with the commit, if it can go with it: only in a transaction of its own (not one
-	 * joined, nor a savepoint) whose synchronizations this commit runs, so that its commit is the one the
-	 * completion sends.
-	 */
-	private @Nullable CompletionCommit completionAtCommit(TransactionStatus status) {
-		return (status.isNewTransaction() && !status.hasSavepoint()
-				&& status instanceof DefaultTransactionStatus transaction && transaction.isNewSynchronization())
-						? this.completionCommit : null;
 	}
 
 }
