@@ -10,12 +10,14 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * TaskQueue asks the policy of the task's queue after every failed attempt that has attempts left (see
  * {@link TaskHandler#maxAttempts()}) and did not throw {@link NonRetryableTaskException}: those go to the dead
- * letters without asking. A handler that ran past its queue's timeout failed too. The default policy is
- * {@link #exponentialBackoff exponential backoff} from {@code taskqueue.retry.backoff.*}.
+ * letters without asking. A handler that ran past its queue's timeout failed too, with a
+ * {@link HandlerTimeoutException}. The default policy is {@link #exponentialBackoff exponential backoff} from
+ * {@code taskqueue.retry.backoff.*}.
  * <p>
  * Name a bean of this type in {@link TaskHandler#retryPolicy()} to give one queue a policy of its own; declare one
- * named {@code taskQueueRetryPolicy} to replace the default of every other queue. A policy runs on the handler's thread after its transaction has rolled
- * back; it must be quick and must not throw (a policy that throws retries the task after a second).
+ * named {@code taskQueueRetryPolicy} to replace the default of every other queue. A policy runs on the handler's
+ * thread after its transaction has rolled back; it must be quick and must not throw (a policy that throws retries
+ * the task after a second).
  */
 @FunctionalInterface
 public interface RetryPolicy {

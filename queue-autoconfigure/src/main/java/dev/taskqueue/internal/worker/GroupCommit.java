@@ -107,7 +107,7 @@ final class GroupCommit implements CompletionMode {
 		}
 		this.keyRuns.timedOut(group, task); // before the give-up lets the task be held again
 		this.giveUp.timedOut(task, this.settings,
-				HandlerTimeoutException.of(task.queue(), this.settings, handlerThread), group, lane);
+				OutcomeRecorder.timeout(task, this.settings, handlerThread), group, lane);
 	}
 
 	/** A claim read the tasks that follow the ones it handed off: the groups of those run them after them. */

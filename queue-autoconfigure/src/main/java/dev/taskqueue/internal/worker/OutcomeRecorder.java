@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
+import dev.taskqueue.HandlerTimeoutException;
 import dev.taskqueue.NonRetryableTaskException;
 import dev.taskqueue.RetryPolicy;
 import dev.taskqueue.TaskContext;
@@ -197,8 +198,14 @@ final class OutcomeRecorder {
 	 * should the handler still finish, it finds the outcome taken and rolls back.
 	 */
 	void timedOut(ClaimedTask task, QueueSettings settings, Thread handlerThread) {
-		failed(task, TaskInvoker.context(task), settings, HandlerTimeoutException.of(task.queue(), settings,
-				handlerThread), settings.timeout());
+		failed(task, TaskInvoker.context(task), settings, timeout(task, settings, handlerThread), settings.timeout());
+	}
+
+	/** The failure of {@code task}, whose handler overran its queue's timeout on {@code handlerThread}. */
+	static HandlerTimeoutException timeout(ClaimedTask task, QueueSettings settings, Thread handlerThread) {
+		HandlerTimeoutException timeout = new HandlerTimeoutException(task.queue(), settings.timeout());
+		timeout.setStackTrace(handlerThread.getStackTrace()); // where the handler was stuck
+		return timeout;
 	}
 
 	/**

@@ -171,7 +171,7 @@ class GroupCommitIntegrationTests {
 			Map<String, Object> dead = jdbc.queryForMap("SELECT id, error FROM taskqueue_dead_task");
 			assertThat(dead.get("id")).isEqualTo(ids.get(3));
 			assertThat((String) dead.get("error")).startsWith(
-					"dev.taskqueue.internal.worker.HandlerTimeoutException: The handler did not finish within PT1S");
+					"dev.taskqueue.HandlerTimeoutException: The handler did not finish within PT1S");
 			// Tasks 0-2 ran again: their rows, deleted by the given-up group, were locked until its backend ended.
 		}
 	}

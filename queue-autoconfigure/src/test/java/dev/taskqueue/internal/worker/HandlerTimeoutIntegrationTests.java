@@ -57,7 +57,7 @@ class HandlerTimeoutIntegrationTests {
 			assertThat(dead.get("id")).isEqualTo(hung);
 			assertThat(dead.get("attempts")).isEqualTo(2);
 			assertThat((String) dead.get("error"))
-				.startsWith("dev.taskqueue.internal.worker.HandlerTimeoutException: The handler did not finish "
+				.startsWith("dev.taskqueue.HandlerTimeoutException: The handler did not finish "
 						+ "within PT0.5S (taskqueue.queues.hangs.timeout); its thread was interrupted")
 				.contains("HangingHandler.handle");
 			assertThat(HangingHandler.done).containsExactly(ok);
