@@ -86,12 +86,25 @@ EOF
 ) || exit 2
 psql "$PSQL_URL" -Atqc 'select 1' >/dev/null || { echo "cannot reach $PSQL_URL" >&2; exit 2; }
 
+# --batch-tasks and --batch-warmup-tasks exist from issue 30 on: with an older jar on either side (0a321ad, the
+# reference of issue 27), both sides drain --tasks in every mode, as that jar did.
+knows_batch_tasks() {
+	unzip -p "$1" 'BOOT-INF/classes/dev/taskqueue/benchmark/BenchmarkOptionTable.class' 2>/dev/null \
+		| grep -a -q 'batch-tasks'
+}
+if knows_batch_tasks "$BEFORE_JAR" && knows_batch_tasks "$AFTER_JAR"; then
+	BATCH_ARGS="--batch-tasks=$W1_BATCH_TASKS --batch-warmup-tasks=$BATCH_WARMUP_TASKS"
+else
+	BATCH_ARGS=""
+	echo "run-ab: a jar predates --batch-tasks; W1 drains --tasks ($W1_TASKS) in every mode on both sides" >&2
+fi
+
 # benchmark options per workload: only what the criterion needs (the peers, the raw-batch sweep and the weaker
 # reference are left out of W1; the three modes and both baselines stay)
 args_for() {
 	case $1 in
-		W1) echo "--workloads=W1 --tasks=$W1_TASKS --batch-tasks=$W1_BATCH_TASKS --warmup-tasks=$WARMUP_TASKS" \
-			"--batch-warmup-tasks=$BATCH_WARMUP_TASKS --w1-others= --raw-batch-sizes=50" ;;
+		W1) echo "--workloads=W1 --tasks=$W1_TASKS $BATCH_ARGS --warmup-tasks=$WARMUP_TASKS" \
+			"--w1-others= --raw-batch-sizes=50" ;;
 		W6) echo "--workloads=W6 --tasks=$W6_TASKS --warmup-tasks=$WARMUP_TASKS" ;;
 		*) echo "unsupported workload $1 (W1 or W6)" >&2; exit 2 ;;
 	esac
