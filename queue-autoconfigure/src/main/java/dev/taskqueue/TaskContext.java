@@ -15,6 +15,9 @@ import org.jspecify.annotations.Nullable;
  */
 public class TaskContext {
 
+	/** The longest progress message kept, in UTF-16 units: longer ones are cut. */
+	public static final int MAX_PROGRESS_MESSAGE_LENGTH = 500;
+
 	private final UUID id;
 
 	private final String queue;
@@ -26,6 +29,10 @@ public class TaskContext {
 	private final @Nullable Instant scheduledAt;
 
 	private final @Nullable BatchInfo batch;
+
+	private volatile @Nullable TaskProgress progress;
+
+	private volatile @Nullable Object result;
 
 	/**
 	 * @param id the task's id, as returned by {@link TaskQueue#enqueue}
@@ -91,6 +98,58 @@ public class TaskContext {
 	/** The time of the tick that made this task, empty when no recurring schedule made it. */
 	public Optional<Instant> tick() {
 		return Optional.ofNullable(this.scheduledAt);
+	}
+
+	/**
+	 * Says how far the task has got. The worker writes the latest report of each task at most once per
+	 * {@code taskqueue.progress.write-interval} (a second), on a connection of its own, so it shows while the task
+	 * runs ({@link TaskQueueOperations#progress(UUID)}, the actuator endpoint, the dashboard), whatever the
+	 * handler's transaction does, and however often the handler calls this: a call costs no database work. The
+	 * progress is deleted once the attempt ends. A context made by a test keeps it, for {@link #progress()}.
+	 * @param percent from 0 to 100
+	 * @param message what to show with it, or {@code null}; a longer one than
+	 * {@link #MAX_PROGRESS_MESSAGE_LENGTH} characters is cut there
+	 * @throws IllegalArgumentException if {@code percent} is not from 0 to 100
+	 */
+	public void progress(int percent, @Nullable String message) {
+		if (percent < 0 || percent > 100) {
+			throw new IllegalArgumentException("percent must be from 0 to 100 but was " + percent);
+		}
+		this.progress = new TaskProgress(percent, cut(message), Instant.now());
+	}
+
+	/** The progress last reported through this context, or {@code null} if none was. */
+	public @Nullable TaskProgress progress() {
+		return this.progress;
+	}
+
+	/**
+	 * Gives the task's result, as a handler's return value does (this wins over a return value of {@code null}, and a
+	 * value returned wins over this). Once the handler has returned, the worker writes it as JSON with the
+	 * application's {@code JsonMapper}, in the transaction that completes the task, so it commits exactly when the
+	 * completion does; a failed attempt keeps nothing. It is kept for {@code taskqueue.retention.history} and read with
+	 * {@link TaskQueueOperations#result(UUID, Class)}. A result whose JSON is larger than
+	 * {@code taskqueue.results.max-size} (64KB) fails the attempt and sends the task to the dead letters.
+	 * @param value the result, or {@code null} for none
+	 */
+	public void result(@Nullable Object value) {
+		this.result = value;
+	}
+
+	/** The result given through this context, or {@code null} if none was. */
+	public @Nullable Object result() {
+		return this.result;
+	}
+
+	private static @Nullable String cut(@Nullable String message) {
+		if (message == null || message.length() <= MAX_PROGRESS_MESSAGE_LENGTH) {
+			return message;
+		}
+		int end = MAX_PROGRESS_MESSAGE_LENGTH;
+		if (Character.isHighSurrogate(message.charAt(end - 1))) {
+			end--; // not half a character
+		}
+		return message.substring(0, end);
 	}
 
 	@Override

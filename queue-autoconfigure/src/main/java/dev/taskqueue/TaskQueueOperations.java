@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.BiConsumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -173,6 +174,39 @@ public interface TaskQueueOperations {
 	 * @return its progress, or empty when there is no such batch
 	 */
 	Optional<BatchProgress> batch(UUID id);
+
+	/**
+	 * How far task {@code id} has got, as its handler last said with {@link TaskContext#progress(int, String)}: the
+	 * running attempt's progress, written at most once per {@code taskqueue.progress.write-interval} (1s).
+	 * @return its progress, or empty when the task is not running or its running attempt has reported none
+	 */
+	default Optional<TaskProgress> progress(UUID id) {
+		throw new UnsupportedOperationException("This TaskQueueOperations does not read progress");
+	}
+
+	/**
+	 * The result of task {@code id} (its handler's return value, or what it gave {@link TaskContext#result(Object)}),
+	 * read from JSON as {@code type} with the application's {@code JsonMapper}. A result is kept for
+	 * {@code taskqueue.retention.history} (7 days) after its task completed, whether the history is on or not.
+	 * @return the result, or empty when the task has not completed, completed without a result, or completed longer
+	 * ago than the retention
+	 * @throws IllegalArgumentException if the stored JSON cannot be read as {@code type}
+	 */
+	default <T> Optional<T> result(UUID id, Class<T> type) {
+		throw new UnsupportedOperationException("This TaskQueueOperations does not read results");
+	}
+
+	/**
+	 * Gives {@code each} the result of every task of batch {@code batchId} (see {@link TaskQueue#enqueueBatch}) that
+	 * completed with one, in the order of their ids, read as {@code type}; the batch's {@code then} task reads its
+	 * parts' results so ({@link TaskContext#batch()}). Results are read a page at a time, so a batch of any size
+	 * needs little memory; tasks that went to the dead letters or gave no result are not given.
+	 * @return how many results were given
+	 * @throws IllegalArgumentException if a stored result cannot be read as {@code type}
+	 */
+	default <T> int batchResults(UUID batchId, Class<T> type, BiConsumer<UUID, ? super T> each) {
+		throw new UnsupportedOperationException("This TaskQueueOperations does not read results");
+	}
 
 	/**
 	 * Which dead tasks a bulk retry or delete takes: those that meet every condition given ({@code null} leaves a

@@ -23,8 +23,10 @@ import dev.taskqueue.internal.jdbc.DatabaseDialect;
 import dev.taskqueue.internal.jdbc.DeadTaskRepository;
 import dev.taskqueue.internal.jdbc.DependencyRepository;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
+import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueRepository;
 import dev.taskqueue.internal.jdbc.QueueStatsRepository;
+import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.RetentionRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.SessionRepository;
@@ -175,7 +177,7 @@ public class TaskQueueAutoConfiguration {
 	TaskQueueOperations taskQueueOperations(DataSource dataSource, TaskTables tables, QueueRepository queues,
 			TaskQueueProperties properties, TaskHandlerRegistry registry, ObjectProvider<TaskWorker> worker,
 			TaskRepository tasks, ObjectProvider<ScheduleControl> schedules, BatchRepository batches,
-			TaskBuckets buckets) {
+			TaskBuckets buckets, ObjectProvider<JsonMapper> jsonMapper) {
 		return new DefaultTaskQueueOperations(queues,
 				new DeadTaskRepository(dataSource, tables, buckets),
 				new QueueStatsRepository(dataSource, tables),
@@ -184,7 +186,8 @@ public class TaskQueueAutoConfiguration {
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
 				tasks.limitedClaims(), QueueSettingsResolver.limits(properties),
-				schedules.getIfAvailable(), batches);
+				schedules.getIfAvailable(), batches, new ProgressRepository(dataSource, tables),
+				new ResultRepository(dataSource, tables), jsonMapper.getIfAvailable(JsonMapper::new));
 	}
 
 	/**
@@ -219,7 +222,9 @@ public class TaskQueueAutoConfiguration {
 			TaskQueueProperties properties, ObjectProvider<DatabaseOutage> outage) {
 		TaskQueueProperties.Retention retention = properties.getRetention();
 		RetentionPruner pruner = new RetentionPruner(new RetentionRepository(dataSource, tables),
-				retention.getDeadLetters(), retention.getHistory(), retention.getPruneInterval());
+				retention.getDeadLetters(), retention.getHistory(), retention.getPruneInterval())
+			.pruningProgressAndResults(new ProgressRepository(dataSource, tables),
+					new ResultRepository(dataSource, tables));
 		pruner.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
 		return pruner;
 	}
@@ -326,6 +331,9 @@ public class TaskQueueAutoConfiguration {
 					completionCommit(handlerTransactionManager, dataSource, tables, properties), retry,
 					worker.getCompletionBatchSize(), worker.getCompletionFlushInterval());
 			modes.redactLogsWith(redactor.getIfAvailable(() -> TaskRedactor.NONE));
+			modes.writeProgressWith(new ProgressRepository(dataSource, tables),
+					properties.getProgress().getWriteInterval());
+			modes.limitResults(properties.getResults().getMaxSize().toBytes());
 			TaskWorker taskWorker = new TaskWorker(registry, tasks, session, modes,
 					retry.transactions("claim", own), settings,
 					(handler) -> QueueSettingsResolver.resolve(properties, handler, handlerTransactionManager, buckets,

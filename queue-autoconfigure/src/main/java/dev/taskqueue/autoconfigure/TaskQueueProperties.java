@@ -70,6 +70,10 @@ public class TaskQueueProperties implements Validator {
 
 	private final History history = new History();
 
+	private final Progress progress = new Progress();
+
+	private final Results results = new Results();
+
 	@NestedConfigurationProperty
 	private final DashboardProperties dashboard = new DashboardProperties();
 
@@ -157,6 +161,14 @@ public class TaskQueueProperties implements Validator {
 
 	public History getHistory() {
 		return this.history;
+	}
+
+	public Progress getProgress() {
+		return this.progress;
+	}
+
+	public Results getResults() {
+		return this.results;
 	}
 
 	public DashboardProperties getDashboard() {
@@ -347,6 +359,43 @@ public class TaskQueueProperties implements Validator {
 
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
+		}
+
+	}
+
+	public static class Progress {
+
+		/**
+		 * How often a worker writes the progress its running tasks report (TaskContext.progress), the latest report
+		 * of each task, however often its handler reports.
+		 */
+		private Duration writeInterval = Duration.ofSeconds(1);
+
+		public Duration getWriteInterval() {
+			return this.writeInterval;
+		}
+
+		public void setWriteInterval(Duration writeInterval) {
+			this.writeInterval = writeInterval;
+		}
+
+	}
+
+	public static class Results {
+
+		/**
+		 * The largest result a handler may give (its return value or TaskContext.result), as JSON text in UTF-8; a
+		 * larger one fails the attempt and sends the task to the dead letters. Results are kept for
+		 * taskqueue.retention.history.
+		 */
+		private DataSize maxSize = DataSize.ofKilobytes(64);
+
+		public DataSize getMaxSize() {
+			return this.maxSize;
+		}
+
+		public void setMaxSize(DataSize maxSize) {
+			this.maxSize = maxSize;
 		}
 
 	}

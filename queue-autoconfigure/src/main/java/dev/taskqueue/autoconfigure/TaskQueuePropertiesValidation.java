@@ -53,6 +53,12 @@ final class TaskQueuePropertiesValidation {
 				|| maxPayloadSize.compareTo(DefaultTaskQueue.LARGEST_MAX_PAYLOAD_SIZE) > 0) {
 			reject("max-payload-size", maxPayloadSize, "must be from 1B to 255MB (about the most a jsonb value holds)");
 		}
+		positive("progress.write-interval", this.properties.getProgress().getWriteInterval());
+		DataSize maxResultSize = this.properties.getResults().getMaxSize();
+		if (maxResultSize == null || maxResultSize.toBytes() < 1
+				|| maxResultSize.compareTo(DefaultTaskQueue.LARGEST_MAX_PAYLOAD_SIZE) > 0) {
+			reject("results.max-size", maxResultSize, "must be from 1B to 255MB (about the most a jsonb value holds)");
+		}
 		positive("health.timeout", this.properties.getHealth().getTimeout());
 		BloatProperties bloat = this.properties.getBloat();
 		if (bloat.getDeadTuples() < 0) {

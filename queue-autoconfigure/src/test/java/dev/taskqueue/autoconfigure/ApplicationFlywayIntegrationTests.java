@@ -46,7 +46,7 @@ class ApplicationFlywayIntegrationTests {
 					"7 V7__topics_and_batches.sql true", "8 V8__dashboard_stats.sql true", "9 V9__hash_sharded_claims.sql true",
 					"10 V10__shutdown_give_backs.sql true", "11 V11__session_queues.sql true",
 					"12 V12__queue_autovacuum.sql true", "13 V13__sliding_rate_limits.sql true",
-					"14 V14__task_dependencies.sql true");
+					"14 V14__task_dependencies.sql true", "16 V16__progress_and_results.sql true");
 			assertHandled(context);
 		}
 	}

@@ -49,12 +49,12 @@ class SchemaMigrationIntegrationTests {
 					"7 V7__topics_and_batches.sql true", "8 V8__dashboard_stats.sql true", "9 V9__hash_sharded_claims.sql true",
 					"10 V10__shutdown_give_backs.sql true", "11 V11__session_queues.sql true",
 					"12 V12__queue_autovacuum.sql true", "13 V13__sliding_rate_limits.sql true",
-					"14 V14__task_dependencies.sql true");
+					"14 V14__task_dependencies.sql true", "16 V16__progress_and_results.sql true");
 			assertThat(jdbc(url).queryForList("SELECT name FROM app_table", String.class)).containsExactly("kept");
 			assertHandled(context);
 		}
 		try (ConfigurableApplicationContext restarted = TestApplications.start(url, List.of(Handlers.class))) {
-			assertThat(history(url, "taskqueue_schema_history")).hasSize(15);
+			assertThat(history(url, "taskqueue_schema_history")).hasSize(16);
 		}
 	}
 
@@ -66,7 +66,7 @@ class SchemaMigrationIntegrationTests {
 			assertThat(tables(url, "jobs")).containsExactlyInAnyOrder("taskqueue_schema_history", "taskqueue_task",
 					"taskqueue_session", "taskqueue_dead_task", "taskqueue_queue", "taskqueue_history",
 					"taskqueue_schedule", "taskqueue_batch", "taskqueue_topic_subscription",
-					"taskqueue_queue_minute", "taskqueue_waiting_task");
+					"taskqueue_queue_minute", "taskqueue_waiting_task", "taskqueue_progress", "taskqueue_result");
 			assertThat(tables(url, "public")).isEmpty();
 			assertThat(jdbc(url).queryForObject("SELECT count(*) FROM jobs.taskqueue_session", Integer.class))
 				.isEqualTo(1);
@@ -82,7 +82,8 @@ class SchemaMigrationIntegrationTests {
 				"V3__unique_tasks.sql", "V4__ordered_keys.sql", "V5__queue_limits.sql", "V6__recurring_schedules.sql",
 				"V7__topics_and_batches.sql", "V8__dashboard_stats.sql", "V9__hash_sharded_claims.sql",
 				"V10__shutdown_give_backs.sql", "V11__session_queues.sql", "V12__queue_autovacuum.sql",
-				"V13__sliding_rate_limits.sql", "V14__task_dependencies.sql")) {
+				"V13__sliding_rate_limits.sql", "V14__task_dependencies.sql",
+				"V16__progress_and_results.sql")) {
 			// PostgreSQL's migrations are all under db/taskqueue, some in the subfolders they share with other databases
 			Resource[] script = new PathMatchingResourcePatternResolver()
 				.getResources(TaskQueueSchemaMigrator.LOCATION + "/**/" + migration);
@@ -94,7 +95,7 @@ class SchemaMigrationIntegrationTests {
 			assertThat(context.getBeansOfType(TaskQueueSchemaMigrator.class)).isEmpty();
 			assertThat(tables(url, "public")).containsExactlyInAnyOrder("taskqueue_task", "taskqueue_session",
 					"taskqueue_dead_task", "taskqueue_queue", "taskqueue_history", "taskqueue_schedule", "taskqueue_batch", "taskqueue_topic_subscription",
-					"taskqueue_queue_minute", "taskqueue_waiting_task");
+					"taskqueue_queue_minute", "taskqueue_waiting_task", "taskqueue_progress", "taskqueue_result");
 			assertHandled(context);
 		}
 	}
@@ -109,7 +110,7 @@ class SchemaMigrationIntegrationTests {
 		try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config)) {
 			new TaskQueueSchemaMigrator(pool, TaskTables.inSchema(null)).afterPropertiesSet();
 		}
-		assertThat(history(url, "taskqueue_schema_history")).hasSize(14);
+		assertThat(history(url, "taskqueue_schema_history")).hasSize(15);
 	}
 
 	@Test
@@ -134,7 +135,7 @@ class SchemaMigrationIntegrationTests {
 					"7 V7__topics_and_batches.sql true", "8 V8__dashboard_stats.sql true", "9 V9__hash_sharded_claims.sql true",
 					"10 V10__shutdown_give_backs.sql true", "11 V11__session_queues.sql true",
 					"12 V12__queue_autovacuum.sql true", "13 V13__sliding_rate_limits.sql true",
-					"14 V14__task_dependencies.sql true");
+					"14 V14__task_dependencies.sql true", "16 V16__progress_and_results.sql true");
 			try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 				UUID id = context.getBean(TaskQueue.class).enqueue("schema-check", "after");
 				Await.until("the task is handled", WAIT,

@@ -29,10 +29,12 @@ final class SuspendingHandler {
 	/**
 	 * Runs {@code method} on {@code bean} with {@code args} and a continuation, until the coroutine has completed.
 	 * What the handler throws is thrown as it is.
+	 * @return what the coroutine returned, {@code null} for {@code Unit}
 	 */
-	static void invoke(String queue, Method method, Object bean, Object... args) throws Exception {
-		BuildersKt.runBlocking(new CoroutineName("taskqueue:" + queue),
+	static @Nullable Object invoke(String queue, Method method, Object bean, Object... args) throws Exception {
+		Object returned = BuildersKt.runBlocking(new CoroutineName("taskqueue:" + queue),
 				(scope, continuation) -> call(method, bean, args, continuation));
+		return (returned instanceof kotlin.Unit) ? null : returned;
 	}
 
 	private static @Nullable Object call(Method method, Object bean, Object[] args, Continuation<?> continuation) {

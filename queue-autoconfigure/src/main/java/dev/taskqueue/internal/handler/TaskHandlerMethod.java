@@ -7,6 +7,7 @@ import java.lang.reflect.UndeclaredThrowableException;
 import java.util.Set;
 
 import dev.taskqueue.TaskContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One handler method found at startup: which queue it serves, how to read its payload and how to call it.
@@ -55,27 +56,26 @@ public record TaskHandlerMethod(String queue, String beanName, Object bean, Meth
 	}
 
 	/**
-	 * Calls the handler; a {@code suspend fun} returns when its coroutine has completed. Whatever the handler throws
-	 * is thrown as it is; a checked exception is wrapped in an {@link UndeclaredThrowableException} only if it is
-	 * not an {@link Exception}.
+	 * Calls the handler; a {@code suspend fun} returns when its coroutine has completed. A value the handler returns
+	 * (not {@code null}, not Kotlin's {@code Unit}) becomes the task's result ({@link TaskContext#result(Object)}).
+	 * Whatever the handler throws is thrown as it is; a checked exception is wrapped in an
+	 * {@link UndeclaredThrowableException} only if it is not an {@link Exception}.
 	 */
 	public void invoke(Object payload, TaskContext context) throws Exception {
+		Object returned = call(payload, context);
+		if (returned != null) {
+			context.result(returned);
+		}
+	}
+
+	private @Nullable Object call(Object payload, TaskContext context) throws Exception {
 		if (this.suspending) {
-			if (this.takesContext) {
-				SuspendingHandler.invoke(this.queue, this.method, this.bean, payload, context);
-			}
-			else {
-				SuspendingHandler.invoke(this.queue, this.method, this.bean, payload);
-			}
-			return;
+			return this.takesContext ? SuspendingHandler.invoke(this.queue, this.method, this.bean, payload, context)
+					: SuspendingHandler.invoke(this.queue, this.method, this.bean, payload);
 		}
 		try {
-			if (this.takesContext) {
-				this.method.invoke(this.bean, payload, context);
-			}
-			else {
-				this.method.invoke(this.bean, payload);
-			}
+			return this.takesContext ? this.method.invoke(this.bean, payload, context)
+					: this.method.invoke(this.bean, payload);
 		}
 		catch (InvocationTargetException ex) {
 			Throwable target = ex.getTargetException();

@@ -30,6 +30,17 @@ public class TaskRepository {
 
 	// The fence in the statements below is "claimed_by IS NOT DISTINCT FROM :session", as in TaskCompletions', and
 	// for the same reason.
+	// The result a handler gave (TaskContext.result), inserted in the transaction that completes its task, before the
+	// completion and fenced like it: a claim lost inserts nothing, and the transaction rolls back anyway. A statement
+	// of its own rather than a part of every completion statement: a handler that gives no result does not run it.
+	// DO UPDATE: a group that is given up and run again alone inserts it again in a new transaction of the same claim.
+	private static final String KEEP_RESULT = """
+			INSERT INTO %2$s (id, queue, batch_id, result)
+			SELECT id, queue, batch_id, CAST(? AS jsonb) FROM %1$s
+			WHERE id = ? AND claimed_by IS NOT DISTINCT FROM ? AND attempt = ?
+			ON CONFLICT (id) DO UPDATE SET result = excluded.result, completed_at = now()
+			""";
+
 	private static final String RETRY_LATER = """
 			UPDATE %1$s SET claimed_by = NULL, claimed_at = NULL, last_error = :error,
 			       run_at = now() + :delayMicros * interval '1 microsecond'
@@ -98,7 +109,7 @@ public class TaskRepository {
 
 	private final KeyHandOffs keyHandOffs;
 
-	private final String retryLater, moveToDead, releaseUnstarted, giveBackAtShutdown;
+	private final String retryLater, moveToDead, releaseUnstarted, giveBackAtShutdown, keepResult;
 
 	public TaskRepository(DataSource dataSource, TaskTables tables) {
 		this(dataSource, tables, false);
@@ -132,6 +143,7 @@ public class TaskRepository {
 		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(), "");
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
 		this.giveBackAtShutdown = GIVE_BACK_AT_SHUTDOWN.formatted(tables.task());
+		this.keepResult = KEEP_RESULT.formatted(tables.task(), tables.result());
 		this.limitedClaims = new LimitedClaims(dataSource, tables, this, retry);
 	}
 
@@ -256,6 +268,21 @@ public class TaskRepository {
 	 */
 	public Set<UUID> completeAllLeavingHeads(UUID session, List<ClaimedTask> tasks) {
 		return this.completions.deleteAll(session, tasks).completed();
+	}
+
+	/**
+	 * Keeps {@code json}, the result of {@code task}'s handler, in the current transaction, which must go on to
+	 * complete the task: the result then commits with the completion or not at all.
+	 * @return {@code false} when the claim was lost
+	 */
+	public boolean keepResult(ClaimedTask task, String json) {
+		UUID session = session(task.claimedBy());
+		return this.statements.update(this.keepResult, (statement, connection) -> {
+			statement.setString(1, json);
+			statement.setObject(2, task.id());
+			statement.setObject(3, session);
+			statement.setInt(4, task.attempt());
+		}) == 1;
 	}
 
 	/** Deletes a completed task; {@code false} when the claim was lost. */

@@ -74,6 +74,14 @@ public final class TaskTables {
 		return qualify("taskqueue_waiting_task");
 	}
 
+	String progress() {
+		return qualify("taskqueue_progress");
+	}
+
+	String result() {
+		return qualify("taskqueue_result");
+	}
+
 	String topicSubscription() {
 		return qualify("taskqueue_topic_subscription");
 	}

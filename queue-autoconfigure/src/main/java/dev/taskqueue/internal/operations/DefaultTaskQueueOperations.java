@@ -16,17 +16,21 @@ import dev.taskqueue.DeadTask;
 import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.ScheduleInfo;
+import dev.taskqueue.TaskProgress;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.DeadTaskRepository;
 import dev.taskqueue.internal.jdbc.LimitedClaims;
+import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueRepository;
 import dev.taskqueue.internal.jdbc.QueueStatsRepository;
+import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.schedule.ScheduleControl;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.transaction.support.TransactionOperations;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -39,6 +43,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private static final int CANCEL_BATCH = 10_000;
+
+	/** Results read per statement by batchResults. */
+	private static final int RESULT_PAGE = 500;
 
 	private static final Log logger = LogFactory.getLog(DefaultTaskQueueOperations.class);
 
@@ -62,6 +69,13 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private final BatchRepository batches;
 
+	private final ProgressRepository progress;
+
+	private final ResultRepository results;
+
+	/** Reads results as the worker wrote them: with the application's mapper. */
+	private final JsonMapper mapper;
+
 	/**
 	 * @param queues paused queues and waiting tasks
 	 * @param deadTasks dead letters
@@ -76,11 +90,18 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * statistics
 	 * @param schedules what lists, pauses, resumes and triggers recurring schedules, {@code null} for none
 	 * @param batches the progress of task batches
+	 * @param progress the progress of running tasks
+	 * @param results the results of completed tasks
+	 * @param mapper reads results, as the worker wrote them
 	 */
 	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
 			BiConsumer<String, Boolean> pauseChanged, @Nullable LimitedClaims limitedClaims,
-			Map<String, QueueLimits> limits, @Nullable ScheduleControl schedules, BatchRepository batches) {
+			Map<String, QueueLimits> limits, @Nullable ScheduleControl schedules, BatchRepository batches,
+			ProgressRepository progress, ResultRepository results, JsonMapper mapper) {
+		this.progress = progress;
+		this.results = results;
+		this.mapper = mapper;
 		this.limits = new QueueLimitStatsReader(limitedClaims, limits);
 		this.schedules = schedules;
 		this.batches = batches;
@@ -99,6 +120,53 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 			throw new IllegalArgumentException("id must not be null");
 		}
 		return this.batches.progress(id);
+	}
+
+	@Override
+	public Optional<TaskProgress> progress(UUID id) {
+		if (id == null) {
+			throw new IllegalArgumentException("id must not be null");
+		}
+		return this.progress.read(id)
+			.map((stored) -> new TaskProgress(stored.percent(), stored.message(), stored.updatedAt()));
+	}
+
+	@Override
+	public <T> Optional<T> result(UUID id, Class<T> type) {
+		if (id == null || type == null) {
+			throw new IllegalArgumentException("id and type must not be null");
+		}
+		return this.results.read(id).map((json) -> readResult(id, json, type));
+	}
+
+	@Override
+	public <T> int batchResults(UUID batchId, Class<T> type, BiConsumer<UUID, ? super T> each) {
+		if (batchId == null || type == null || each == null) {
+			throw new IllegalArgumentException("batchId, type and each must not be null");
+		}
+		int given = 0;
+		@Nullable UUID after = null;
+		List<ResultRepository.Kept> page;
+		do {
+			page = this.results.readBatch(batchId, after, RESULT_PAGE);
+			for (ResultRepository.Kept kept : page) {
+				each.accept(kept.id(), readResult(kept.id(), kept.json(), type));
+				after = kept.id();
+				given++;
+			}
+		}
+		while (page.size() == RESULT_PAGE);
+		return given;
+	}
+
+	private <T> T readResult(UUID id, String json, Class<T> type) {
+		try {
+			return this.mapper.readValue(json, type);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalArgumentException("The result of task " + id + " cannot be read as " + type.getName()
+					+ ": " + ex.getMessage(), ex);
+		}
 	}
 
 	@Override

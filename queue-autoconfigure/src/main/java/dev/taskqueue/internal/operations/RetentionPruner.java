@@ -3,11 +3,14 @@ package dev.taskqueue.internal.operations;
 import java.time.Duration;
 import java.util.function.ToIntBiFunction;
 
+import dev.taskqueue.internal.jdbc.ProgressRepository;
+import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.RetentionRepository;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.PeriodicThread;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 
@@ -20,6 +23,12 @@ public class RetentionPruner implements SmartLifecycle {
 
 	/** Rows per statement: small enough for short locks and little WAL at once, large enough to keep up. */
 	static final int BATCH = 1000;
+
+	/**
+	 * How long a progress row of no running attempt is kept: one of a running attempt is never deleted here, so this
+	 * only needs to outlast the moment between a claim and its first report.
+	 */
+	static final Duration ORPHANED_PROGRESS = Duration.ofMinutes(1);
 
 	private static final Log logger = LogFactory.getLog(RetentionPruner.class);
 
@@ -41,6 +50,10 @@ public class RetentionPruner implements SmartLifecycle {
 
 	private final PeriodicThread thread;
 
+	private @Nullable ProgressRepository progress;
+
+	private @Nullable ResultRepository results;
+
 	/**
 	 * @param retention the statements
 	 * @param deadLetters how long dead letters are kept
@@ -53,6 +66,16 @@ public class RetentionPruner implements SmartLifecycle {
 		this.history = history;
 		this.interval = interval;
 		this.thread = new PeriodicThread("tq-retention", interval, interval, this::prune);
+	}
+
+	/**
+	 * Also deletes the results kept longer than the history's retention, whether the history is on or not, and the
+	 * progress rows of attempts whose worker died before it could delete them.
+	 */
+	public RetentionPruner pruningProgressAndResults(ProgressRepository progress, ResultRepository results) {
+		this.progress = progress;
+		this.results = results;
+		return this;
 	}
 
 	@Override
@@ -78,6 +101,12 @@ public class RetentionPruner implements SmartLifecycle {
 		try {
 			int dead = pruneAll(this.retention::pruneDead, this.deadLetters);
 			int completed = pruneAll(this.retention::pruneHistory, this.history);
+			if (this.results != null) {
+				completed += pruneAll(this.results::prune, this.history);
+			}
+			if (this.progress != null) {
+				pruneAll(this.progress::prune, ORPHANED_PROGRESS);
+			}
 			if (dead + completed > 0 && logger.isDebugEnabled()) {
 				logger.debug("Deleted " + dead + " dead letters older than " + this.deadLetters + " and " + completed
 						+ " history rows older than " + this.history);

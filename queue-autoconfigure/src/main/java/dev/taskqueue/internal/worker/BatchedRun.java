@@ -1,14 +1,19 @@
 package dev.taskqueue.internal.worker;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
 import java.util.function.BooleanSupplier;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
+import dev.taskqueue.internal.jdbc.ClaimResult;
 import dev.taskqueue.internal.jdbc.ClaimedTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.transaction.support.TransactionOperations;
 
 /**
  * A task of a {@code BATCHED} queue: its handler runs without a transaction of TaskQueue's, and its completion waits
@@ -25,12 +30,19 @@ final class BatchedRun implements CompletionMode {
 
 	private final Mailbox mailbox;
 
+	/** Writes the completions of the tasks whose handlers gave a result. */
+	private final Completer completer;
+
+	private final TransactionOperations ownTransactions;
+
 	private final TaskHandlerMethod handler;
 
 	private final QueueSettings settings;
 
-	BatchedRun(TaskInvoker invoker, OutcomeRecorder outcomes, Mailbox mailbox,
-			TaskHandlerMethod handler, QueueSettings settings) {
+	BatchedRun(TaskInvoker invoker, OutcomeRecorder outcomes, Mailbox mailbox, Completer completer,
+			TransactionOperations ownTransactions, TaskHandlerMethod handler, QueueSettings settings) {
+		this.completer = completer;
+		this.ownTransactions = ownTransactions;
 		this.invoker = invoker;
 		this.outcomes = outcomes;
 		this.mailbox = mailbox;
@@ -67,8 +79,10 @@ final class BatchedRun implements CompletionMode {
 
 	private void run(ClaimedTask task, TaskContext context, Object payload, BooleanSupplier takeOutcome) {
 		long start = System.nanoTime();
+		String result;
 		try {
 			this.invoker.invoke(this.handler, payload, context, task);
+			result = this.invoker.resultJson(context);
 		}
 		catch (Throwable ex) {
 			if (takeOutcome.getAsBoolean()) {
@@ -80,6 +94,10 @@ final class BatchedRun implements CompletionMode {
 		if (!takeOutcome.getAsBoolean()) {
 			return; // it ran past its timeout, which has recorded it as failed
 		}
+		if (result != null) {
+			completeWithResult(task, context, result, Duration.ofNanos(System.nanoTime() - start));
+			return;
+		}
 		try {
 			this.mailbox.post(new Outcome.DeletePending(task, context, Duration.ofNanos(System.nanoTime() - start)));
 		}
@@ -87,6 +105,35 @@ final class BatchedRun implements CompletionMode {
 			Thread.currentThread().interrupt();
 			logger.warn(OutcomeRecorder.describe(task) + " finished but was interrupted before its completion was "
 					+ "queued; it runs again when this session ends");
+		}
+	}
+
+	/**
+	 * Completes {@code task}, whose handler gave a result, in a transaction of its own: the result and the fenced
+	 * delete commit together, as in the other modes. Such a completion does not wait for others in the mailbox; those
+	 * of handlers that give no result still do.
+	 */
+	private void completeWithResult(ClaimedTask task, TaskContext context, String result, Duration duration) {
+		ClaimResult written;
+		try {
+			written = this.ownTransactions.execute((status) -> {
+				if (!this.completer.keepResult(task, result)) {
+					return null;
+				}
+				return this.completer.completeAll(Objects.requireNonNull(task.claimedBy()), List.of(task));
+			});
+		}
+		catch (RuntimeException ex) {
+			// Nothing was written: the attempt counts as failed, and the task runs again after its backoff.
+			this.outcomes.failed(task, context, this.settings, ex, duration);
+			return;
+		}
+		if (written != null && written.completed().contains(task.id())) {
+			this.outcomes.completed(context, duration);
+			this.completer.run(written.handedOff());
+		}
+		else {
+			this.outcomes.claimLost(task, context);
 		}
 	}
 

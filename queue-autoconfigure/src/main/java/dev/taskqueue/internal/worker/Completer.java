@@ -118,6 +118,16 @@ final class Completer {
 	}
 
 	/**
+	 * Keeps {@code json}, the result of {@code task}'s handler, in the current transaction, which goes on to complete
+	 * the task: the result commits with the completion or not at all. Only for a handler that gave a result, so a
+	 * completion without one runs the same statements as before results existed.
+	 * @return {@code false} when the claim was lost: the transaction must roll back
+	 */
+	boolean keepResult(ClaimedTask task, String json) {
+		return this.tasks.keepResult(task, json);
+	}
+
+	/**
 	 * Deletes the completed {@code tasks} of one queue, all claimed by {@code session}, with one statement in the
 	 * current transaction of the worker's own, fenced like one by one; it also claims for {@code session} the next
 	 * tasks of their keys when it may hand them off: the caller gives those to {@link #run} once committed.

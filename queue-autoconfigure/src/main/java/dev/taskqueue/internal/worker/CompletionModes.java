@@ -14,6 +14,7 @@ import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.jdbc.ClaimedTask;
 import dev.taskqueue.internal.jdbc.CompletionCommit;
+import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.support.DatabaseOutage;
@@ -40,6 +41,9 @@ public class CompletionModes {
 
 	/** Where outcomes wait for the claim loop, and {@code BATCHED} completions for their delete. */
 	private final Mailbox mailbox;
+
+	/** Writes the progress of running tasks; {@code null} until {@link #writeProgressWith}. */
+	private @Nullable ProgressWriter progress;
 
 	private final TaskInvoker invoker;
 
@@ -118,7 +122,8 @@ public class CompletionModes {
 	 */
 	CompletionMode of(TaskHandlerMethod handler, QueueSettings settings, Completer completer) {
 		if (handler.batchedCompletion()) {
-			return new BatchedRun(this.invoker, this.outcomes, this.mailbox, handler, settings);
+			return new BatchedRun(this.invoker, this.outcomes, this.mailbox, completer, this.ownTransactions, handler,
+					settings);
 		}
 		TransactionalRun alone = transactional(handler, settings, completer);
 		return (settings.groupSize() > 1) ? new GroupCommit(this.tasks, this.invoker, this.outcomes,
@@ -154,9 +159,41 @@ public class CompletionModes {
 		this.outcomes.giveBackAtShutdown(interrupted);
 	}
 
-	/** Says outcomes that cannot be written for want of the database through {@code outage}. */
+	/** Says outcomes (and progress) that cannot be written for want of the database through {@code outage}. */
 	public void reportOutagesTo(DatabaseOutage outage) {
 		this.outcomes.reportOutagesTo(outage);
+		if (this.progress != null) {
+			this.progress.reportOutagesTo(outage);
+		}
+	}
+
+	/**
+	 * Writes the progress that the handlers of a worker report with {@code repository}, the latest of each task at
+	 * most once per {@code interval}; without this, a handler's progress is kept in its context only.
+	 */
+	public void writeProgressWith(ProgressRepository repository, Duration interval) {
+		ProgressWriter writer = new ProgressWriter(repository, interval);
+		this.progress = writer;
+		this.invoker.reportProgressTo(writer);
+	}
+
+	/** Fails the attempts whose result's JSON is longer than {@code maxBytes} in UTF-8 (see TaskContext#result). */
+	public void limitResults(long maxBytes) {
+		this.invoker.limitResults(maxBytes);
+	}
+
+	/** Starts writing the progress of running tasks, if it is written. */
+	void startProgress() {
+		if (this.progress != null) {
+			this.progress.start();
+		}
+	}
+
+	/** Stops writing progress, once what is left is written. */
+	void stopProgress() {
+		if (this.progress != null) {
+			this.progress.stop();
+		}
 	}
 
 	/** Passes the errors TaskQueue logs for failed tasks through {@code redactor}, as the dashboard does. */

@@ -247,7 +247,7 @@ final class GroupCommit implements CompletionMode {
 			CommitGroup group, Deque<ClaimedTask> run) {
 		group.current = task;
 		this.keyRuns.taken(group, run, task);
-		TaskContext context = TaskInvoker.context(task);
+		TaskContext context = this.invoker.runningContext(task);
 		// Sent to the dead letters after the group, not on the group's connection, where a rollback would undo it.
 		Object payload = this.invoker.prepare(task, this.handler, this.settings, context,
 				(reason) -> group.add(new CommitGroup.Entry(task, context, reason, Duration.ZERO, true)));
@@ -263,6 +263,7 @@ final class GroupCommit implements CompletionMode {
 		Throwable failure = null;
 		try {
 			this.invoker.invoke(this.handler, payload, context, task);
+			String result = this.invoker.resultJson(context);
 			if (connection.isRollbackOnly() || status.isRollbackOnly()) {
 				// A participating transaction failed: only this task's work is rolled back, not its group's.
 				throw new UnexpectedRollbackException(
@@ -272,12 +273,17 @@ final class GroupCommit implements CompletionMode {
 				throw new UnexpectedRollbackException("Transaction rolled back because a statement of the handler "
 						+ "failed and the handler went on (caught the exception)");
 			}
+			if (result != null) {
+				// In the task's savepoint, on the group's connection: it commits with the group's completions.
+				this.completer.keepResult(task, result);
+			}
 		}
 		catch (Throwable ex) {
 			failure = TaskInvoker.unwrap(ex);
 		}
 		finally {
 			connection.unbind(groupDataSource());
+			TaskInvoker.ended(context);
 		}
 		long nanos = System.nanoTime() - start;
 		if (!steps.end(task)) {

@@ -238,7 +238,7 @@ final class OutcomeRecorder {
 	 */
 	void attempt(ClaimedTask task, TaskInvoker invoker, TaskHandlerMethod handler, QueueSettings settings,
 			Attempt attempt) {
-		TaskContext context = TaskInvoker.context(task);
+		TaskContext context = invoker.runningContext(task);
 		try {
 			Object payload = invoker.prepare(task, handler, settings, context,
 					(reason) -> deadLetter(task, context, reason, settings.maxAttempts()));
@@ -249,6 +249,9 @@ final class OutcomeRecorder {
 		catch (Throwable ex) {
 			// Each step settles its own failures; this is for what none of them expected.
 			unexpected(task, context, settings, ex);
+		}
+		finally {
+			TaskInvoker.ended(context);
 		}
 	}
 

@@ -55,6 +55,14 @@ public class PayloadReader {
 	}
 
 	/**
+	 * {@code value} as JSON, written by the application's mapper as payloads are.
+	 * @throws tools.jackson.core.JacksonException if it cannot be written
+	 */
+	String write(Object value) {
+		return this.mapper.writeValueAsString(value);
+	}
+
+	/**
 	 * The headers stored with a task. Headers that cannot be read count as none: they carry context such as a
 	 * trace, and losing it must not keep the task from running.
 	 */

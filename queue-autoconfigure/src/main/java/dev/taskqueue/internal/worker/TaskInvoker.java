@@ -5,12 +5,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import dev.taskqueue.NonRetryableTaskException;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.jdbc.ClaimedTask;
 import dev.taskqueue.internal.support.ScheduledAtHeader;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Calls a task's handler: reads its payload as the handler's type, tells the listeners it starts, and invokes the
@@ -22,11 +24,20 @@ final class TaskInvoker {
 	/** What {@code prepare} returns for a task that is not to run. */
 	static final Object NOT_RUNNABLE = new Object();
 
+	/** {@code taskqueue.results.max-size}'s default, 64KB. */
+	static final long DEFAULT_MAX_RESULT_BYTES = 64 * 1024;
+
 	private final PayloadReader payloads;
 
 	private final TaskQueueListener listener;
 
 	private final List<TaskHandlerInterceptor> interceptors;
+
+	/** Where the contexts of running tasks send their progress; {@code null} outside a worker. */
+	private volatile @Nullable ProgressWriter progress;
+
+	/** The most bytes of a result's JSON, in UTF-8. */
+	private volatile long maxResultBytes = DEFAULT_MAX_RESULT_BYTES;
 
 	/**
 	 * @param listener the listeners, which must not throw
@@ -110,6 +121,84 @@ final class TaskInvoker {
 	static Throwable unwrap(Throwable ex) {
 		Throwable cause = (ex instanceof HandlerException) ? ex.getCause() : null;
 		return (cause != null) ? cause : ex;
+	}
+
+	/** Gives the progress of running tasks to {@code writer}. */
+	void reportProgressTo(ProgressWriter writer) {
+		this.progress = writer;
+	}
+
+	void limitResults(long maxBytes) {
+		this.maxResultBytes = maxBytes;
+	}
+
+	/**
+	 * The context of {@code task}'s attempt, for its handler: connected to the running task inside a worker, else
+	 * (tasks run by {@code TaskRunner}) a plain one. {@link #ended} must be told when the attempt ends.
+	 */
+	TaskContext runningContext(ClaimedTask task) {
+		ProgressWriter writer = this.progress;
+		return (writer != null) ? new RunningTaskContext(task, writer) : context(task);
+	}
+
+	/** The attempt of {@code context}, from {@link #runningContext}, ended. */
+	static void ended(TaskContext context) {
+		if (context instanceof RunningTaskContext running) {
+			running.ended();
+		}
+	}
+
+	/**
+	 * The JSON of the result the handler gave through {@code context}, or {@code null} when it gave none: the common
+	 * case, which costs nothing more.
+	 * @throws NonRetryableTaskException if the result cannot be written as JSON or is larger than the limit: it would
+	 * be every time, so the task goes to the dead letters
+	 */
+	@Nullable String resultJson(TaskContext context) {
+		Object result = context.result();
+		if (result == null) {
+			return null;
+		}
+		String json;
+		try {
+			json = this.payloads.write(result);
+		}
+		catch (RuntimeException ex) {
+			throw new NonRetryableTaskException("The result of task " + context.id() + " (a "
+					+ result.getClass().getName() + ") cannot be written as JSON: " + ErrorText.summary(ex), ex);
+		}
+		long bytes = utf8Length(json, this.maxResultBytes);
+		if (bytes > this.maxResultBytes) {
+			throw new NonRetryableTaskException("The result of task " + context.id() + " is more than "
+					+ this.maxResultBytes + " bytes of JSON, taskqueue.results.max-size; keep large data elsewhere "
+					+ "and return a reference to it");
+		}
+		return json;
+	}
+
+	/** The UTF-8 length of {@code text}, counted up to just past {@code limit}. */
+	private static long utf8Length(String text, long limit) {
+		if (text.length() > limit) {
+			return text.length(); // every character is at least one byte
+		}
+		long bytes = 0;
+		for (int i = 0; i < text.length() && bytes <= limit; i++) {
+			char c = text.charAt(i);
+			if (c < 0x80) {
+				bytes++;
+			}
+			else if (c < 0x800) {
+				bytes += 2;
+			}
+			else if (Character.isHighSurrogate(c)) {
+				bytes += 4;
+				i++;
+			}
+			else {
+				bytes += 3;
+			}
+		}
+		return bytes;
 	}
 
 	static TaskContext context(ClaimedTask task) {

@@ -166,6 +166,7 @@ public class TaskWorker implements SmartLifecycle {
 		Duration beat = this.settings.heartbeatInterval();
 		this.heartbeat = new PeriodicThread("tq-heartbeat", beat, beat, this::beat);
 		this.heartbeat.start();
+		this.modes.startProgress();
 		this.running = true;
 		ClaimLoop claims = new ClaimLoop(states, this.tasks, this.session, this.modes.outcomes(), this.ownTransactions,
 				this.handlers, this.wakeUp, this.settings.pollInterval(), this::isRunning, this::releaseUnstarted,
@@ -275,6 +276,7 @@ public class TaskWorker implements SmartLifecycle {
 			Thread.currentThread().interrupt();
 		}
 		this.handlers.shutdownNow();
+		this.modes.stopProgress(); // deletes the progress of the attempts that ended, before the pool closes
 		this.heartbeat.stop(); // after a beat under way, which must not outlive the connection pool
 		this.session.close();
 		logger.info("TaskQueue worker stopped, session " + this.session.id() + " ended");

@@ -118,12 +118,15 @@ final class TransactionalRun implements CompletionMode {
 			Object payload, BooleanSupplier takeOutcome, CommitWatch commit, List<Runnable> afterwards) {
 		return this.handlerTransactions.execute((status) -> {
 			commit.watch();
+			context.result(null); // a run again after a serialization failure keeps only what it gives
 			this.invoker.invoke(handler, payload, context, task);
+			String result = this.invoker.resultJson(context); // may fail the attempt, as the handler may
 			if (!takeOutcome.getAsBoolean()) {
 				status.setRollbackOnly(); // it ran past its timeout, which has recorded it as failed
 				return null;
 			}
-			if (this.completer.complete(task, status, afterwards::add)) {
+			if ((result == null || this.completer.keepResult(task, result))
+					&& this.completer.complete(task, status, afterwards::add)) {
 				return true;
 			}
 			status.setRollbackOnly();

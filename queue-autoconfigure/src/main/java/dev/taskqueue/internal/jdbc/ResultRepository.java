@@ -1,0 +1,85 @@
+package dev.taskqueue.internal.jdbc;
+
+import java.sql.Types;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Reads the results that handlers gave ({@code taskqueue_result}), by task or by batch, and deletes them after
+ * their retention. They are written by {@link TaskRepository#keepResult}, in the transaction of each completion.
+ * Statements join the current Spring-managed transaction.
+ */
+public class ResultRepository {
+
+	private static final String READ = """
+			SELECT result::text FROM %1$s WHERE id = :id
+			""";
+
+	// A batch's results a page at a time, by id (keyset), on the partial index of batch_id.
+	private static final String READ_BATCH = """
+			SELECT id, result::text FROM %1$s WHERE batch_id = :batch AND id > :after ORDER BY id LIMIT :limit
+			""";
+
+	// SKIP LOCKED: instances pruning at the same time share the rows instead of waiting for each other.
+	private static final String PRUNE = """
+			DELETE FROM %1$s WHERE id IN (
+			    SELECT id FROM %1$s WHERE completed_at < now() - :keepMicros * interval '1 microsecond'
+			    LIMIT :batch FOR UPDATE SKIP LOCKED)
+			""";
+
+	private final JdbcClient jdbc;
+
+	private final String read;
+
+	private final String readBatch;
+
+	private final String prune;
+
+	public ResultRepository(DataSource dataSource, TaskTables tables) {
+		this.jdbc = JdbcClient.create(dataSource);
+		this.read = READ.formatted(tables.result());
+		this.readBatch = READ_BATCH.formatted(tables.result());
+		this.prune = PRUNE.formatted(tables.result());
+	}
+
+	/** The JSON of task {@code id}'s result, if it completed with one that is still kept. */
+	public Optional<String> read(UUID id) {
+		return this.jdbc.sql(this.read).param("id", id).query(String.class).optional();
+	}
+
+	/**
+	 * Up to {@code limit} results of the tasks of batch {@code batch} whose ids come after {@code after}
+	 * ({@code null} for the first page), in the order of their ids.
+	 */
+	public List<Kept> readBatch(UUID batch, @Nullable UUID after, int limit) {
+		// UUIDs compare as PostgreSQL orders them (unsigned bytes); the smallest one starts before any id.
+		UUID from = (after != null) ? after : new UUID(0, 0);
+		return this.jdbc.sql(this.readBatch)
+			.param("batch", batch)
+			.param("after", from)
+			.param("limit", limit)
+			.query((rows, row) -> new Kept(rows.getObject(1, UUID.class), rows.getString(2)))
+			.list();
+	}
+
+	/** Deletes up to {@code batch} results kept more than {@code keep}; returns how many. */
+	public int prune(Duration keep, int batch) {
+		return this.jdbc.sql(this.prune)
+			.param("keepMicros", keep.toNanos() / 1000, Types.BIGINT)
+			.param("batch", batch)
+			.update();
+	}
+
+	/** A task's result, as JSON. */
+	public record Kept(UUID id, String json) {
+	}
+
+}
