@@ -311,12 +311,13 @@ public class TaskQueueProperties implements Validator {
 		private Duration deadLetters = Duration.ofDays(14);
 
 		/**
-		 * How long a completed task is kept in the history before it is deleted.
+		 * How long a completed task is kept in the history, and its result, before they are deleted.
 		 */
 		private Duration history = Duration.ofDays(7);
 
 		/**
-		 * How often each instance deletes, in batches, the dead letters and history rows older than their retention.
+		 * How often each instance deletes, in batches, the dead letters, history rows and results older than their
+		 * retention.
 		 */
 		private Duration pruneInterval = Duration.ofMinutes(1);
 
