@@ -84,6 +84,29 @@ public final class TaskQueueDescriptors {
 	}
 
 	/**
+	 * What {@code GET /actuator/taskqueue/tasks/{id}/progress} shows: the running task's last written progress.
+	 *
+	 * @param id the task's id
+	 * @param percent from 0 to 100
+	 * @param message what its handler said with it, or {@code null}
+	 * @param updatedAt when it was written, on the database clock
+	 */
+	public record TaskProgressDescriptor(UUID id, int percent, @Nullable String message, Instant updatedAt)
+			implements OperationResponseBody {
+	}
+
+	/**
+	 * What {@code GET /actuator/taskqueue/tasks/{id}/result} shows.
+	 *
+	 * @param id the task's id
+	 * @param queue the task's queue
+	 * @param result the result its handler gave, as JSON, as the redactor shows payloads
+	 */
+	public record TaskResultDescriptor(UUID id, String queue, @JsonRawValue String result)
+			implements OperationResponseBody {
+	}
+
+	/**
 	 * What {@code GET /actuator/taskqueue} shows.
 	 *
 	 * @param queues every queue that has tasks, dead tasks, a pause, or a handler here

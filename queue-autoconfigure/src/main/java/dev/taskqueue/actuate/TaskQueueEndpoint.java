@@ -3,6 +3,7 @@ package dev.taskqueue.actuate;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 import dev.taskqueue.DeadTaskPage;
@@ -14,13 +15,17 @@ import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskDescriptor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskList;
 import dev.taskqueue.actuate.TaskQueueDescriptors.QueueActionResult;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskActionResult;
+import dev.taskqueue.actuate.TaskQueueDescriptors.TaskProgressDescriptor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskQueueDescriptor;
+import dev.taskqueue.actuate.TaskQueueDescriptors.TaskResultDescriptor;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.operations.BloatWatch;
 import dev.taskqueue.internal.support.Redaction;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -47,6 +52,8 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  * GET    /actuator/taskqueue/{queue}/dead        its dead tasks, newest first ({@code *} for every queue);
  *                                                parameters limit (50, at most 500) and cursor (a page's next)
  * GET    /actuator/taskqueue/tasks/{id}          a dead task, with its payload and whole error
+ * GET    /actuator/taskqueue/tasks/{id}/progress the running task's progress (TaskContext.progress)
+ * GET    /actuator/taskqueue/tasks/{id}/result   the completed task's result, kept for taskqueue.retention.history
  * POST   /actuator/taskqueue/{queue}/pause       pause it in every instance (also: resume, retry-dead)
  * DELETE /actuator/taskqueue/{queue}/dead        delete its dead tasks
  *                                                (optional: error, failedFrom, failedBefore)
@@ -86,6 +93,8 @@ public class TaskQueueEndpoint {
 
 	private final @Nullable BloatWatch bloat;
 
+	private final @Nullable ResultRepository results;
+
 	public TaskQueueEndpoint(TaskQueueOperations operations) {
 		this(operations, null);
 	}
@@ -104,6 +113,16 @@ public class TaskQueueEndpoint {
 	/** An endpoint that also shows the task tables' bloat figures, as {@code bloat} reads them. */
 	public TaskQueueEndpoint(TaskQueueOperations operations, @Nullable DatabaseDialect database,
 			TaskRedactor redactor, @Nullable BloatWatch bloat) {
+		this(operations, database, redactor, bloat, null);
+	}
+
+	/**
+	 * An endpoint that shows tasks' results through {@code redactor} as it shows payloads, read from
+	 * {@code results}; without it, a result shows only when {@code redactor} is {@link TaskRedactor#NONE}.
+	 */
+	public TaskQueueEndpoint(TaskQueueOperations operations, @Nullable DatabaseDialect database,
+			TaskRedactor redactor, @Nullable BloatWatch bloat, @Nullable ResultRepository results) {
+		this.results = results;
 		this.operations = operations;
 		this.database = database;
 		this.redactor = redactor;
@@ -202,6 +221,38 @@ public class TaskQueueEndpoint {
 						this.operations.retryDead(DeadTaskFilter.queue(queue)));
 			});
 		});
+	}
+
+	/** A running task's progress ({@code tasks/{id}/progress}) or a completed task's result ({@code tasks/{id}/result}). */
+	@ReadOperation
+	public WebEndpointResponse<Object> taskDetail(@Selector String tasks, @Selector String id, @Selector String what) {
+		if (!tasks.equals("tasks") || !(what.equals("progress") || what.equals("result"))) {
+			return badRequest("Use GET /taskqueue/tasks/{id}/progress or /taskqueue/tasks/{id}/result");
+		}
+		UUID taskId = taskId(id);
+		if (taskId == null) {
+			return notATaskId(id);
+		}
+		if (what.equals("progress")) {
+			return this.operations.progress(taskId)
+				.map((progress) -> ok(new TaskProgressDescriptor(taskId, progress.percent(), progress.message(),
+						progress.updatedAt())))
+				.orElseGet(() -> notFound("No progress of a running task " + taskId));
+		}
+		return result(taskId).map(EndpointResponses::ok)
+			.orElseGet(() -> notFound("No result of task " + taskId + " (it has not completed, gave none, or "
+					+ "completed longer ago than taskqueue.retention.history)"));
+	}
+
+	private Optional<Object> result(UUID id) {
+		if (this.results != null) {
+			return this.results.read(id)
+				.map((kept) -> new TaskResultDescriptor(id, kept.queue(), this.redactor.payload(kept.queue(), kept.json())));
+		}
+		// Without the queue a redactor cannot be asked: a result shows only when nothing is redacted.
+		return this.operations.result(id, JsonNode.class)
+			.map((json) -> (this.redactor == TaskRedactor.NONE) ? json.toString() : TaskRedactor.HIDDEN)
+			.map((json) -> new TaskResultDescriptor(id, "", json));
 	}
 
 	@WriteOperation

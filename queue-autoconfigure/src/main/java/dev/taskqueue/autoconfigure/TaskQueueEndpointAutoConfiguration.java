@@ -1,9 +1,13 @@
 package dev.taskqueue.autoconfigure;
 
+import javax.sql.DataSource;
+
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.actuate.TaskQueueEndpoint;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.jdbc.ResultRepository;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.operations.BloatWatch;
 import dev.taskqueue.internal.support.Redaction;
 
@@ -37,10 +41,11 @@ public class TaskQueueEndpointAutoConfiguration {
 		@ConditionalOnMissingBean
 		TaskQueueEndpoint taskQueueEndpoint(TaskQueueOperations operations,
 				ObjectProvider<DatabaseDialect> database, ObjectProvider<TaskRedactor> redactor,
-				TaskQueueProperties properties, ObjectProvider<BloatWatch> bloat) {
+				TaskQueueProperties properties, ObjectProvider<BloatWatch> bloat, DataSource dataSource,
+				TaskTables tables) {
 			return new TaskQueueEndpoint(operations, database.getIfAvailable(), Redaction.effective(
 					redactor.getIfAvailable(() -> TaskRedactor.NONE), properties.getRedaction().isHidePayloads()),
-					bloat.getIfAvailable());
+					bloat.getIfAvailable(), new ResultRepository(dataSource, tables));
 		}
 
 	}

@@ -95,6 +95,33 @@ class TaskQueueEndpointWebIntegrationTests {
 	}
 
 	@Test
+	void readsARunningTasksProgressAndACompletedTasksResult() {
+		UUID running = this.taskQueue.enqueue("web-progress", "report");
+		Await.until("the progress shows", WAIT,
+				() -> this.http.get().uri("/taskqueue/tasks/" + running + "/progress").exchange().returnResult()
+					.getStatus().is2xxSuccessful());
+		this.http.get().uri("/taskqueue/tasks/" + running + "/progress").exchange().expectStatus().isOk().expectBody()
+			.jsonPath("$.id").isEqualTo(running.toString())
+			.jsonPath("$.percent").isEqualTo(40)
+			.jsonPath("$.message").isEqualTo("<b>40%</b>")
+			.jsonPath("$.updatedAt").isNotEmpty();
+		notFound(this.http.get().uri("/taskqueue/tasks/" + running + "/result"), "No result of task " + running
+				+ " (it has not completed, gave none, or completed longer ago than taskqueue.retention.history)");
+		this.handlers.progressRunning.set(false);
+		Await.until("the result shows", WAIT,
+				() -> this.http.get().uri("/taskqueue/tasks/" + running + "/result").exchange().returnResult()
+					.getStatus().is2xxSuccessful());
+		this.http.get().uri("/taskqueue/tasks/" + running + "/result").exchange().expectStatus().isOk().expectBody()
+			.jsonPath("$.queue").isEqualTo("web-progress")
+			.jsonPath("$.result.rows").isEqualTo(7)
+			.jsonPath("$.result.name").isEqualTo("report");
+		notFound(this.http.get().uri("/taskqueue/tasks/" + running + "/progress"), "No progress of a running task "
+				+ running);
+		this.http.get().uri("/taskqueue/tasks/not-an-id/result").exchange().expectStatus().isBadRequest();
+		this.http.get().uri("/taskqueue/tasks/" + running + "/other").exchange().expectStatus().isBadRequest();
+	}
+
+	@Test
 	void pauseAndResumeAQueue() {
 		post("/taskqueue/web-work/pause").jsonPath("$.paused").isEqualTo(true).jsonPath("$.action").isEqualTo("pause");
 		sleep(Duration.ofMillis(500)); // a few heartbeats
@@ -388,6 +415,17 @@ class TaskQueueEndpointWebIntegrationTests {
 		@TaskHandler(queue = "web-doomed")
 		void doomed(String payload) {
 			throw new NonRetryableTaskException("doomed: " + payload);
+		}
+
+		final AtomicBoolean progressRunning = new AtomicBoolean(true);
+
+		@TaskHandler(queue = "web-progress")
+		Map<String, Object> progress(String payload, TaskContext context) throws InterruptedException {
+			context.progress(40, "<b>40%</b>");
+			while (this.progressRunning.get()) {
+				Thread.sleep(10);
+			}
+			return Map.of("name", payload, "rows", 7);
 		}
 
 		@TaskHandler(queue = "web-slow")

@@ -1,5 +1,7 @@
 package dev.taskqueue.internal.jdbc;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.List;
@@ -20,12 +22,12 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 public class ResultRepository {
 
 	private static final String READ = """
-			SELECT result::text FROM %1$s WHERE id = :id
+			SELECT id, queue, result::text FROM %1$s WHERE id = :id
 			""";
 
 	// A batch's results a page at a time, by id (keyset), on the partial index of batch_id.
 	private static final String READ_BATCH = """
-			SELECT id, result::text FROM %1$s WHERE batch_id = :batch AND id > :after ORDER BY id LIMIT :limit
+			SELECT id, queue, result::text FROM %1$s WHERE batch_id = :batch AND id > :after ORDER BY id LIMIT :limit
 			""";
 
 	// SKIP LOCKED: instances pruning at the same time share the rows instead of waiting for each other.
@@ -50,9 +52,9 @@ public class ResultRepository {
 		this.prune = PRUNE.formatted(tables.result());
 	}
 
-	/** The JSON of task {@code id}'s result, if it completed with one that is still kept. */
-	public Optional<String> read(UUID id) {
-		return this.jdbc.sql(this.read).param("id", id).query(String.class).optional();
+	/** Task {@code id}'s result, if it completed with one that is still kept. */
+	public Optional<Kept> read(UUID id) {
+		return this.jdbc.sql(this.read).param("id", id).query(ResultRepository::kept).optional();
 	}
 
 	/**
@@ -66,7 +68,7 @@ public class ResultRepository {
 			.param("batch", batch)
 			.param("after", from)
 			.param("limit", limit)
-			.query((rows, row) -> new Kept(rows.getObject(1, UUID.class), rows.getString(2)))
+			.query(ResultRepository::kept)
 			.list();
 	}
 
@@ -78,8 +80,12 @@ public class ResultRepository {
 			.update();
 	}
 
-	/** A task's result, as JSON. */
-	public record Kept(UUID id, String json) {
+	private static Kept kept(ResultSet rows, int row) throws SQLException {
+		return new Kept(rows.getObject(1, UUID.class), rows.getString(2), rows.getString(3));
+	}
+
+	/** A task's result, as JSON, with the queue of the task, which the redactor of the endpoint and dashboard asks for. */
+	public record Kept(UUID id, String queue, String json) {
 	}
 
 }

@@ -136,7 +136,7 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 		if (id == null || type == null) {
 			throw new IllegalArgumentException("id and type must not be null");
 		}
-		return this.results.read(id).map((json) -> readResult(id, json, type));
+		return this.results.read(id).map((kept) -> readResult(id, kept.json(), type));
 	}
 
 	@Override
