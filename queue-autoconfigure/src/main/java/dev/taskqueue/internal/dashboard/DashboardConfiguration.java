@@ -11,6 +11,7 @@ import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.QueueMinuteRepository;
+import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.operations.BloatWatch;
 import dev.taskqueue.internal.schedule.ScheduleControl;
@@ -81,7 +82,8 @@ public final class DashboardConfiguration {
 			DashboardQueries queries = queries(dataSource, tables);
 			DashboardPages pages = new DashboardPages(operations, queries, new QueueMinuteRepository(dataSource, tables),
 					settings, sections.orderedStream().toList(), Redaction.effective(
-							redactor.getIfAvailable(() -> TaskRedactor.NONE), settings.hidePayloads()));
+							redactor.getIfAvailable(() -> TaskRedactor.NONE), settings.hidePayloads()),
+					new ResultRepository(dataSource, tables));
 			DashboardActions actions = new DashboardActions(operations, queries, pages, settings.countLimit());
 			return routes(settings, pages, actions, new ScheduleActions(operations, actions), style());
 		}

@@ -14,6 +14,7 @@ import java.util.UUID;
 
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.QueueName;
+import dev.taskqueue.TaskProgress;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.TaskQueueOperations.DeadTaskFilter;
@@ -22,6 +23,7 @@ import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.DeadTaskView;
 import dev.taskqueue.internal.jdbc.Keyset;
 import dev.taskqueue.internal.jdbc.QueueMinuteRepository;
+import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskView;
 import dev.taskqueue.internal.support.Redaction;
 import jakarta.servlet.http.HttpServletRequest;
@@ -62,12 +64,15 @@ final class DashboardPages {
 
 	private final TaskRedactor redactor;
 
+	private final ResultRepository results;
+
 	/**
 	 * @param redactor what the pages show of payloads and errors: every payload and error shown goes through it
 	 */
 	DashboardPages(TaskQueueOperations operations, DashboardQueries queries, QueueMinuteRepository minutes,
-			DashboardSettings settings, List<OverviewSection> sections, TaskRedactor redactor) {
+			DashboardSettings settings, List<OverviewSection> sections, TaskRedactor redactor, ResultRepository results) {
 		this.redactor = redactor;
+		this.results = results;
 		this.operations = operations;
 		this.queries = queries;
 		this.minutes = minutes;
@@ -145,13 +150,20 @@ final class DashboardPages {
 		PageContext context = context(request);
 		Optional<TaskView> waiting = this.queries.find(id);
 		if (waiting.isPresent()) {
-			return html(HttpStatus.OK, TaskPage.waiting(context, redact(waiting.get())));
+			TaskProgress progress = waiting.get().running() ? this.operations.progress(id).orElse(null) : null;
+			return html(HttpStatus.OK, TaskPage.waiting(context, redact(waiting.get()), progress));
 		}
-		return this.queries.findDead(id)
-			.map((dead) -> html(HttpStatus.OK, TaskPage.dead(context, new DeadTaskView(
-					Redaction.apply(this.redactor, dead.task()), dead.payloadBytes(), dead.errorBytes()))))
+		Optional<DeadTaskView> dead = this.queries.findDead(id);
+		if (dead.isPresent()) {
+			return html(HttpStatus.OK, TaskPage.dead(context, new DeadTaskView(
+					Redaction.apply(this.redactor, dead.get().task()), dead.get().payloadBytes(), dead.get().errorBytes())));
+		}
+		return this.results.readStart(id, DashboardQueries.PAGE_PREVIEW)
+			.map((result) -> html(HttpStatus.OK, TaskPage.completed(context, id, result.queue(),
+					this.redactor.payload(result.queue(), result.json()), result.bytes())))
 			.orElseGet(() -> html(HttpStatus.NOT_FOUND, MessagePage.error(context, "No such task",
-					"No task " + id + " waits, runs or is dead: it completed, was cancelled or deleted.")));
+					"No task " + id + " waits, runs or is dead, and no result of it is kept: it completed, was "
+							+ "cancelled or deleted.")));
 	}
 
 	private TaskView redact(TaskView task) {

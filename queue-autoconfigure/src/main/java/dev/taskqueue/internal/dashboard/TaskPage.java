@@ -2,11 +2,14 @@ package dev.taskqueue.internal.dashboard;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 
 import dev.taskqueue.DeadTask;
+import dev.taskqueue.TaskProgress;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.DeadTaskView;
 import dev.taskqueue.internal.jdbc.TaskView;
+import org.jspecify.annotations.Nullable;
 
 import static dev.taskqueue.internal.dashboard.Html.attrs;
 import static dev.taskqueue.internal.dashboard.Html.element;
@@ -19,7 +22,8 @@ final class TaskPage {
 	private TaskPage() {
 	}
 
-	static String waiting(PageContext context, TaskView task) {
+	/** @param progress the running task's progress, {@code null} when it waits or reported none */
+	static String waiting(PageContext context, TaskView task, @Nullable TaskProgress progress) {
 		boolean running = task.running();
 		List<Object> fields = new ArrayList<>(List.of("queue",
 				element("a", attrs("href", context.url("/queues/" + task.queue())), task.queue()), "state",
@@ -28,6 +32,14 @@ final class TaskPage {
 				"enqueued", Formats.when(task.enqueuedAt(), context.now()), "attempt", task.attempt()));
 		if (running) {
 			fields.addAll(List.of("claimed by", String.valueOf(task.claimedBy()), "claimed", Formats.when(task.claimedAt(), context.now())));
+		}
+		if (running && progress != null) {
+			// A plain element with its figure as text: the page has no script, and a reader without CSS reads the figure.
+			String percent = progress.percent() + "%";
+			fields.addAll(List.of("progress", join(element("progress",
+					attrs("value", String.valueOf(progress.percent()), "max", "100"), percent), " ", percent,
+					(progress.message() != null) ? " " + progress.message() : "", " (",
+					Formats.when(progress.updatedAt(), context.now()), ")")));
 		}
 		if (task.orderingKey() != null) {
 			fields.addAll(List.of("ordering key", task.orderingKey()));
@@ -63,6 +75,21 @@ final class TaskPage {
 		body.add(element("pre", attrs("class", "error"), task.error()));
 		payload(body, task.payload(), view.payloadBytes());
 		return Layout.page(context, "Dead task " + task.id(), null, join(body));
+	}
+
+	/**
+	 * A completed task of which only its result is kept (for taskqueue.retention.history): the result, indented when it
+	 * is whole JSON, as the redactor shows payloads.
+	 */
+	static String completed(PageContext context, UUID id, String queue, String result, long bytes) {
+		List<Html> body = new ArrayList<>();
+		body.add(fields(List.of("queue", element("a", attrs("href", context.url("/queues/" + queue)), queue), "state",
+				"completed")));
+		body.add(tag("h2", "Result"));
+		Html note = preview(bytes);
+		body.add(note);
+		body.add(element("pre", attrs("class", "payload"), (note == Html.EMPTY) ? Formats.prettyJson(result) : result));
+		return Layout.page(context, "Completed task " + id, null, join(body));
 	}
 
 	/**

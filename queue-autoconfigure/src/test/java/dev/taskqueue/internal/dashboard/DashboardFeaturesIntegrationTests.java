@@ -168,6 +168,24 @@ class DashboardFeaturesIntegrationTests {
 				+ "<td class=\"num\" data-label=\"dead\">1</td><td class=\"num\" data-label=\"remaining\">1</td>");
 	}
 
+	@Test
+	void aRunningTaskShowsItsProgressAndACompletedOneItsResultEscaped() {
+		DashboardHttp http = new DashboardHttp(this.port);
+		UUID id = this.taskQueue.enqueue("dash-progress", "p");
+		Await.until("the progress is written", WAIT, () -> this.operations.progress(id).isPresent());
+		String running = http.get("/taskqueue/tasks/" + id).body();
+		assertThat(running).contains("<dt>progress</dt><dd><progress value=\"50\" max=\"100\">50%</progress> 50% "
+				+ "&lt;b&gt;half&lt;/b&gt; (").doesNotContain("<b>half");
+		this.handlers.progressing.set(false);
+		Await.until("the task completed", WAIT, () -> this.operations.result(id, Object.class).isPresent());
+		HttpResponse<String> completed = http.get("/taskqueue/tasks/" + id);
+		assertThat(completed.statusCode()).isEqualTo(200);
+		assertThat(completed.body()).contains("Completed task " + id).contains("<h2>Result</h2>")
+			.contains("&lt;i&gt;done&lt;/i&gt;")
+			.doesNotContain("<i>done");
+		assertThat(http.get("/taskqueue/tasks/" + UUID.randomUUID()).statusCode()).isEqualTo(404);
+	}
+
 	private String schedule(String column) {
 		return this.jdbc.queryForObject("SELECT " + column + "::text FROM taskqueue_schedule WHERE name = 'dash-yearly'",
 				String.class);
