@@ -122,6 +122,7 @@ class LeastPrivilegeIntegrationTests {
 			.containsExactlyInAnyOrderElementsOf(good);
 		assertThat(deadTasks()).containsExactlyInAnyOrder(failing, nonRetryable);
 		assertThat(count("SELECT count(*) FROM " + SCHEMA + ".taskqueue_history")).isEqualTo(good.size());
+		assertThat(count("SELECT count(*) FROM " + SCHEMA + ".taskqueue_result")).isEqualTo(good.size());
 		assertThat(count("SELECT count(*) FROM " + SCHEMA + ".taskqueue_session")).isZero();
 		assertThat(output).doesNotContain("permission denied").doesNotContain("Could not");
 
@@ -191,12 +192,14 @@ class LeastPrivilegeIntegrationTests {
 		}
 
 		@TaskHandler(queue = "work")
-		void handle(String payload, TaskContext context) {
+		String handle(String payload, TaskContext context) {
+			context.progress(50, "half way");
 			switch (payload) {
 				case "fail" -> throw new IllegalStateException("fails every time");
 				case "give up" -> throw new NonRetryableTaskException("not worth retrying");
 				default -> this.jdbc.update("INSERT INTO business (task_id) VALUES (?)", context.id());
 			}
+			return "done";
 		}
 
 	}
