@@ -271,7 +271,8 @@ public class TaskQueueAutoConfiguration {
 				new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new), properties.isStrictPayload()),
 				new TaskQueueListeners(listeners.orderedStream().toList()), interceptors.orderedStream().toList(),
 				(handler) -> QueueSettingsResolver.resolve(properties, handler, manager, buckets,
-						new RetryPolicies(beanFactory)));
+						new RetryPolicies(beanFactory)))
+			.limitingResults(properties.getResults().getMaxSize().toBytes());
 	}
 
 	@Configuration(proxyBeanMethods = false)

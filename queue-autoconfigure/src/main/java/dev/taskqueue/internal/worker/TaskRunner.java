@@ -77,6 +77,12 @@ public class TaskRunner {
 				new TaskQueueListeners(List.of(new Recorder(), listener)), interceptors);
 	}
 
+	/** Fails the attempts whose result is longer than {@code maxBytes} of JSON, as the worker does. */
+	public TaskRunner limitingResults(long maxBytes) {
+		this.modes.limitResults(maxBytes);
+		return this;
+	}
+
 	/** The queues this application has a handler for, in the order they were found. */
 	public List<String> queues() {
 		return this.registry.all().stream().map(TaskHandlerMethod::queue).toList();
