@@ -55,11 +55,10 @@ class ProgressAndResultsIntegrationTests {
 			TaskQueueOperations operations = context.getBean(TaskQueueOperations.class);
 			id = context.getBean(TaskQueue.class).enqueue("progress", 2_000);
 			assertThat(handlers.firstReport.await(30, TimeUnit.SECONDS)).isTrue();
-			long reported = System.nanoTime();
+			// Shown within about the write interval (1 s) of the first report, while the handler, whose transaction has
+			// written nothing yet, still reports.
 			Await.until("the progress shows", Duration.ofSeconds(2), () -> operations.progress(id).isPresent());
-			// Shown within about the write interval of the first report, while the handler still reports.
 			assertThat(handlers.progressDone.getCount()).as("the handler still runs").isOne();
-			assertThat(Duration.ofNanos(System.nanoTime() - reported)).isLessThan(Duration.ofMillis(1_900));
 			TaskProgress shown = operations.progress(id).orElseThrow();
 			assertThat(shown.percent()).isBetween(0, 100);
 			assertThat(shown.message()).startsWith("step ");
