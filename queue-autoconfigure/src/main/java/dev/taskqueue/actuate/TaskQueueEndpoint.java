@@ -75,7 +75,7 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  * <p>
  * Read-only unless the application sets {@code management.endpoint.taskqueue.access=unrestricted}: the writes act on
  * every instance, and an exposed endpoint is often reachable without a login, where a body-less cross-site POST
- * (a form on any page) would pause a queue. A read-only endpoint's writes are not mapped at all (HTTP 405, or 404).
+ * (a form on any page) would pause a queue. A read-only endpoint's writes are not mapped at all (HTTP 405).
  */
 @Endpoint(id = "taskqueue", defaultAccess = Access.READ_ONLY)
 @ImportRuntimeHints(TaskQueueEndpointRuntimeHints.class)

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The {@code taskqueue} endpoint exposed with nothing else set is read-only: a write (a body-less cross-site POST
- * would do) is not mapped, so Spring MVC answers 405 (404 where no read shares the path) and nothing changes. Writes need
+ * would do) is not mapped, so Spring MVC answers 405 and nothing changes. Writes need
  * {@code management.endpoint.taskqueue.access=unrestricted}, which {@link TaskQueueEndpointWebIntegrationTests} sets.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
@@ -65,9 +65,9 @@ class TaskQueueEndpointAccessIntegrationTests {
 		for (String action : new String[] { "pause", "resume", "retry-dead" }) {
 			refused(this.http.post().uri("/taskqueue/access-queue/" + action));
 		}
-		// No read has three path segments: nothing is mapped there at all.
-		notMapped(this.http.post().uri("/taskqueue/tasks/" + waiting + "/retry"));
-		notMapped(this.http.post().uri("/taskqueue/schedules/anything/pause"));
+		// The three-segment paths are a read's too (tasks/{id}/progress and /result): the writes there are refused.
+		refused(this.http.post().uri("/taskqueue/tasks/" + waiting + "/retry"));
+		refused(this.http.post().uri("/taskqueue/schedules/anything/pause"));
 		refused(this.http.delete().uri("/taskqueue/access-queue/waiting"));
 		refused(this.http.delete().uri("/taskqueue/access-queue/dead"));
 		refused(this.http.delete().uri("/taskqueue/tasks/" + waiting));
@@ -79,10 +79,6 @@ class TaskQueueEndpointAccessIntegrationTests {
 	/** Spring MVC maps only the read operations of a read-only endpoint: another method on their paths is a 405. */
 	private static void refused(RestTestClient.RequestHeadersSpec<?> request) {
 		request.exchange().expectStatus().isEqualTo(HttpStatus.METHOD_NOT_ALLOWED);
-	}
-
-	private static void notMapped(RestTestClient.RequestHeadersSpec<?> request) {
-		request.exchange().expectStatus().isNotFound();
 	}
 
 	@SpringBootConfiguration
