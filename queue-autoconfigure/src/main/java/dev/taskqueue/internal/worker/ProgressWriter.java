@@ -82,6 +82,9 @@ final class ProgressWriter {
 			}
 			List<UUID> done = new ArrayList<>(this.ended);
 			this.ended.removeAll(done);
+			if (reports.isEmpty() && done.isEmpty()) {
+				return; // the common case: no statement, and so nothing to say about the database either
+			}
 			// A task may have ended after its report was taken: its row is written, then deleted right after.
 			this.repository.write(reports);
 			this.repository.delete(done);
