@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 
 import javax.sql.DataSource;
 
@@ -193,7 +194,8 @@ public final class DashboardConfiguration {
 
 	/**
 	 * Records, in every instance that runs a worker, the completed and failed attempts per queue and minute that
-	 * the dashboard's charts show, whether or not this instance serves the dashboard.
+	 * the dashboard's charts show, and once a minute each queue's ready tasks and oldest wait for its trends,
+	 * whether or not this instance serves the dashboard.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	public static class Throughput {
@@ -201,9 +203,14 @@ public final class DashboardConfiguration {
 		@Bean
 		@DependsOnDatabaseInitialization
 		ThroughputRecorder taskQueueThroughputRecorder(DataSource dataSource, TaskTables tables,
-				ThroughputSettings settings, ObjectProvider<DatabaseOutage> outage) {
+				ThroughputSettings settings, ObjectProvider<DatabaseOutage> outage,
+				ObjectProvider<TaskQueueOperations> operations) {
+			// Looked up when sampling: the operations depend on the listeners, of which the recorder is one.
 			ThroughputRecorder recorder = new ThroughputRecorder(new QueueMinuteRepository(dataSource, tables),
-					settings.interval());
+					settings.interval(), () -> {
+						TaskQueueOperations queues = operations.getIfAvailable();
+						return (queues != null) ? queues.queueStats() : List.of();
+					});
 			recorder.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
 			return recorder;
 		}

@@ -77,9 +77,9 @@ final class DashboardPages {
 	}
 
 	ServerResponse overview(ServerRequest request) {
-		Throughput throughput = new Throughput(this.minutes.recent(Throughput.MINUTES));
+		Trends trends = Trends.lastHour(this.minutes.recent(Trends.HOUR.minutes()));
 		return html(HttpStatus.OK, this.overview.render(context(request), this.operations.queueStats(),
-				this.operations.sessions(), throughput));
+				this.operations.sessions(), trends));
 	}
 
 	ServerResponse queue(ServerRequest request) {
@@ -108,7 +108,9 @@ final class DashboardPages {
 				default -> new Keyset(last.priority(), TaskView.micros(last.runAt()), last.id()).toString();
 			};
 		}
-		return html(HttpStatus.OK, this.queuePage.render(context(request), queue, stats(queue), view,
+		List<QueueMinuteRepository.MinuteCount> minutes = this.minutes.recent(queue, Trends.DAY.minutes());
+		List<Trends.Series> trends = List.of(Trends.of(Trends.HOUR, minutes), Trends.of(Trends.DAY, minutes));
+		return html(HttpStatus.OK, this.queuePage.render(context(request), queue, stats(queue), trends, view,
 				found.stream().map(this::redact).toList(), next));
 	}
 
