@@ -43,9 +43,9 @@ public class DashboardProperties {
 	private int searchLimit = 100;
 
 	/**
-	 * Whether this instance adds the tasks it completed and failed, per queue and minute, to the
-	 * taskqueue_queue_minute table that the dashboard's charts read; keep it on in every instance that runs
-	 * handlers, with or without a dashboard.
+	 * Whether this instance adds the tasks it completed and failed, per queue and minute, and once a minute a
+	 * sample of each queue's ready tasks, to the taskqueue_queue_minute table that the dashboard's charts and trends
+	 * read; keep it on in every instance that runs handlers, with or without a dashboard.
 	 */
 	private boolean recordThroughput = true;
 
