@@ -162,7 +162,7 @@ class SchemaMigrationIntegrationTests {
 				.toList();
 			assertThat(names).as("one script per version").doesNotHaveDuplicates()
 				.extracting(SchemaMigrationIntegrationTests::version).doesNotHaveDuplicates();
-			assertThat(names).startsWith("V1__create_taskqueue_tables.sql").hasSizeGreaterThanOrEqualTo(18);
+			assertThat(names).startsWith("V1__create_taskqueue_tables.sql").hasSizeGreaterThanOrEqualTo(15);
 			return names;
 		}
 		catch (IOException ex) {
