@@ -74,6 +74,10 @@ public final class TaskTables {
 		return qualify("taskqueue_waiting_task");
 	}
 
+	String cancelRequest() {
+		return qualify("taskqueue_cancel_request");
+	}
+
 	String topicSubscription() {
 		return qualify("taskqueue_topic_subscription");
 	}
