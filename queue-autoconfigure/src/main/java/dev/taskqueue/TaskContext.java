@@ -93,6 +93,17 @@ public class TaskContext {
 		return Optional.ofNullable(this.scheduledAt);
 	}
 
+	/**
+	 * Whether an operator has cancelled the task while it runs ({@link TaskQueueOperations#cancel(UUID)}), on any
+	 * instance. Its handler thread is interrupted too; a handler that works in steps and does not wait on anything
+	 * interruptible may ask between steps and return. Whatever it does, the task ends as cancelled: its transaction
+	 * rolls back, and it is neither retried nor sent to the dead letters. A context that no worker made (a test's)
+	 * says {@code false}.
+	 */
+	public boolean isCancelled() {
+		return false;
+	}
+
 	@Override
 	public String toString() {
 		return "TaskContext[id=" + this.id + ", queue=" + this.queue + ", attempt=" + this.attempt + ", enqueuedAt="

@@ -80,6 +80,10 @@ final class BatchedRun implements CompletionMode {
 		if (!takeOutcome.getAsBoolean()) {
 			return; // it ran past its timeout, which has recorded it as failed
 		}
+		if (this.outcomes.isCancelled(task)) {
+			this.outcomes.cancelled(task, context, Duration.ofNanos(System.nanoTime() - start));
+			return;
+		}
 		try {
 			this.mailbox.post(new Outcome.DeletePending(task, context, Duration.ofNanos(System.nanoTime() - start)));
 		}

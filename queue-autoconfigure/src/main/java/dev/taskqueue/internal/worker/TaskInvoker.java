@@ -28,10 +28,15 @@ final class TaskInvoker {
 
 	private final List<TaskHandlerInterceptor> interceptors;
 
+	private final Cancellations cancellations;
+
 	/**
 	 * @param listener the listeners, which must not throw
+	 * @param cancellations the tasks of this worker cancelled while they run, which the handlers' contexts tell
 	 */
-	TaskInvoker(PayloadReader payloads, TaskQueueListener listener, List<TaskHandlerInterceptor> interceptors) {
+	TaskInvoker(PayloadReader payloads, TaskQueueListener listener, List<TaskHandlerInterceptor> interceptors,
+			Cancellations cancellations) {
+		this.cancellations = cancellations;
 		this.payloads = payloads;
 		this.listener = listener;
 		this.interceptors = List.copyOf(interceptors);
@@ -110,6 +115,12 @@ final class TaskInvoker {
 	static Throwable unwrap(Throwable ex) {
 		Throwable cause = (ex instanceof HandlerException) ? ex.getCause() : null;
 		return (cause != null) ? cause : ex;
+	}
+
+	/** The context {@code task}'s handler gets: it tells whether the task has been cancelled. */
+	TaskContext handlerContext(ClaimedTask task) {
+		return new RunningTaskContext(task.id(), task.queue(), task.attempt(), task.enqueuedAt(),
+				ScheduledAtHeader.read(task.headers()), BatchHeaders.batch(task.headers()), this.cancellations);
 	}
 
 	static TaskContext context(ClaimedTask task) {

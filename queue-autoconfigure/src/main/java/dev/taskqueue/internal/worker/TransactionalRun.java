@@ -123,6 +123,9 @@ final class TransactionalRun implements CompletionMode {
 				status.setRollbackOnly(); // it ran past its timeout, which has recorded it as failed
 				return null;
 			}
+			if (this.outcomes.isCancelled(task)) {
+				throw new Cancellations.Cancelled(); // rolls the handler's work back; recorded as cancelled
+			}
 			if (this.completer.complete(task, status, afterwards::add)) {
 				return true;
 			}
