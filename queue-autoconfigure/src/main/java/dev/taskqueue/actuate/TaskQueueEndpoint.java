@@ -1,5 +1,6 @@
 package dev.taskqueue.actuate;
 
+import java.security.Principal;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
@@ -23,6 +24,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -52,7 +54,7 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  *                                                (optional: error, failedFrom, failedBefore)
  * DELETE /actuator/taskqueue/{queue}/waiting     delete its waiting tasks; running ones are left alone
  * POST   /actuator/taskqueue/tasks/{id}/retry    retry a dead task
- * DELETE /actuator/taskqueue/tasks/{id}          cancel a waiting task, or delete a dead one
+ * DELETE /actuator/taskqueue/tasks/{id}          cancel a waiting or running task, or delete a dead one
  * GET    /actuator/taskqueue/schedules/*         recurring schedules (also schedules/{name})
  * POST   /actuator/taskqueue/schedules/{name}/pause  pause a schedule in every instance (also: resume, trigger)
  * </pre>
@@ -228,7 +230,8 @@ public class TaskQueueEndpoint {
 	 */
 	@DeleteOperation
 	public WebEndpointResponse<Object> delete(@Selector String first, @Selector String second,
-			@Nullable String error, @Nullable String failedFrom, @Nullable String failedBefore) {
+			@Nullable String error, @Nullable String failedFrom, @Nullable String failedBefore,
+			SecurityContext security) {
 		if (second.equals("dead") || second.equals("waiting")) {
 			return valid(() -> {
 				if (!isKnown(first)) {
@@ -249,13 +252,14 @@ public class TaskQueueEndpoint {
 		if (taskId == null) {
 			return notATaskId(second);
 		}
-		if (this.operations.cancel(taskId)) {
+		Principal principal = security.getPrincipal();
+		if (this.operations.cancel(taskId, (principal != null) ? principal.getName() : "actuator")) {
 			return ok(new TaskActionResult(taskId, "cancelled"));
 		}
 		if (this.operations.deleteDead(taskId)) {
 			return ok(new TaskActionResult(taskId, "deleted"));
 		}
-		return notFound("No waiting or dead task " + taskId + " (a running task cannot be cancelled)");
+		return notFound("No waiting, running or dead task " + taskId);
 	}
 
 	/** A queue's dead tasks that match the optional conditions of a bulk retry or delete. */

@@ -166,8 +166,11 @@ public class TaskQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	QueueRepository taskQueueQueueRepository(DataSource dataSource, TaskTables tables) {
-		return new QueueRepository(dataSource, tables);
+	QueueRepository taskQueueQueueRepository(DataSource dataSource, TaskTables tables, TaskQueueProperties properties,
+			ObjectProvider<TaskNotifications> notifications) {
+		TaskNotifications notifying = notifications.getIfAvailable();
+		return new QueueRepository(dataSource, tables, properties.getHistory().isEnabled(),
+				(notifying != null) ? notifying.channel() : null);
 	}
 
 	@Bean

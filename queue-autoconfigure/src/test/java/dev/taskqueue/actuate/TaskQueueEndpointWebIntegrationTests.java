@@ -165,7 +165,7 @@ class TaskQueueEndpointWebIntegrationTests {
 		delete("/taskqueue/tasks/" + later).jsonPath("$.result").isEqualTo("cancelled").jsonPath("$.id")
 			.isEqualTo(later.toString());
 		notFound(this.http.delete().uri("/taskqueue/tasks/" + later),
-				"No waiting or dead task " + later + " (a running task cannot be cancelled)");
+				"No waiting, running or dead task " + later);
 		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE id = ?", Integer.class, later))
 			.isZero();
 	}
@@ -252,7 +252,7 @@ class TaskQueueEndpointWebIntegrationTests {
 		UUID unknown = UUID.randomUUID();
 		notFound(this.http.post().uri("/taskqueue/tasks/" + unknown + "/retry"), "No dead task " + unknown);
 		notFound(this.http.delete().uri("/taskqueue/tasks/" + unknown),
-				"No waiting or dead task " + unknown + " (a running task cannot be cancelled)");
+				"No waiting, running or dead task " + unknown);
 		notFound(this.http.get().uri("/taskqueue/tasks/" + unknown), "No dead task " + unknown);
 		// A queue known only by its tasks in the database, with no handler here.
 		this.taskQueue.enqueue(TaskRequest.of("web-elsewhere", "x").withDelay(Duration.ofHours(1)));

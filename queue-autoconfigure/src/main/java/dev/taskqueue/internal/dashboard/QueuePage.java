@@ -115,9 +115,7 @@ final class QueuePage {
 				(t) -> element("code", attrs("class", "payload"), Formats.shorten(t.payload(), 120))));
 		columns.add(Column.wide("last error",
 				(t) -> element("span", attrs("class", "error"), Formats.shorten(Formats.firstLine(t.lastError()), 160))));
-		if (view != View.RUNNING) {
-			columns.add(Column.text("", (t) -> Forms.button(context, "/tasks/" + t.id() + "/cancel", "Cancel", "danger")));
-		}
+		columns.add(Column.text("", (t) -> Forms.button(context, "/tasks/" + t.id() + "/cancel", "Cancel", "danger")));
 		return columns;
 	}
 

@@ -24,6 +24,7 @@ import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueRepository;
 import dev.taskqueue.internal.jdbc.QueueStatsRepository;
 import dev.taskqueue.internal.schedule.ScheduleControl;
+import dev.taskqueue.internal.support.PostgresText;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -39,6 +40,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private static final int CANCEL_BATCH = 10_000;
+
+	/** The longest name of who asked for a cancel. */
+	private static final int MAX_REQUESTED_BY = 200;
 
 	private static final Log logger = LogFactory.getLog(DefaultTaskQueueOperations.class);
 
@@ -201,7 +205,27 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	@Override
 	public boolean cancel(UUID id) {
-		return this.queues.cancel(requireId(id));
+		return cancel(id, null);
+	}
+
+	@Override
+	public boolean cancel(UUID id, @Nullable String requestedBy) {
+		requireId(id);
+		if (requestedBy != null) {
+			String problem = requestedBy.isBlank() ? "is blank"
+					: (requestedBy.length() > MAX_REQUESTED_BY) ? "is longer than " + MAX_REQUESTED_BY + " characters"
+							: (PostgresText.problem(requestedBy) != null) ? "contains " + PostgresText.problem(requestedBy)
+									: null;
+			if (problem != null) {
+				throw new IllegalArgumentException("requestedBy " + problem);
+			}
+		}
+		boolean cancelled = this.queues.cancel(id, requestedBy);
+		if (cancelled) {
+			logger.info("Cancelled task " + id + ((requestedBy != null) ? " as " + requestedBy + " asked" : "")
+					+ "; if it was running, its instance interrupts its handler and rolls its work back");
+		}
+		return cancelled;
 	}
 
 	@Override
