@@ -192,6 +192,34 @@ class CancelRunningTaskIntegrationTests {
 		assertThat(otherOutcomes).hasValue(4); // the quick ones' completions
 	}
 
+	@Test
+	void aCancelThatComesBeforeTheWordEndsTheTaskAsCancelledAtItsCompletion() throws Exception {
+		String url = TestDatabase.createDatabase();
+		// No NOTIFY and no heartbeat in time: the handler returns before its instance can hear of the cancel, and
+		// only the completion's fence, which finds the task gone, tells.
+		this.instances.add(TestApplications.start(url, List.of(GroupHandlers.class), "test.instance=0",
+				"taskqueue.notify.enabled=false", "taskqueue.worker.heartbeat-interval=20s",
+				"taskqueue.worker.session-timeout=60s"));
+		ConfigurableApplicationContext instance = this.instances.get(0);
+		JdbcTemplate jdbc = instance.getBean(JdbcTemplate.class);
+		jdbc.execute("CREATE TABLE business (task_id uuid NOT NULL, step int NOT NULL, tx bigint)");
+		operations = instance.getBean(TaskQueueOperations.class);
+		UUID id = instance.getBean(TaskQueue.class).enqueue("self-cancelling", "work");
+		Await.until("its attempt has ended", Duration.ofSeconds(20), () -> cancelled.get() + otherOutcomes.get() > 0);
+
+		assertThat(cancelled).hasValue(1);
+		assertThat(otherOutcomes).hasValue(0); // not a lost claim, not a failure
+		assertThat(starts.get(id)).hasValue(1);
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM business", Integer.class)).isZero();
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class)).isZero();
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task", Integer.class)).isZero();
+		Await.until("its request is gone", Duration.ofSeconds(5),
+				() -> jdbc.queryForObject("SELECT count(*) FROM taskqueue_cancel_request", Integer.class) == 0);
+	}
+
+	/** What the self-cancelling handler cancels through. */
+	static volatile TaskQueueOperations operations;
+
 	/** The transaction each grouped handler ran in, by task id. */
 	static final Map<UUID, Long> groupTx = new ConcurrentHashMap<>();
 
@@ -228,6 +256,16 @@ class CancelRunningTaskIntegrationTests {
 			if (payload.equals("slow")) {
 				Thread.sleep(30_000);
 			}
+		}
+
+		/** Has another thread cancel its task (on its own connection), then returns at once. */
+		@TaskHandler(queue = "self-cancelling")
+		void selfCancelling(String payload, TaskContext context) throws InterruptedException {
+			starts.computeIfAbsent(context.id(), (id) -> new AtomicInteger()).incrementAndGet();
+			this.jdbc.update("INSERT INTO business (task_id, step) VALUES (?, 0)", context.id());
+			Thread canceller = new Thread(() -> operations.cancel(context.id(), "the handler"));
+			canceller.start();
+			canceller.join();
 		}
 
 		@TaskHandler(queue = "batched", completion = TaskHandler.Completion.BATCHED)
