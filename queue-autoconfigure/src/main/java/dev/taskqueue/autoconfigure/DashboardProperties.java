@@ -25,8 +25,8 @@ public class DashboardProperties {
 	private String path = "/taskqueue";
 
 	/**
-	 * Whether the dashboard only shows the queues; set to false to let it pause and resume queues, cancel waiting
-	 * tasks, and retry or delete dead letters.
+	 * Whether the dashboard only shows the queues; set to false to let it pause and resume queues, cancel waiting and
+	 * running tasks, and retry or delete dead letters.
 	 */
 	private boolean readOnly = true;
 
