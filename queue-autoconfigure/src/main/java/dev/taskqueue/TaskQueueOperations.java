@@ -11,8 +11,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What an operator does to queues while they run: pause and resume them for every instance, list, read, retry or
- * delete dead tasks, cancel waiting or running ones, and look at the queues and the live instances. The actuator endpoint
- * {@code taskqueue} is built on this interface; use it for admin screens of your own.
+ * delete dead tasks, cancel waiting or running ones, and look at the queues and the live instances. The actuator
+ * endpoint {@code taskqueue} is built on this interface; use it for admin screens of your own.
  * <p>
  * Every method runs on the application's {@code DataSource} and joins the caller's transaction when there is one.
  */
@@ -132,11 +132,10 @@ public interface TaskQueueOperations {
 
 	/**
 	 * Deletes every task of {@code queue} that waits to run (ready, scheduled, waiting for a retry, or waiting for
-	 * its prerequisites), for instance
-	 * after enqueueing far more than was meant. Running tasks are left alone (cancel them one by one with
-	 * {@link #cancel(UUID)}), and so are tasks enqueued in transactions that have not committed yet. Outside a transaction the tasks are deleted
-	 * in batches of 10,000, each committed on its own, so that a large queue never holds one long
-	 * transaction; in the caller's transaction they go all at once, with it.
+	 * its prerequisites), for instance after enqueueing far more than was meant. Running tasks are left alone (cancel
+	 * them one by one with {@link #cancel(UUID)}), and so are tasks enqueued in transactions that have not committed
+	 * yet. Outside a transaction the tasks are deleted in batches of 10,000, each committed on its own, so that a
+	 * large queue never holds one long transaction; in the caller's transaction they go all at once, with it.
 	 * @return how many tasks were deleted
 	 * @throws IllegalArgumentException if the queue name is invalid
 	 */

@@ -152,8 +152,8 @@ public class QueueRepository {
 	}
 
 	/**
-	 * Cancels task {@code id}: deletes it if it is waiting (for its time or for its prerequisites) or running; a running
-	 * one's instance is told to interrupt its handler, whose transaction then cannot complete it.
+	 * Cancels task {@code id}: deletes it if it is waiting (for its time or for its prerequisites) or running; a
+	 * running one's instance is told to interrupt its handler, whose transaction then cannot complete it.
 	 * @param requestedBy who asked, kept with the request and in the history; {@code null} when unnamed
 	 * @return {@code false} when no task with this id waits or runs
 	 */

@@ -212,12 +212,15 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	public boolean cancel(UUID id, @Nullable String requestedBy) {
 		requireId(id);
 		if (requestedBy != null) {
-			String problem = requestedBy.isBlank() ? "is blank"
-					: (requestedBy.length() > MAX_REQUESTED_BY) ? "is longer than " + MAX_REQUESTED_BY + " characters"
-							: (PostgresText.problem(requestedBy) != null) ? "contains " + PostgresText.problem(requestedBy)
-									: null;
-			if (problem != null) {
-				throw new IllegalArgumentException("requestedBy " + problem);
+			String unstorable = PostgresText.problem(requestedBy);
+			if (requestedBy.isBlank()) {
+				throw new IllegalArgumentException("requestedBy is blank");
+			}
+			if (requestedBy.length() > MAX_REQUESTED_BY) {
+				throw new IllegalArgumentException("requestedBy is longer than " + MAX_REQUESTED_BY + " characters");
+			}
+			if (unstorable != null) {
+				throw new IllegalArgumentException("requestedBy contains " + unstorable);
 			}
 		}
 		boolean cancelled = this.queues.cancel(id, requestedBy);

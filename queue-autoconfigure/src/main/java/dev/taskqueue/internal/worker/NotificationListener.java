@@ -16,7 +16,8 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * Holds one connection that {@code LISTEN}s for enqueues and wakes the claim loop when a queue of this instance
- * got tasks, and hears the cancels of running tasks on the same channel. When the connection breaks it reconnects, waking the loop once in case a notification was missed.
+ * got tasks, and hears the cancels of running tasks on the same channel.
+ * When the connection breaks it reconnects, waking the loop once in case a notification was missed.
  */
 final class NotificationListener implements Runnable {
 

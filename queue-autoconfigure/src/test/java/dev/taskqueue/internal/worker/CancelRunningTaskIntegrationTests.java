@@ -111,7 +111,8 @@ class CancelRunningTaskIntegrationTests {
 		for (String queue : QUEUES) {
 			ids.add(taskQueue.enqueue(queue, "work"));
 		}
-		Await.until("every handler has started", Duration.ofSeconds(20), () -> ids.stream().allMatch(runBy::containsKey));
+		Await.until("every handler has started", Duration.ofSeconds(20),
+				() -> ids.stream().allMatch(runBy::containsKey));
 		String[] names = { "alice", "bob", "carol" };
 		long[] requestedAt = new long[3];
 		for (int i = 0; i < 3; i++) {
