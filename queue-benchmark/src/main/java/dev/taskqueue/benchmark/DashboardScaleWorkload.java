@@ -66,7 +66,11 @@ final class DashboardScaleWorkload implements Workload {
 			report.info("W10 table sizes: " + sizes(database));
 			ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor();
 			StatementRecorder recorder = new StatementRecorder();
-			try (LibraryInstance dashboard = LibraryInstance.dashboard(database.url(), this.bench.library(), recorder)) {
+			// The pages are requested one at a time: a small pool leaves room on a server that others share.
+			LibraryProperties properties = this.bench.library()
+				.with(LibraryProperties.POOL_SIZE, "4")
+				.with("spring.datasource.hikari.minimum-idle", "1");
+			try (LibraryInstance dashboard = LibraryInstance.dashboard(database.url(), properties, recorder)) {
 				heartbeat.scheduleWithFixedDelay(() -> beat(database, rows), 0, 5, TimeUnit.SECONDS);
 				measure(database, dashboard, recorder, found);
 			}
