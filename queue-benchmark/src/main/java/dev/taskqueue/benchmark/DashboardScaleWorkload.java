@@ -167,6 +167,8 @@ final class DashboardScaleWorkload implements Workload {
 		pages.add(dead);
 		pages.add(client.next(dead, "dead-next", 1));
 		pages.add(new DashboardClient.Page("dead-queue", "/taskqueue/dead?queue=scale-3", 1, "scale-3"));
+		pages.add(new DashboardClient.Page("dead-rare-queue", "/taskqueue/dead?queue=" + ScaleRows.RARE_QUEUE, 1,
+				ScaleRows.RARE_QUEUE));
 		Instant from = found.deadFailedAt.truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(12));
 		pages.add(new DashboardClient.Page("dead-queue-window", "/taskqueue/dead?queue=" + found.deadQueue + "&from="
 				+ utc(from) + "&before=" + utc(from.plus(Duration.ofDays(1))), 1, found.deadQueue));

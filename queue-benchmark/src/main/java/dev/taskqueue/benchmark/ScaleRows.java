@@ -23,7 +23,7 @@ import org.postgresql.copy.CopyIn;
  * over eight queues (half of them in {@code scale-0}) in four priorities, a tenth due later (some of those waiting
  * to retry after an error), some with a unique key, some with an ordering key (the first task of each queue and key
  * its head, the others held behind it with the nil UUID as {@code claimed_by}), some in batches, a few running under
- * a session; dead letters with errors and failure times over 13 days, completed tasks in the history over 6 days
+ * a session; dead letters with errors and failure times over 13 days (one in 10,000 in a queue of its own), completed tasks in the history over 6 days
  * (both inside the default retention, so that no instance deletes them during the run); the batches' rows and a day
  * of per-minute counts. The tables' secondary indexes are dropped for the load and built again afterwards, from
  * their own definitions ({@code pg_get_indexdef}), as a bulk load does; then {@code VACUUM (ANALYZE)}, which
@@ -32,6 +32,9 @@ import org.postgresql.copy.CopyIn;
 final class ScaleRows {
 
 	static final int QUEUES = 8;
+
+	/** The queue of one dead letter in 10,000, and of no waiting task. */
+	static final String RARE_QUEUE = "scale-rare";
 
 	private static final int[] PRIORITIES = { 0, 1, 5, 10 };
 
@@ -225,12 +228,14 @@ final class ScaleRows {
 			this.batchTotals[j % this.batches.length]++;
 		}
 		UUID id = id(enqueued.toEpochMilli());
-		this.found.dead(j, id, queue(j), failed);
+		// One in 10,000 in a queue of its own: its page must not read the others' dead letters to find them.
+		String queue = (j % 10_000 == 7) ? RARE_QUEUE : queue(j);
+		this.found.dead(j, id, queue, failed);
 		String error = (j == this.dead / 2) ? "java.lang.IllegalStateException: " + Found.RARE
 				: "java.lang.IllegalStateException: payment provider answered 503 for order " + j
 						+ "\\n\\tat com.example.billing.PaymentClient.charge(PaymentClient.java:88)"
 						+ "\\n\\tat com.example.billing.ChargeHandler.handle(ChargeHandler.java:31)";
-		return String.join("\t", id.toString(), queue(j), payload(j), String.valueOf(PRIORITIES[j % 4]),
+		return String.join("\t", id.toString(), queue, payload(j), String.valueOf(PRIORITIES[j % 4]),
 				String.valueOf(1 + j % 5), enqueued.toString(), failed.toString(), error, headers(j),
 				text((batch != null) ? batch.toString() : null));
 	}
@@ -332,7 +337,7 @@ final class ScaleRows {
 		}
 
 		private void dead(int j, UUID id, String queue, Instant failed) {
-			if (this.deadTask == null || j % 1_000 == 500 && j < 600_000) {
+			if (this.deadTask == null || j % 1_000 == 500 && j < 600_000 && !queue.equals(RARE_QUEUE)) {
 				this.deadTask = id;
 				this.deadQueue = queue;
 				this.deadFailedAt = failed;

@@ -100,7 +100,7 @@ class BenchmarkSmokeIntegrationTests {
 		String printed = output.toString(StandardCharsets.UTF_8);
 		assertThat(exitCode).as(printed).isZero();
 		for (String page : List.of("overview", "ready", "ready-next", "ready-page-20", "scheduled", "running", "held",
-				"held-next", "dead", "dead-next", "dead-queue", "dead-queue-window", "task", "dead-task", "search-id",
+				"held-next", "dead", "dead-next", "dead-queue", "dead-rare-queue", "dead-queue-window", "task", "dead-task", "search-id",
 				"search-history-id", "search-dead-id", "search-unique-key", "search-ordering-key", "search-batch",
 				"dead-rare-text")) {
 			assertThat(printed).containsPattern("RESULT W10 page=" + page + " p50=\\S+ms p95=\\S+ms max=\\S+ms");
