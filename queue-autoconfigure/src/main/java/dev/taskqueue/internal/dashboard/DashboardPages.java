@@ -205,9 +205,10 @@ final class DashboardPages {
 		Map<String, ?> flash = RequestContextUtils.getInputFlashMap(servlet);
 		Object message = (flash != null) ? flash.get(FLASH) : null;
 		// A user who may only view gets no buttons, as on a read-only dashboard; the badge says which it is.
-		boolean viewOnly = !this.settings.readOnly()
-				&& this.access.level(servlet) != DashboardAccess.Level.OPERATE;
-		return PageContext.of(servlet, this.settings.path(), this.settings.readOnly() || viewOnly, viewOnly,
+		DashboardAccess.Level level = this.access.level(servlet);
+		boolean viewOnly = !this.settings.readOnly() && level == DashboardAccess.Level.VIEW;
+		return PageContext.of(servlet, this.settings.path(),
+				this.settings.readOnly() || level != DashboardAccess.Level.OPERATE, viewOnly,
 				(message != null) ? message.toString() : null, this.queries::now);
 	}
 
