@@ -14,6 +14,7 @@ import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -293,15 +294,20 @@ class DashboardRolesIntegrationTests {
 	}
 
 	/**
-	 * docs/dashboard.md's filter chain with HTTP basic authentication for the test, and Spring Security's CSRF
-	 * protection off for the actuator endpoint (its callers are scripts, as docs/dashboard.md says).
+	 * docs/dashboard.md's filter chain with HTTP basic authentication for the test (and Spring Security's login page
+	 * as well for the browser's, {@code roles.form-login}), and Spring Security's CSRF protection off for the actuator
+	 * endpoint, whose callers are scripts.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@EnableWebSecurity
 	static class Security {
 
 		@Bean
-		SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
+		SecurityFilterChain securityFilterChain(HttpSecurity http,
+				@Value("${roles.form-login:false}") boolean formLogin) throws Exception {
+			if (formLogin) {
+				http.formLogin(Customizer.withDefaults());
+			}
 			http.authorizeHttpRequests((requests) -> requests
 				.requestMatchers(HttpMethod.GET, "/actuator/taskqueue/**")
 				.hasAnyAuthority("TASKQUEUE_VIEW", "TASKQUEUE_OPERATE")
@@ -320,6 +326,7 @@ class DashboardRolesIntegrationTests {
 					User.withUsername("viewer").password("{noop}secret").authorities("TASKQUEUE_VIEW").build(),
 					User.withUsername("operator").password("{noop}secret").authorities("TASKQUEUE_OPERATE").build(),
 					User.withUsername("alice").password("{noop}secret").authorities("TASKQUEUE_OPERATE").build(),
+					User.withUsername("ops-script").password("{noop}secret").authorities("TASKQUEUE_OPERATE").build(),
 					User.withUsername("user").password("{noop}secret").roles("USER").build());
 		}
 
