@@ -75,7 +75,8 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  * (a form on any page) would pause a queue. A read-only endpoint's writes are not mapped at all (HTTP 405, or 404).
  * Who may call them is the application's security configuration, as for every actuator endpoint
  * (docs/dashboard.md maps them to the dashboard's operate authority). Each write is recorded in the audit log with
- * the caller's principal ({@code anonymous} without one, as over JMX), through {@code actuator}.
+ * the principal Spring Security authenticated for the call ({@code anonymous} without one, as over JMX), through
+ * {@code actuator}.
  */
 @Endpoint(id = "taskqueue", defaultAccess = Access.READ_ONLY)
 @ImportRuntimeHints(TaskQueueEndpointRuntimeHints.class)
@@ -188,14 +189,13 @@ public class TaskQueueEndpoint {
 	 * without one.
 	 */
 	@WriteOperation
-	public WebEndpointResponse<Object> queueAction(@Selector String queue, @Selector String action,
-			SecurityContext security) {
-		try (ActingAs acting = acting(security)) {
-			return queueAction(queue, action);
+	public WebEndpointResponse<Object> queueAction(@Selector String queue, @Selector String action) {
+		try (ActingAs acting = acting()) {
+			return act(queue, action);
 		}
 	}
 
-	private WebEndpointResponse<Object> queueAction(String queue, String action) {
+	private WebEndpointResponse<Object> act(String queue, String action) {
 		if (!List.of("pause", "resume", "retry-dead").contains(action)) {
 			return badRequest("Unknown action '" + action + "': use pause, resume or retry-dead");
 		}
@@ -220,13 +220,13 @@ public class TaskQueueEndpoint {
 
 	@WriteOperation
 	public WebEndpointResponse<Object> taskAction(@Selector String tasks, @Selector String id,
-			@Selector String action, SecurityContext security) {
-		try (ActingAs acting = acting(security)) {
-			return taskAction(tasks, id, action);
+			@Selector String action) {
+		try (ActingAs acting = acting()) {
+			return act(tasks, id, action);
 		}
 	}
 
-	private WebEndpointResponse<Object> taskAction(String tasks, String id, String action) {
+	private WebEndpointResponse<Object> act(String tasks, String id, String action) {
 		if (tasks.equals(ScheduleEndpointActions.SEGMENT)) {
 			return new ScheduleEndpointActions(this.operations).act(id, action);
 		}
@@ -250,7 +250,7 @@ public class TaskQueueEndpoint {
 	public WebEndpointResponse<Object> delete(@Selector String first, @Selector String second,
 			@Nullable String error, @Nullable String failedFrom, @Nullable String failedBefore,
 			SecurityContext security) {
-		try (ActingAs acting = acting(security)) {
+		try (ActingAs acting = acting()) {
 			return deleteTasks(first, second, error, failedFrom, failedBefore, security);
 		}
 	}
@@ -287,11 +287,13 @@ public class TaskQueueEndpoint {
 		return notFound("No waiting, running or dead task " + taskId);
 	}
 
-	/** Names the caller in the audit log entries of a write: its principal, or {@code anonymous}. */
-	private static ActingAs acting(SecurityContext security) {
-		Principal principal = security.getPrincipal();
-		return DefaultTaskQueueOperations.actingAs(
-				(principal != null && principal.getName() != null) ? principal.getName() : "anonymous", "actuator");
+	/**
+	 * Names the caller in the audit log entries of a write: the principal Spring Security authenticated for the
+	 * request, or {@code anonymous}. Not Spring Boot's {@code SecurityContext} parameter: a write operation with any
+	 * parameter but its selectors takes a JSON body, and pause, resume and retry-dead are posted without one.
+	 */
+	private static ActingAs acting() {
+		return DefaultTaskQueueOperations.actingVia("actuator");
 	}
 
 	/** A queue's dead tasks that match the optional conditions of a bulk retry or delete. */

@@ -44,8 +44,13 @@ final class AuditLog {
 		if (actor != null) {
 			return actor;
 		}
-		String principal = SPRING_SECURITY ? SecurityPrincipal.name() : null;
+		String principal = principal();
 		return new Actor((principal != null) ? principal : APPLICATION, API);
+	}
+
+	/** The name of Spring Security's authenticated principal of this thread, or {@code null}. */
+	static @Nullable String principal() {
+		return SPRING_SECURITY ? SecurityPrincipal.name() : null;
 	}
 
 	/** Binds {@code actor} to this thread; returns the one it replaces, for {@link #restore}. */

@@ -129,6 +129,16 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 		return new ActingAs(AuditLog.bind(new AuditLog.Actor(actor, via)));
 	}
 
+	/**
+	 * As {@link #actingAs}, naming Spring Security's authenticated principal of this thread, or {@code anonymous}:
+	 * for a caller that acts for a request it does not see, such as the actuator endpoint.
+	 * @param via {@code actuator}
+	 */
+	public static ActingAs actingVia(String via) {
+		String principal = AuditLog.principal();
+		return actingAs((principal != null) ? principal : "anonymous", via);
+	}
+
 	/** The scope of {@link #actingAs}: closing it gives the thread back the actor it had before. */
 	public static final class ActingAs implements AutoCloseable {
 
