@@ -7,6 +7,8 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import javax.sql.DataSource;
+
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.internal.operations.RetentionPruner;
@@ -22,6 +24,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -33,6 +36,7 @@ import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -73,6 +77,9 @@ class DashboardRolesIntegrationTests {
 
 	@Autowired
 	private InMemoryUserDetailsManager users;
+
+	@Autowired
+	private DataSource dataSource;
 
 	@Test
 	void aViewerSeesEveryPageButNoButton() {
@@ -201,6 +208,21 @@ class DashboardRolesIntegrationTests {
 		}
 		assertThat(auditRows("%roles-api%")).containsExactly("nightly-job api pause queue roles-api 1",
 				"application api cancel-waiting queue roles-api 2");
+	}
+
+	@Test
+	void anEntryCommitsOrRollsBackWithItsAction() {
+		deadLetters("roles-rollback", 2, "boom");
+		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		transaction.executeWithoutResult((status) -> {
+			assertThat(this.operations.deleteAllDead("roles-rollback")).isEqualTo(2);
+			status.setRollbackOnly();
+		});
+		assertThat(deadCount("roles-rollback")).isEqualTo(2);
+		assertThat(auditRows("%roles-rollback%")).isEmpty();
+		transaction.executeWithoutResult((status) -> this.operations.deleteAllDead("roles-rollback"));
+		assertThat(deadCount("roles-rollback")).isZero();
+		assertThat(auditRows("%roles-rollback%")).containsExactly("application api delete-dead queue roles-rollback 2");
 	}
 
 	@Test
