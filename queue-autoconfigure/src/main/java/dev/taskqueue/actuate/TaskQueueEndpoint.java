@@ -18,6 +18,8 @@ import dev.taskqueue.actuate.TaskQueueDescriptors.TaskActionResult;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskQueueDescriptor;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
 import dev.taskqueue.internal.operations.BloatWatch;
+import dev.taskqueue.internal.operations.DefaultTaskQueueOperations;
+import dev.taskqueue.internal.operations.DefaultTaskQueueOperations.ActingAs;
 import dev.taskqueue.internal.support.Redaction;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -71,6 +73,10 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  * Read-only unless the application sets {@code management.endpoint.taskqueue.access=unrestricted}: the writes act on
  * every instance, and an exposed endpoint is often reachable without a login, where a body-less cross-site POST
  * (a form on any page) would pause a queue. A read-only endpoint's writes are not mapped at all (HTTP 405, or 404).
+ * Who may call them is the application's security configuration, as for every actuator endpoint
+ * (docs/dashboard.md maps them to the dashboard's operate authority). Each write is recorded in the audit log with
+ * the principal Spring Security authenticated for the call ({@code anonymous} without one, as over JMX), through
+ * {@code actuator}.
  */
 @Endpoint(id = "taskqueue", defaultAccess = Access.READ_ONLY)
 @ImportRuntimeHints(TaskQueueEndpointRuntimeHints.class)
@@ -184,6 +190,12 @@ public class TaskQueueEndpoint {
 	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> queueAction(@Selector String queue, @Selector String action) {
+		try (ActingAs acting = acting()) {
+			return act(queue, action);
+		}
+	}
+
+	private WebEndpointResponse<Object> act(String queue, String action) {
 		if (!List.of("pause", "resume", "retry-dead").contains(action)) {
 			return badRequest("Unknown action '" + action + "': use pause, resume or retry-dead");
 		}
@@ -209,6 +221,12 @@ public class TaskQueueEndpoint {
 	@WriteOperation
 	public WebEndpointResponse<Object> taskAction(@Selector String tasks, @Selector String id,
 			@Selector String action) {
+		try (ActingAs acting = acting()) {
+			return act(tasks, id, action);
+		}
+	}
+
+	private WebEndpointResponse<Object> act(String tasks, String id, String action) {
 		if (tasks.equals(ScheduleEndpointActions.SEGMENT)) {
 			return new ScheduleEndpointActions(this.operations).act(id, action);
 		}
@@ -232,6 +250,13 @@ public class TaskQueueEndpoint {
 	public WebEndpointResponse<Object> delete(@Selector String first, @Selector String second,
 			@Nullable String error, @Nullable String failedFrom, @Nullable String failedBefore,
 			SecurityContext security) {
+		try (ActingAs acting = acting()) {
+			return deleteTasks(first, second, error, failedFrom, failedBefore, security);
+		}
+	}
+
+	private WebEndpointResponse<Object> deleteTasks(String first, String second, @Nullable String error,
+			@Nullable String failedFrom, @Nullable String failedBefore, SecurityContext security) {
 		if (second.equals("dead") || second.equals("waiting")) {
 			return valid(() -> {
 				if (!isKnown(first)) {
@@ -260,6 +285,15 @@ public class TaskQueueEndpoint {
 			return ok(new TaskActionResult(taskId, "deleted"));
 		}
 		return notFound("No waiting, running or dead task " + taskId);
+	}
+
+	/**
+	 * Names the caller in the audit log entries of a write: the principal Spring Security authenticated for the
+	 * request, or {@code anonymous}. Not Spring Boot's {@code SecurityContext} parameter: a write operation with any
+	 * parameter but its selectors takes a JSON body, and pause, resume and retry-dead are posted without one.
+	 */
+	private static ActingAs acting() {
+		return DefaultTaskQueueOperations.actingVia("actuator");
 	}
 
 	/** A queue's dead tasks that match the optional conditions of a bulk retry or delete. */

@@ -49,6 +49,18 @@ public class DashboardProperties {
 	 */
 	private boolean recordThroughput = true;
 
+	/**
+	 * Authority that lets a user see the dashboard's pages, where the application has Spring Security's web
+	 * filter chain; the operate authority lets one see them too.
+	 */
+	private String viewAuthority = "TASKQUEUE_VIEW";
+
+	/**
+	 * Authority that lets a user act on the dashboard (pause, cancel, retry, delete, trigger), where the
+	 * application has Spring Security's web filter chain and read-only is false; it lets one see the pages too.
+	 */
+	private String operateAuthority = "TASKQUEUE_OPERATE";
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -95,6 +107,22 @@ public class DashboardProperties {
 
 	public void setRecordThroughput(boolean recordThroughput) {
 		this.recordThroughput = recordThroughput;
+	}
+
+	public String getViewAuthority() {
+		return this.viewAuthority;
+	}
+
+	public void setViewAuthority(String viewAuthority) {
+		this.viewAuthority = viewAuthority;
+	}
+
+	public String getOperateAuthority() {
+		return this.operateAuthority;
+	}
+
+	public void setOperateAuthority(String operateAuthority) {
+		this.operateAuthority = operateAuthority;
 	}
 
 }

@@ -15,6 +15,7 @@ import dev.taskqueue.internal.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.internal.handler.TaskHandlerLazyInitializationExcludeFilter;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
+import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.BloatRepository;
 import dev.taskqueue.internal.jdbc.CompletionCommit;
@@ -187,7 +188,7 @@ public class TaskQueueAutoConfiguration {
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
 				tasks.limitedClaims(), QueueSettingsResolver.limits(properties),
-				schedules.getIfAvailable(), batches);
+				schedules.getIfAvailable(), batches, new AuditRepository(dataSource, tables));
 	}
 
 	/**

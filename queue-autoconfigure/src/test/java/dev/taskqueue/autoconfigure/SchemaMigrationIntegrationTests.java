@@ -60,7 +60,8 @@ class SchemaMigrationIntegrationTests {
 			assertThat(tables(url, "jobs")).containsExactlyInAnyOrder("taskqueue_schema_history", "taskqueue_task",
 					"taskqueue_session", "taskqueue_dead_task", "taskqueue_queue", "taskqueue_history",
 					"taskqueue_schedule", "taskqueue_batch", "taskqueue_topic_subscription",
-					"taskqueue_queue_minute", "taskqueue_waiting_task", "taskqueue_cancel_request");
+					"taskqueue_queue_minute", "taskqueue_waiting_task", "taskqueue_cancel_request",
+					"taskqueue_audit");
 			assertThat(tables(url, "public")).isEmpty();
 			assertThat(jdbc(url).queryForObject("SELECT count(*) FROM jobs.taskqueue_session", Integer.class))
 				.isEqualTo(1);
@@ -84,7 +85,8 @@ class SchemaMigrationIntegrationTests {
 			assertThat(context.getBeansOfType(TaskQueueSchemaMigrator.class)).isEmpty();
 			assertThat(tables(url, "public")).containsExactlyInAnyOrder("taskqueue_task", "taskqueue_session",
 					"taskqueue_dead_task", "taskqueue_queue", "taskqueue_history", "taskqueue_schedule", "taskqueue_batch", "taskqueue_topic_subscription",
-					"taskqueue_queue_minute", "taskqueue_waiting_task", "taskqueue_cancel_request");
+					"taskqueue_queue_minute", "taskqueue_waiting_task", "taskqueue_cancel_request",
+					"taskqueue_audit");
 			assertHandled(context);
 		}
 	}

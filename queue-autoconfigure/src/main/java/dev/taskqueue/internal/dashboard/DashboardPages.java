@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,6 +19,7 @@ import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.TaskQueueOperations.DeadTaskFilter;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
+import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.DeadTaskView;
 import dev.taskqueue.internal.jdbc.Keyset;
@@ -62,12 +64,21 @@ final class DashboardPages {
 
 	private final TaskRedactor redactor;
 
+	private final AuditRepository audit;
+
+	private final DashboardAccess access;
+
 	/**
 	 * @param redactor what the pages show of payloads and errors: every payload and error shown goes through it
+	 * @param audit the audit log, which a page lists
+	 * @param access who may see the pages and who may act: a user who may only view gets no buttons
 	 */
 	DashboardPages(TaskQueueOperations operations, DashboardQueries queries, QueueMinuteRepository minutes,
-			DashboardSettings settings, List<OverviewSection> sections, TaskRedactor redactor) {
+			DashboardSettings settings, List<OverviewSection> sections, TaskRedactor redactor,
+			AuditRepository audit, DashboardAccess access) {
 		this.redactor = redactor;
+		this.audit = audit;
+		this.access = access;
 		this.operations = operations;
 		this.queries = queries;
 		this.minutes = minutes;
@@ -128,6 +139,21 @@ final class DashboardPages {
 				found.stream().map((dead) -> Redaction.apply(this.redactor, dead)).toList(), next));
 	}
 
+	/** The audit log, newest first, one page at a time from a cursor (the last entry's time and id). */
+	ServerResponse audit(ServerRequest request) {
+		Keyset after = Keyset.parse(param(request, "after"));
+		List<AuditRepository.Entry> found = this.audit.page(
+				(after != null) ? Instant.EPOCH.plus(after.micros(), ChronoUnit.MICROS) : null,
+				(after != null) ? after.id() : null, PAGE_SIZE + 1);
+		String next = null;
+		if (found.size() > PAGE_SIZE) {
+			found = found.subList(0, PAGE_SIZE);
+			AuditRepository.Entry last = found.get(PAGE_SIZE - 1);
+			next = new Keyset(0, TaskView.micros(last.actedAt()), last.id()).toString();
+		}
+		return html(HttpStatus.OK, AuditPage.render(context(request), found, next));
+	}
+
 	/** The tasks whose id, unique key, ordering key or batch id is {@code q}: see DashboardQueries.search. */
 	ServerResponse search(ServerRequest request) {
 		String text = param(request, "q");
@@ -178,7 +204,11 @@ final class DashboardPages {
 		HttpServletRequest servlet = request.servletRequest();
 		Map<String, ?> flash = RequestContextUtils.getInputFlashMap(servlet);
 		Object message = (flash != null) ? flash.get(FLASH) : null;
-		return PageContext.of(servlet, this.settings.path(), this.settings.readOnly(),
+		// A user who may only view gets no buttons, as on a read-only dashboard; the badge says which it is.
+		DashboardAccess.Level level = this.access.level(servlet);
+		boolean viewOnly = !this.settings.readOnly() && level == DashboardAccess.Level.VIEW;
+		return PageContext.of(servlet, this.settings.path(),
+				this.settings.readOnly() || level != DashboardAccess.Level.OPERATE, viewOnly,
 				(message != null) ? message.toString() : null, this.queries::now);
 	}
 

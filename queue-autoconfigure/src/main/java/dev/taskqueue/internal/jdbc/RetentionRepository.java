@@ -8,7 +8,7 @@ import javax.sql.DataSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Deletes dead letters and history rows past their retention, a bounded batch per statement so that no statement
+ * Deletes dead letters, history rows and audit log entries past their retention, a bounded batch per statement so that no statement
  * holds many locks or runs long. Every statement runs in its own transaction (auto-commit).
  */
 public class RetentionRepository {
@@ -31,10 +31,13 @@ public class RetentionRepository {
 
 	private final String pruneHistory;
 
+	private final String pruneAudit;
+
 	public RetentionRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.pruneDead = PRUNE.formatted(tables.deadTask(), "failed_at");
 		this.pruneHistory = PRUNE.formatted(tables.history(), "completed_at");
+		this.pruneAudit = PRUNE.formatted(tables.audit(), "acted_at");
 	}
 
 	/** Deletes up to {@code batch} dead letters that failed more than {@code keep} ago; returns how many. */
@@ -45,6 +48,11 @@ public class RetentionRepository {
 	/** Deletes up to {@code batch} history rows completed more than {@code keep} ago; returns how many. */
 	public int pruneHistory(Duration keep, int batch) {
 		return prune(this.pruneHistory, keep, batch);
+	}
+
+	/** Deletes up to {@code batch} audit log entries written more than {@code keep} ago; returns how many. */
+	public int pruneAudit(Duration keep, int batch) {
+		return prune(this.pruneAudit, keep, batch);
 	}
 
 	private int prune(String sql, Duration keep, int batch) {

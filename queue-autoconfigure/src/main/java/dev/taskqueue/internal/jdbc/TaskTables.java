@@ -82,6 +82,10 @@ public final class TaskTables {
 		return qualify("taskqueue_topic_subscription");
 	}
 
+	String audit() {
+		return qualify("taskqueue_audit");
+	}
+
 	private String qualify(String table) {
 		return (this.schema != null) ? '"' + this.schema + "\"." + table : table;
 	}
