@@ -127,7 +127,7 @@ public class TaskContext {
 	 * Gives the task's result, as a handler's return value does (this wins over a return value of {@code null}, and a
 	 * value returned wins over this). Once the handler has returned, the worker writes it as JSON with the
 	 * application's {@code JsonMapper}, in the transaction that completes the task, so it commits exactly when the
-	 * completion does; a failed attempt keeps nothing. It is kept for {@code taskqueue.retention.history} and read with
+	 * completion does; a failed or cancelled attempt keeps nothing. It is kept for {@code taskqueue.retention.history} and read with
 	 * {@link TaskQueueOperations#result(UUID, Class)}. A result whose JSON is larger than
 	 * {@code taskqueue.results.max-size} (64KB) fails the attempt and sends the task to the dead letters.
 	 * @param value the result, or {@code null} for none
@@ -139,6 +139,17 @@ public class TaskContext {
 	/** The result given through this context, or {@code null} if none was. */
 	public @Nullable Object result() {
 		return this.result;
+	}
+
+	/**
+	 * Whether an operator has cancelled the task while it runs ({@link TaskQueueOperations#cancel(UUID)}), on any
+	 * instance. Its handler thread is interrupted too; a handler that works in steps and does not wait on anything
+	 * interruptible may ask between steps and return. Whatever it does, the task ends as cancelled: its transaction
+	 * rolls back, and it is neither retried nor sent to the dead letters. A context that no worker made (a test's)
+	 * says {@code false}.
+	 */
+	public boolean isCancelled() {
+		return false;
 	}
 
 	private static @Nullable String cut(@Nullable String message) {

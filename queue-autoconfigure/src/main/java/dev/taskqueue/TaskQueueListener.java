@@ -39,4 +39,13 @@ public interface TaskQueueListener {
 	default void claimLost(TaskContext task) {
 	}
 
+	/**
+	 * A task claimed by this instance was cancelled ({@link TaskQueueOperations#cancel(java.util.UUID)}) while it ran
+	 * or waited to start here: its work was rolled back, and it is neither retried nor dead.
+	 * @param task the task
+	 * @param duration how long its handler ran ({@link Duration#ZERO} when it did not start)
+	 */
+	default void cancelled(TaskContext task, Duration duration) {
+	}
+
 }

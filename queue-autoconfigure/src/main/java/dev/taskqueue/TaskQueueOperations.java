@@ -12,8 +12,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What an operator does to queues while they run: pause and resume them for every instance, list, read, retry or
- * delete dead tasks, cancel waiting ones, and look at the queues and the live instances. The actuator endpoint
- * {@code taskqueue} is built on this interface; use it for admin screens of your own.
+ * delete dead tasks, cancel waiting or running ones, and look at the queues and the live instances. The actuator
+ * endpoint {@code taskqueue} is built on this interface; use it for admin screens of your own.
  * <p>
  * Every method runs on the application's {@code DataSource} and joins the caller's transaction when there is one.
  */
@@ -104,20 +104,39 @@ public interface TaskQueueOperations {
 	int BULK_CHUNK = 1000;
 
 	/**
-	 * Deletes a task that waits to run (ready, scheduled, waiting for a retry, or waiting for its prerequisites). A
-	 * running task cannot be cancelled: its handler's transaction decides its fate. The tasks that depend on a
-	 * cancelled task count it as completed (docs/dependencies.md).
-	 * @return {@code false} when no task with this id is waiting
+	 * Cancels a task that waits to run (ready, scheduled, waiting for a retry, or waiting for its prerequisites) or
+	 * runs, on any instance. The task is deleted at once (with the caller's transaction, if any): a waiting one never
+	 * runs; a running one's handler can no longer complete it. Its instance interrupts the handler (within about a
+	 * second where the database has {@code LISTEN/NOTIFY}, else within a heartbeat interval), and the handler may ask
+	 * {@link TaskContext#isCancelled()} between steps; whenever the handler returns, its transaction rolls back, and
+	 * the task is neither retried nor sent to the dead letters. A task whose handler commits first is not cancelled.
+	 * With {@code taskqueue.history.enabled} the history keeps the task with outcome {@code cancelled}. The tasks
+	 * that depend on a cancelled task count it as completed (docs/dependencies.md). Who asked is not named; see
+	 * {@link #cancel(UUID, String)}.
+	 * @return {@code false} when no task with this id waits or runs (it completed, is dead, or never existed)
 	 */
 	boolean cancel(UUID id);
 
 	/**
+	 * {@link #cancel(UUID)}, naming who asked: kept with the cancellation, in the log and, with
+	 * {@code taskqueue.history.enabled}, in the history ({@code cancelled_by}). The endpoint and the dashboard name
+	 * the signed-in user.
+	 * @param id the task
+	 * @param requestedBy who asked, for instance a user name; {@code null} when unnamed
+	 * @return {@code false} when no task with this id waits or runs
+	 * @throws IllegalArgumentException if {@code requestedBy} is blank, longer than 200 characters, or has text
+	 * PostgreSQL cannot store
+	 */
+	default boolean cancel(UUID id, @Nullable String requestedBy) {
+		return cancel(id);
+	}
+
+	/**
 	 * Deletes every task of {@code queue} that waits to run (ready, scheduled, waiting for a retry, or waiting for
-	 * its prerequisites), for instance
-	 * after enqueueing far more than was meant. Running tasks are left alone, as with {@link #cancel(UUID)}, and so
-	 * are tasks enqueued in transactions that have not committed yet. Outside a transaction the tasks are deleted
-	 * in batches of 10,000, each committed on its own, so that a large queue never holds one long
-	 * transaction; in the caller's transaction they go all at once, with it.
+	 * its prerequisites), for instance after enqueueing far more than was meant. Running tasks are left alone (cancel
+	 * them one by one with {@link #cancel(UUID)}), and so are tasks enqueued in transactions that have not committed
+	 * yet. Outside a transaction the tasks are deleted in batches of 10,000, each committed on its own, so that a
+	 * large queue never holds one long transaction; in the caller's transaction they go all at once, with it.
 	 * @return how many tasks were deleted
 	 * @throws IllegalArgumentException if the queue name is invalid
 	 */

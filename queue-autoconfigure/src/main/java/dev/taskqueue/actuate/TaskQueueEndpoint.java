@@ -1,5 +1,6 @@
 package dev.taskqueue.actuate;
 
+import java.security.Principal;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
@@ -21,6 +22,8 @@ import dev.taskqueue.actuate.TaskQueueDescriptors.TaskResultDescriptor;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
 import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.operations.BloatWatch;
+import dev.taskqueue.internal.operations.DefaultTaskQueueOperations;
+import dev.taskqueue.internal.operations.DefaultTaskQueueOperations.ActingAs;
 import dev.taskqueue.internal.support.Redaction;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -28,6 +31,7 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -59,7 +63,7 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  *                                                (optional: error, failedFrom, failedBefore)
  * DELETE /actuator/taskqueue/{queue}/waiting     delete its waiting tasks; running ones are left alone
  * POST   /actuator/taskqueue/tasks/{id}/retry    retry a dead task
- * DELETE /actuator/taskqueue/tasks/{id}          cancel a waiting task, or delete a dead one
+ * DELETE /actuator/taskqueue/tasks/{id}          cancel a waiting or running task, or delete a dead one
  * GET    /actuator/taskqueue/schedules/*         recurring schedules (also schedules/{name})
  * POST   /actuator/taskqueue/schedules/{name}/pause  pause a schedule in every instance (also: resume, trigger)
  * </pre>
@@ -76,6 +80,10 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  * Read-only unless the application sets {@code management.endpoint.taskqueue.access=unrestricted}: the writes act on
  * every instance, and an exposed endpoint is often reachable without a login, where a body-less cross-site POST
  * (a form on any page) would pause a queue. A read-only endpoint's writes are not mapped at all (HTTP 405).
+ * Who may call them is the application's security configuration, as for every actuator endpoint
+ * (docs/dashboard.md maps them to the dashboard's operate authority). Each write is recorded in the audit log with
+ * the principal Spring Security authenticated for the call ({@code anonymous} without one, as over JMX), through
+ * {@code actuator}.
  */
 @Endpoint(id = "taskqueue", defaultAccess = Access.READ_ONLY)
 @ImportRuntimeHints(TaskQueueEndpointRuntimeHints.class)
@@ -201,6 +209,12 @@ public class TaskQueueEndpoint {
 	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> queueAction(@Selector String queue, @Selector String action) {
+		try (ActingAs acting = acting()) {
+			return act(queue, action);
+		}
+	}
+
+	private WebEndpointResponse<Object> act(String queue, String action) {
 		if (!List.of("pause", "resume", "retry-dead").contains(action)) {
 			return badRequest("Unknown action '" + action + "': use pause, resume or retry-dead");
 		}
@@ -258,6 +272,12 @@ public class TaskQueueEndpoint {
 	@WriteOperation
 	public WebEndpointResponse<Object> taskAction(@Selector String tasks, @Selector String id,
 			@Selector String action) {
+		try (ActingAs acting = acting()) {
+			return act(tasks, id, action);
+		}
+	}
+
+	private WebEndpointResponse<Object> act(String tasks, String id, String action) {
 		if (tasks.equals(ScheduleEndpointActions.SEGMENT)) {
 			return new ScheduleEndpointActions(this.operations).act(id, action);
 		}
@@ -279,7 +299,15 @@ public class TaskQueueEndpoint {
 	 */
 	@DeleteOperation
 	public WebEndpointResponse<Object> delete(@Selector String first, @Selector String second,
-			@Nullable String error, @Nullable String failedFrom, @Nullable String failedBefore) {
+			@Nullable String error, @Nullable String failedFrom, @Nullable String failedBefore,
+			SecurityContext security) {
+		try (ActingAs acting = acting()) {
+			return deleteTasks(first, second, error, failedFrom, failedBefore, security);
+		}
+	}
+
+	private WebEndpointResponse<Object> deleteTasks(String first, String second, @Nullable String error,
+			@Nullable String failedFrom, @Nullable String failedBefore, SecurityContext security) {
 		if (second.equals("dead") || second.equals("waiting")) {
 			return valid(() -> {
 				if (!isKnown(first)) {
@@ -300,13 +328,23 @@ public class TaskQueueEndpoint {
 		if (taskId == null) {
 			return notATaskId(second);
 		}
-		if (this.operations.cancel(taskId)) {
+		Principal principal = security.getPrincipal();
+		if (this.operations.cancel(taskId, (principal != null) ? principal.getName() : "actuator")) {
 			return ok(new TaskActionResult(taskId, "cancelled"));
 		}
 		if (this.operations.deleteDead(taskId)) {
 			return ok(new TaskActionResult(taskId, "deleted"));
 		}
-		return notFound("No waiting or dead task " + taskId + " (a running task cannot be cancelled)");
+		return notFound("No waiting, running or dead task " + taskId);
+	}
+
+	/**
+	 * Names the caller in the audit log entries of a write: the principal Spring Security authenticated for the
+	 * request, or {@code anonymous}. Not Spring Boot's {@code SecurityContext} parameter: a write operation with any
+	 * parameter but its selectors takes a JSON body, and pause, resume and retry-dead are posted without one.
+	 */
+	private static ActingAs acting() {
+		return DefaultTaskQueueOperations.actingVia("actuator");
 	}
 
 	/** A queue's dead tasks that match the optional conditions of a bulk retry or delete. */

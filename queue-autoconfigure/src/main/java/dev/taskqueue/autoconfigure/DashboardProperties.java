@@ -25,8 +25,8 @@ public class DashboardProperties {
 	private String path = "/taskqueue";
 
 	/**
-	 * Whether the dashboard only shows the queues; set to false to let it pause and resume queues, cancel waiting
-	 * tasks, and retry or delete dead letters.
+	 * Whether the dashboard only shows the queues; set to false to let it pause and resume queues, cancel waiting and
+	 * running tasks, and retry or delete dead letters.
 	 */
 	private boolean readOnly = true;
 
@@ -43,11 +43,23 @@ public class DashboardProperties {
 	private int searchLimit = 100;
 
 	/**
-	 * Whether this instance adds the tasks it completed and failed, per queue and minute, to the
-	 * taskqueue_queue_minute table that the dashboard's charts read; keep it on in every instance that runs
-	 * handlers, with or without a dashboard.
+	 * Whether this instance adds the tasks it completed and failed, per queue and minute, and once a minute a
+	 * sample of each queue's ready tasks, to the taskqueue_queue_minute table that the dashboard's charts and trends
+	 * read; keep it on in every instance that runs handlers, with or without a dashboard.
 	 */
 	private boolean recordThroughput = true;
+
+	/**
+	 * Authority that lets a user see the dashboard's pages, where the application has Spring Security's web
+	 * filter chain; the operate authority lets one see them too.
+	 */
+	private String viewAuthority = "TASKQUEUE_VIEW";
+
+	/**
+	 * Authority that lets a user act on the dashboard (pause, cancel, retry, delete, trigger), where the
+	 * application has Spring Security's web filter chain and read-only is false; it lets one see the pages too.
+	 */
+	private String operateAuthority = "TASKQUEUE_OPERATE";
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -95,6 +107,22 @@ public class DashboardProperties {
 
 	public void setRecordThroughput(boolean recordThroughput) {
 		this.recordThroughput = recordThroughput;
+	}
+
+	public String getViewAuthority() {
+		return this.viewAuthority;
+	}
+
+	public void setViewAuthority(String viewAuthority) {
+		this.viewAuthority = viewAuthority;
+	}
+
+	public String getOperateAuthority() {
+		return this.operateAuthority;
+	}
+
+	public void setOperateAuthority(String operateAuthority) {
+		this.operateAuthority = operateAuthority;
 	}
 
 }

@@ -15,6 +15,7 @@ import dev.taskqueue.internal.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.internal.handler.TaskHandlerLazyInitializationExcludeFilter;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
+import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.BloatRepository;
 import dev.taskqueue.internal.jdbc.CompletionCommit;
@@ -168,8 +169,11 @@ public class TaskQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	QueueRepository taskQueueQueueRepository(DataSource dataSource, TaskTables tables) {
-		return new QueueRepository(dataSource, tables);
+	QueueRepository taskQueueQueueRepository(DataSource dataSource, TaskTables tables, TaskQueueProperties properties,
+			ObjectProvider<TaskNotifications> notifications) {
+		TaskNotifications notifying = notifications.getIfAvailable();
+		return new QueueRepository(dataSource, tables, properties.getHistory().isEnabled(),
+				(notifying != null) ? notifying.channel() : null);
 	}
 
 	@Bean
@@ -186,8 +190,9 @@ public class TaskQueueAutoConfiguration {
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
 				tasks.limitedClaims(), QueueSettingsResolver.limits(properties),
-				schedules.getIfAvailable(), batches, new ProgressRepository(dataSource, tables),
-				new ResultRepository(dataSource, tables), jsonMapper.getIfAvailable(JsonMapper::new));
+				schedules.getIfAvailable(), batches, new AuditRepository(dataSource, tables),
+				new ProgressRepository(dataSource, tables), new ResultRepository(dataSource, tables),
+				jsonMapper.getIfAvailable(JsonMapper::new));
 	}
 
 	/**

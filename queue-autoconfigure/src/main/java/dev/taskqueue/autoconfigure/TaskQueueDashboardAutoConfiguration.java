@@ -17,7 +17,8 @@ import org.springframework.web.servlet.function.RouterFunction;
 /**
  * Serves the dashboard under {@code taskqueue.dashboard.path} in a servlet web application with Spring MVC, as
  * functional routes: no component scanning, no template engine, nothing but the pages and one style sheet.
- * Applications with Spring Security protect it like any other path. Off unless {@code taskqueue.dashboard.enabled}.
+ * Applications with Spring Security protect it like any other path, and TaskQueue checks the view and operate
+ * authorities besides. Off unless {@code taskqueue.dashboard.enabled}.
  */
 @AutoConfiguration(after = { TaskQueueAutoConfiguration.class, RecurringTaskAutoConfiguration.class })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -32,7 +33,7 @@ public class TaskQueueDashboardAutoConfiguration {
 		DashboardProperties dashboard = properties.getDashboard();
 		return new DashboardSettings(dashboard.getPath(), dashboard.isReadOnly(), dashboard.getRefreshInterval(),
 				properties.getMetrics().getCountLimit(), properties.getRedaction().isHidePayloads(),
-				dashboard.getSearchLimit());
+				dashboard.getSearchLimit(), dashboard.getViewAuthority(), dashboard.getOperateAuthority());
 	}
 
 }

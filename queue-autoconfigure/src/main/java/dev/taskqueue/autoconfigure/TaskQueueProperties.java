@@ -236,7 +236,8 @@ public class TaskQueueProperties implements Validator {
 
 		/**
 		 * Whether enqueues send a PostgreSQL NOTIFY and workers LISTEN for it, to start new tasks without waiting
-		 * for the next poll; turn off behind PgBouncer in transaction pooling mode. Left unset on CockroachDB or
+		 * for the next poll (and to hear at once that a task they run was cancelled, rather than at the next
+		 * heartbeat); turn off behind PgBouncer in transaction pooling mode. Left unset on CockroachDB or
 		 * YugabyteDB, workers poll; set it on YugabyteDB only when the cluster has LISTEN/NOTIFY (on CockroachDB,
 		 * which has none, setting it stops the application).
 		 */
@@ -350,7 +351,8 @@ public class TaskQueueProperties implements Validator {
 	public static class History {
 
 		/**
-		 * Whether each completed task is also kept in the taskqueue_history table, which slows completions down.
+		 * Whether each completed or cancelled task is also kept in the taskqueue_history table, which slows
+		 * completions down.
 		 */
 		private boolean enabled;
 

@@ -89,6 +89,13 @@ final class TaskQueuePropertiesValidation {
 		if (dashboard.getSearchLimit() < 1 || dashboard.getSearchLimit() > 1000) {
 			reject("dashboard.search-limit", dashboard.getSearchLimit(), "must be between 1 and 1000");
 		}
+		// An empty authority would be one nobody has (or, if it were taken as no check, everyone's): say so at startup.
+		if (dashboard.getViewAuthority() == null || dashboard.getViewAuthority().isBlank()) {
+			reject("dashboard.view-authority", dashboard.getViewAuthority(), "must not be empty");
+		}
+		if (dashboard.getOperateAuthority() == null || dashboard.getOperateAuthority().isBlank()) {
+			reject("dashboard.operate-authority", dashboard.getOperateAuthority(), "must not be empty");
+		}
 	}
 
 	private void schema(TaskQueueProperties.Schema schema) {

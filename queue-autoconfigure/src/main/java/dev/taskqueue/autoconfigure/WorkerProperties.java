@@ -26,7 +26,8 @@ public class WorkerProperties {
 	private Duration pollInterval = Duration.ofMillis(500);
 
 	/**
-	 * How often this instance proves it is alive and looks for sessions that are not.
+	 * How often this instance proves it is alive, looks for sessions that are not, and (without LISTEN/NOTIFY)
+	 * learns that tasks it runs were cancelled.
 	 */
 	private Duration heartbeatInterval = Duration.ofSeconds(5);
 

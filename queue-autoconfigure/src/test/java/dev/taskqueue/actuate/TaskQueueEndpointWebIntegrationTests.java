@@ -187,12 +187,32 @@ class TaskQueueEndpointWebIntegrationTests {
 	}
 
 	@Test
+	void cancelARunningTask() {
+		UUID running = this.taskQueue.enqueue("web-slow", "runs until interrupted");
+		Await.until("the slow task runs", WAIT, this.handlers.slowRunning::get);
+		try {
+			delete("/taskqueue/tasks/" + running).jsonPath("$.result").isEqualTo("cancelled").jsonPath("$.id")
+				.isEqualTo(running.toString());
+			Await.until("its handler was interrupted and its request is done with", WAIT, () -> this.jdbc
+				.queryForObject("SELECT count(*) FROM taskqueue_cancel_request", Integer.class) == 0);
+			notFound(this.http.delete().uri("/taskqueue/tasks/" + running),
+					"No waiting, running or dead task " + running);
+			assertThat(this.handlers.handled).doesNotContain(running);
+			assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task WHERE id = ?", Integer.class,
+					running)).isZero();
+		}
+		finally {
+			this.handlers.slowRunning.set(false);
+		}
+	}
+
+	@Test
 	void cancelAWaitingTask() {
 		UUID later = this.taskQueue.enqueue(TaskRequest.of("web-work", "later").withDelay(Duration.ofHours(1)));
 		delete("/taskqueue/tasks/" + later).jsonPath("$.result").isEqualTo("cancelled").jsonPath("$.id")
 			.isEqualTo(later.toString());
 		notFound(this.http.delete().uri("/taskqueue/tasks/" + later),
-				"No waiting or dead task " + later + " (a running task cannot be cancelled)");
+				"No waiting, running or dead task " + later);
 		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE id = ?", Integer.class, later))
 			.isZero();
 	}
@@ -279,7 +299,7 @@ class TaskQueueEndpointWebIntegrationTests {
 		UUID unknown = UUID.randomUUID();
 		notFound(this.http.post().uri("/taskqueue/tasks/" + unknown + "/retry"), "No dead task " + unknown);
 		notFound(this.http.delete().uri("/taskqueue/tasks/" + unknown),
-				"No waiting or dead task " + unknown + " (a running task cannot be cancelled)");
+				"No waiting, running or dead task " + unknown);
 		notFound(this.http.get().uri("/taskqueue/tasks/" + unknown), "No dead task " + unknown);
 		// A queue known only by its tasks in the database, with no handler here.
 		this.taskQueue.enqueue(TaskRequest.of("web-elsewhere", "x").withDelay(Duration.ofHours(1)));

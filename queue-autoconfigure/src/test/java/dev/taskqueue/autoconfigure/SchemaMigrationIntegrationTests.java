@@ -43,18 +43,12 @@ class SchemaMigrationIntegrationTests {
 		TestDatabase.execute(url, "CREATE TABLE app_table (id bigint PRIMARY KEY, name text NOT NULL)");
 		TestDatabase.execute(url, "INSERT INTO app_table VALUES (1, 'kept')");
 		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
-			assertThat(history(url, "taskqueue_schema_history")).containsExactly("0 << Flyway Baseline >> true",
-					"1 V1__create_taskqueue_tables.sql true", "2 V2__operations_and_observability.sql true",
-					"3 V3__unique_tasks.sql true", "4 V4__ordered_keys.sql true", "5 V5__queue_limits.sql true", "6 V6__recurring_schedules.sql true",
-					"7 V7__topics_and_batches.sql true", "8 V8__dashboard_stats.sql true", "9 V9__hash_sharded_claims.sql true",
-					"10 V10__shutdown_give_backs.sql true", "11 V11__session_queues.sql true",
-					"12 V12__queue_autovacuum.sql true", "13 V13__sliding_rate_limits.sql true",
-					"14 V14__task_dependencies.sql true", "16 V16__progress_and_results.sql true");
+			assertThat(history(url, "taskqueue_schema_history")).containsExactlyElementsOf(expectedHistory(true));
 			assertThat(jdbc(url).queryForList("SELECT name FROM app_table", String.class)).containsExactly("kept");
 			assertHandled(context);
 		}
 		try (ConfigurableApplicationContext restarted = TestApplications.start(url, List.of(Handlers.class))) {
-			assertThat(history(url, "taskqueue_schema_history")).hasSize(16);
+			assertThat(history(url, "taskqueue_schema_history")).hasSize(shippedMigrations().size() + 1);
 		}
 	}
 
@@ -66,7 +60,8 @@ class SchemaMigrationIntegrationTests {
 			assertThat(tables(url, "jobs")).containsExactlyInAnyOrder("taskqueue_schema_history", "taskqueue_task",
 					"taskqueue_session", "taskqueue_dead_task", "taskqueue_queue", "taskqueue_history",
 					"taskqueue_schedule", "taskqueue_batch", "taskqueue_topic_subscription",
-					"taskqueue_queue_minute", "taskqueue_waiting_task", "taskqueue_progress", "taskqueue_result");
+					"taskqueue_queue_minute", "taskqueue_waiting_task", "taskqueue_cancel_request",
+					"taskqueue_progress", "taskqueue_result", "taskqueue_audit");
 			assertThat(tables(url, "public")).isEmpty();
 			assertThat(jdbc(url).queryForObject("SELECT count(*) FROM jobs.taskqueue_session", Integer.class))
 				.isEqualTo(1);
@@ -78,12 +73,7 @@ class SchemaMigrationIntegrationTests {
 	@Test
 	void shippedSqlAppliedByHandWorksWithoutMigration() throws IOException {
 		String url = TestDatabase.createDatabase();
-		for (String migration : List.of("V1__create_taskqueue_tables.sql", "V2__operations_and_observability.sql",
-				"V3__unique_tasks.sql", "V4__ordered_keys.sql", "V5__queue_limits.sql", "V6__recurring_schedules.sql",
-				"V7__topics_and_batches.sql", "V8__dashboard_stats.sql", "V9__hash_sharded_claims.sql",
-				"V10__shutdown_give_backs.sql", "V11__session_queues.sql", "V12__queue_autovacuum.sql",
-				"V13__sliding_rate_limits.sql", "V14__task_dependencies.sql",
-				"V16__progress_and_results.sql")) {
+		for (String migration : shippedMigrations()) {
 			// PostgreSQL's migrations are all under db/taskqueue, some in the subfolders they share with other databases
 			Resource[] script = new PathMatchingResourcePatternResolver()
 				.getResources(TaskQueueSchemaMigrator.LOCATION + "/**/" + migration);
@@ -95,7 +85,8 @@ class SchemaMigrationIntegrationTests {
 			assertThat(context.getBeansOfType(TaskQueueSchemaMigrator.class)).isEmpty();
 			assertThat(tables(url, "public")).containsExactlyInAnyOrder("taskqueue_task", "taskqueue_session",
 					"taskqueue_dead_task", "taskqueue_queue", "taskqueue_history", "taskqueue_schedule", "taskqueue_batch", "taskqueue_topic_subscription",
-					"taskqueue_queue_minute", "taskqueue_waiting_task", "taskqueue_progress", "taskqueue_result");
+					"taskqueue_queue_minute", "taskqueue_waiting_task", "taskqueue_cancel_request",
+					"taskqueue_progress", "taskqueue_result", "taskqueue_audit");
 			assertHandled(context);
 		}
 	}
@@ -110,7 +101,7 @@ class SchemaMigrationIntegrationTests {
 		try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config)) {
 			new TaskQueueSchemaMigrator(pool, TaskTables.inSchema(null)).afterPropertiesSet();
 		}
-		assertThat(history(url, "taskqueue_schema_history")).hasSize(15);
+		assertThat(history(url, "taskqueue_schema_history")).hasSize(shippedMigrations().size());
 	}
 
 	@Test
@@ -129,13 +120,7 @@ class SchemaMigrationIntegrationTests {
 				migration.get(60, TimeUnit.SECONDS);
 			}
 			assertThat(history(url, "taskqueue_schema_history"))
-				.containsExactly("1 V1__create_taskqueue_tables.sql true",
-						"2 V2__operations_and_observability.sql true", "3 V3__unique_tasks.sql true",
-						"4 V4__ordered_keys.sql true", "5 V5__queue_limits.sql true", "6 V6__recurring_schedules.sql true",
-					"7 V7__topics_and_batches.sql true", "8 V8__dashboard_stats.sql true", "9 V9__hash_sharded_claims.sql true",
-					"10 V10__shutdown_give_backs.sql true", "11 V11__session_queues.sql true",
-					"12 V12__queue_autovacuum.sql true", "13 V13__sliding_rate_limits.sql true",
-					"14 V14__task_dependencies.sql true", "16 V16__progress_and_results.sql true");
+				.containsExactlyElementsOf(expectedHistory(false));
 			try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Handlers.class))) {
 				UUID id = context.getBean(TaskQueue.class).enqueue("schema-check", "after");
 				Await.until("the task is handled", WAIT,
@@ -164,6 +149,43 @@ class SchemaMigrationIntegrationTests {
 		Handlers handlers = context.getBean(Handlers.class);
 		Await.until("the task is handled", WAIT, () -> handlers.handled.containsKey(id));
 		assertThat(handlers.handled.get(id)).isEqualTo("ping");
+	}
+
+	/**
+	 * PostgreSQL's migrations as shipped (under {@code db/taskqueue}, some in folders shared with other databases),
+	 * by version: a new migration is expected wherever the history is checked without being listed here.
+	 */
+	static List<String> shippedMigrations() {
+		try {
+			Resource[] scripts = new PathMatchingResourcePatternResolver()
+				.getResources(TaskQueueSchemaMigrator.LOCATION + "/**/V*__*.sql");
+			List<String> names = java.util.Arrays.stream(scripts).map(Resource::getFilename)
+				.sorted(java.util.Comparator.comparingInt(SchemaMigrationIntegrationTests::version))
+				.toList();
+			assertThat(names).as("one script per version").doesNotHaveDuplicates()
+				.extracting(SchemaMigrationIntegrationTests::version).doesNotHaveDuplicates();
+			assertThat(names).startsWith("V1__create_taskqueue_tables.sql").hasSizeGreaterThanOrEqualTo(15);
+			return names;
+		}
+		catch (IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+	}
+
+	/** The rows of taskqueue_schema_history once every shipped migration ran, after Flyway's baseline if any. */
+	static List<String> expectedHistory(boolean baseline) {
+		java.util.ArrayList<String> rows = new java.util.ArrayList<>();
+		if (baseline) {
+			rows.add("0 << Flyway Baseline >> true");
+		}
+		for (String migration : shippedMigrations()) {
+			rows.add(version(migration) + " " + migration + " true");
+		}
+		return rows;
+	}
+
+	private static int version(String migration) {
+		return Integer.parseInt(migration.substring(1, migration.indexOf("__")));
 	}
 
 	static List<String> tables(String url, String schema) {

@@ -121,7 +121,9 @@ class LeastPrivilegeIntegrationTests {
 		assertThat(this.superuser.queryForList("SELECT task_id FROM business", UUID.class))
 			.containsExactlyInAnyOrderElementsOf(good);
 		assertThat(deadTasks()).containsExactlyInAnyOrder(failing, nonRetryable);
-		assertThat(count("SELECT count(*) FROM " + SCHEMA + ".taskqueue_history")).isEqualTo(good.size());
+		assertThat(count("SELECT count(*) FROM " + SCHEMA + ".taskqueue_history WHERE outcome = 'completed'"))
+			.isEqualTo(good.size());
+		assertThat(count("SELECT count(*) FROM " + SCHEMA + ".taskqueue_history WHERE outcome = 'cancelled'")).isOne();
 		assertThat(count("SELECT count(*) FROM " + SCHEMA + ".taskqueue_result")).isEqualTo(good.size());
 		assertThat(count("SELECT count(*) FROM " + SCHEMA + ".taskqueue_session")).isZero();
 		assertThat(output).doesNotContain("permission denied").doesNotContain("Could not");

@@ -40,7 +40,12 @@ final class BenchmarkOptionTable {
 			new Option("w9-instances", "8", null, "W9 worker instances draining one queue together"),
 			new Option("w9-buckets", "1,16", null, "W9 values of the queue's buckets, measured one after another"),
 			new Option("w9-pool-size", "9", null, "W9 connections per worker instance (8 instances must fit "
-					+ "under the server's max_connections)"));
+					+ "under the server's max_connections)"),
+			new Option("w10-tasks", "10000000", "100000", "W10 waiting tasks loaded with COPY"),
+			new Option("w10-dead", "1000000", "10000", "W10 dead letters loaded with COPY"),
+			new Option("w10-history", "1000000", "10000", "W10 completed tasks in the history, loaded with COPY"),
+			new Option("w10-requests", "50", "10", "W10 timed requests of each dashboard page"),
+			new Option("w10-warmup-requests", "3", "1", "W10 untimed requests of each page before those"));
 
 	private BenchmarkOptionTable() {
 	}

@@ -151,6 +151,26 @@ final class BenchmarkOptions {
 		return positiveInt("w9-pool-size");
 	}
 
+	int w10Tasks() {
+		return positiveInt("w10-tasks");
+	}
+
+	int w10Dead() {
+		return positiveInt("w10-dead");
+	}
+
+	int w10History() {
+		return positiveInt("w10-history");
+	}
+
+	int w10Requests() {
+		return positiveInt("w10-requests");
+	}
+
+	int w10WarmupRequests() {
+		return parseInt("w10-warmup-requests", this.values.get("w10-warmup-requests"), 0);
+	}
+
 	/** The raw batch baseline's batch size. */
 	int batchSize() {
 		return positiveInt("batch-size");

@@ -10,13 +10,14 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.support.GenericApplicationContext;
 
 /**
  * One application instance using TaskQueue, as a user's application gets it from the starter: a producer that only
- * enqueues, or a worker with the no-op handler of one mode.
+ * enqueues, a worker with the no-op handler of one mode, or a web application that serves the dashboard.
  */
 final class LibraryInstance implements AutoCloseable {
 
@@ -43,6 +44,23 @@ final class LibraryInstance implements AutoCloseable {
 				registry.registerBean(WorkerStartMarker.class, () -> new WorkerStartMarker(probe));
 			})
 			.run());
+	}
+
+	/**
+	 * A web application on a free port that serves the dashboard and runs no worker, so the rows it shows stay; every
+	 * statement it sends goes through {@code recorder}.
+	 */
+	static LibraryInstance dashboard(String url, LibraryProperties properties, StatementRecorder recorder) {
+		Map<String, String> web = Map.of("taskqueue.worker.enabled", "false", "taskqueue.dashboard.enabled", "true",
+				"server.port", "0");
+		return new LibraryInstance(builder(url, properties, web).web(WebApplicationType.SERVLET)
+			.initializers((context) -> context.getBeanFactory().addBeanPostProcessor(recorder))
+			.run());
+	}
+
+	/** The port a {@link #dashboard} instance serves on. */
+	int port() {
+		return ((WebServerApplicationContext) this.context).getWebServer().getPort();
 	}
 
 	private static SpringApplicationBuilder builder(String url, LibraryProperties properties,

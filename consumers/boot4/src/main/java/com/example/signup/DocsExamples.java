@@ -89,7 +89,7 @@ class DocsExamples {
         Optional<DeadTask> dead = operations.deadTask(taskId);         // payload and whole error
         int purged = operations.cancelAll("reports");                  // every waiting task, in batches of 10,000
         int deleted = operations.deleteAllDead("reports");  // also deleteDead(taskId)
-        boolean cancelled = operations.cancel(taskId);      // waiting tasks only; false for a running one
+        boolean cancelled = operations.cancel(taskId);      // waiting or running, on any instance; false once it ended
         List<TaskQueueOperations.QueueStats> queues = operations.queueStats();
         List<TaskQueueOperations.WorkerSessionInfo> sessions = operations.sessions();
         return sessions;

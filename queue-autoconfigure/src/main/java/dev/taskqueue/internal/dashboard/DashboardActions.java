@@ -3,6 +3,7 @@ package dev.taskqueue.internal.dashboard;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.security.Principal;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -61,11 +62,13 @@ final class DashboardActions {
 		Optional<TaskView> task = this.queries.find(id);
 		String back = task.map((t) -> "/queues/" + t.queue()).orElse("");
 		if (!confirmed(request, "/tasks/" + id + "/cancel")) {
-			return confirm(request, "Cancel task " + id + "? It is deleted and will not run.", "/tasks/" + id
-					+ "/cancel", "Cancel the task", "/tasks/" + id);
+			return confirm(request, "Cancel task " + id + "? It is deleted and will not run; if it is running, its "
+					+ "handler is interrupted and its work rolled back.", "/tasks/" + id + "/cancel", "Cancel the task",
+					"/tasks/" + id);
 		}
-		return done(request, back, this.operations.cancel(id) ? "Cancelled task " + id + "."
-				: "Task " + id + " was not cancelled: it is running, or no longer waits.");
+		String requestedBy = request.principal().map(Principal::getName).orElse("dashboard");
+		return done(request, back, this.operations.cancel(id, requestedBy) ? "Cancelled task " + id + "."
+				: "Task " + id + " was not cancelled: it no longer waits or runs.");
 	}
 
 	ServerResponse retry(ServerRequest request) {

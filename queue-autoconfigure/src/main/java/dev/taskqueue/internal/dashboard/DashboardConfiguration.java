@@ -4,16 +4,19 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 
 import javax.sql.DataSource;
 
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
+import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.QueueMinuteRepository;
 import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.operations.BloatWatch;
+import dev.taskqueue.internal.operations.DefaultTaskQueueOperations.ActingAs;
 import dev.taskqueue.internal.schedule.ScheduleControl;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.Redaction;
@@ -24,6 +27,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
@@ -68,24 +72,37 @@ public final class DashboardConfiguration {
 		/** A class of Spring Security's web support: with it the application can protect the path, without it nothing does. */
 		private static final String SPRING_SECURITY = "org.springframework.security.web.SecurityFilterChain";
 
+		/**
+		 * The bean of Spring Security's filter chain ({@code @EnableWebSecurity}, which Spring Boot's security
+		 * auto-configuration applies): requests reach the dashboard with their authentication.
+		 */
+		private static final String FILTER_CHAIN = "springSecurityFilterChain";
+
 		@Bean
 		RouterFunction<ServerResponse> taskQueueDashboardRoutes(TaskQueueOperations operations, DataSource dataSource,
 				TaskTables tables, DashboardSettings settings, ObjectProvider<OverviewSection> sections,
-				ResourceLoader resourceLoader, ObjectProvider<TaskRedactor> redactor) {
+				ResourceLoader resourceLoader, ObjectProvider<TaskRedactor> redactor, BeanFactory beans) {
+			// With Spring Security's filter chain, users are told apart by their authorities (view, operate); without
+			// it, nothing tells them apart.
+			boolean secured = ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader())
+					&& beans.containsBean(FILTER_CHAIN);
 			// Once, where the routes are made: the pages show payloads and errors to whoever reaches them.
-			if (!ClassUtils.isPresent(SPRING_SECURITY, resourceLoader.getClassLoader())) {
+			if (!secured) {
 				logger.warn("TaskQueue's dashboard is served at " + settings.path()
-						+ " with no authentication: Spring Security is not on the class path, so anyone who reaches this "
-						+ "application sees its tasks' payloads and errors" + (settings.readOnly() ? "" : " and can act on them")
+						+ " with no authentication: the application has no Spring Security filter chain, so anyone who "
+						+ "reaches it sees its tasks' payloads and errors" + (settings.readOnly() ? "" : " and can act on them")
 						+ ". Protect the path (docs/dashboard.md) or set taskqueue.dashboard.enabled=false.");
 			}
+			DashboardAccess access = secured
+					? DashboardAccess.byAuthorities(settings.viewAuthority(), settings.operateAuthority())
+					: DashboardAccess.open();
 			DashboardQueries queries = queries(dataSource, tables);
 			DashboardPages pages = new DashboardPages(operations, queries, new QueueMinuteRepository(dataSource, tables),
 					settings, sections.orderedStream().toList(), Redaction.effective(
 							redactor.getIfAvailable(() -> TaskRedactor.NONE), settings.hidePayloads()),
-					new ResultRepository(dataSource, tables));
+					new AuditRepository(dataSource, tables), access, new ResultRepository(dataSource, tables));
 			DashboardActions actions = new DashboardActions(operations, queries, pages, settings.countLimit());
-			return routes(settings, pages, actions, new ScheduleActions(operations, actions), style());
+			return routes(settings, pages, actions, new ScheduleActions(operations, actions), access, style());
 		}
 
 		@Bean
@@ -116,8 +133,15 @@ public final class DashboardConfiguration {
 		}
 
 		static RouterFunction<ServerResponse> routes(DashboardSettings settings, DashboardPages pages,
-				DashboardActions actions, ScheduleActions schedules, String style) {
+				DashboardActions actions, ScheduleActions schedules, DashboardAccess access, String style) {
 			String base = settings.path();
+			// The style sheet holds nothing of the application: served to anyone, so that a refusal is styled too.
+			RouterFunction<ServerResponse> styleSheet = RouterFunctions.route()
+				.GET(base + "/dashboard.css", (request) -> ServerResponse.ok()
+					.contentType(new MediaType("text", "css", StandardCharsets.UTF_8))
+					.header("Cache-Control", "max-age=3600")
+					.body(style))
+				.build();
 			RouterFunctions.Builder routes = RouterFunctions.route()
 				.GET(base, pages::overview)
 				.GET(base + "/", pages::overview)
@@ -125,10 +149,22 @@ public final class DashboardConfiguration {
 				.GET(base + "/dead", pages::deadLetters)
 				.GET(base + "/tasks/{id}", pages::task)
 				.GET(base + "/search", pages::search)
-				.GET(base + "/dashboard.css", (request) -> ServerResponse.ok()
-					.contentType(new MediaType("text", "css", StandardCharsets.UTF_8))
-					.header("Cache-Control", "max-age=3600")
-					.body(style));
+				.GET(base + "/audit", pages::audit);
+			// Every page and action first: may this user see the dashboard, or act on it? (DashboardAccess). An
+			// action runs with its user named for the audit log.
+			routes.filter((request, next) -> {
+				String refusal = access.refusal(request);
+				if (refusal != null) {
+					return DashboardPages.html(HttpStatus.FORBIDDEN,
+							MessagePage.error(pages.context(request), "Not allowed", refusal));
+				}
+				if (request.method() != HttpMethod.POST) {
+					return next.handle(request);
+				}
+				try (ActingAs acting = DashboardAccess.acting(request.servletRequest())) {
+					return next.handle(request);
+				}
+			});
 			// Every action is a POST; when read-only each is refused with a page that says which property allows it.
 			String[] queueActions = { "pause", "resume", "retry-dead", "delete-dead" };
 			String[] taskActions = { "cancel", "retry", "delete" };
@@ -163,13 +199,13 @@ public final class DashboardConfiguration {
 				routes.filter((request, next) -> (request.method() == HttpMethod.POST) ? guard.filter(request, next)
 						: next.handle(request));
 			}
-			return routes.onError(DashboardActions.Refused.class,
+			return styleSheet.and(routes.onError(DashboardActions.Refused.class,
 					(ex, request) -> DashboardPages.html(HttpStatus.FORBIDDEN,
 							MessagePage.error(pages.context(request), "Refused", ex.getMessage() + " Nothing was changed.")))
 				.onError(IllegalArgumentException.class,
 					(ex, request) -> DashboardPages.html(HttpStatus.BAD_REQUEST,
 							MessagePage.error(pages.context(request), "Bad request", ex.getMessage())))
-				.build();
+				.build());
 		}
 
 		/** The style sheet is read from the class path, which a native image must be told about. */
@@ -195,7 +231,8 @@ public final class DashboardConfiguration {
 
 	/**
 	 * Records, in every instance that runs a worker, the completed and failed attempts per queue and minute that
-	 * the dashboard's charts show, whether or not this instance serves the dashboard.
+	 * the dashboard's charts show, and once a minute each queue's ready tasks and oldest wait for its trends,
+	 * whether or not this instance serves the dashboard.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	public static class Throughput {
@@ -203,9 +240,14 @@ public final class DashboardConfiguration {
 		@Bean
 		@DependsOnDatabaseInitialization
 		ThroughputRecorder taskQueueThroughputRecorder(DataSource dataSource, TaskTables tables,
-				ThroughputSettings settings, ObjectProvider<DatabaseOutage> outage) {
+				ThroughputSettings settings, ObjectProvider<DatabaseOutage> outage,
+				ObjectProvider<TaskQueueOperations> operations) {
+			// Looked up when sampling: the operations depend on the listeners, of which the recorder is one.
 			ThroughputRecorder recorder = new ThroughputRecorder(new QueueMinuteRepository(dataSource, tables),
-					settings.interval());
+					settings.interval(), () -> {
+						TaskQueueOperations queues = operations.getIfAvailable();
+						return (queues != null) ? queues.queueStats() : List.of();
+					});
 			recorder.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
 			return recorder;
 		}

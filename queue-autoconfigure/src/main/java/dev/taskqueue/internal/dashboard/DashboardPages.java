@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,6 +20,7 @@ import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.TaskQueueOperations.DeadTaskFilter;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
+import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.DeadTaskView;
 import dev.taskqueue.internal.jdbc.Keyset;
@@ -64,14 +66,23 @@ final class DashboardPages {
 
 	private final TaskRedactor redactor;
 
+	private final AuditRepository audit;
+
+	private final DashboardAccess access;
+
 	private final ResultRepository results;
 
 	/**
 	 * @param redactor what the pages show of payloads and errors: every payload and error shown goes through it
+	 * @param audit the audit log, which a page lists
+	 * @param access who may see the pages and who may act: a user who may only view gets no buttons
 	 */
 	DashboardPages(TaskQueueOperations operations, DashboardQueries queries, QueueMinuteRepository minutes,
-			DashboardSettings settings, List<OverviewSection> sections, TaskRedactor redactor, ResultRepository results) {
+			DashboardSettings settings, List<OverviewSection> sections, TaskRedactor redactor,
+			AuditRepository audit, DashboardAccess access, ResultRepository results) {
 		this.redactor = redactor;
+		this.audit = audit;
+		this.access = access;
 		this.results = results;
 		this.operations = operations;
 		this.queries = queries;
@@ -82,9 +93,9 @@ final class DashboardPages {
 	}
 
 	ServerResponse overview(ServerRequest request) {
-		Throughput throughput = new Throughput(this.minutes.recent(Throughput.MINUTES));
+		Trends trends = Trends.lastHour(this.minutes.recent(Trends.HOUR.minutes()));
 		return html(HttpStatus.OK, this.overview.render(context(request), this.operations.queueStats(),
-				this.operations.sessions(), throughput));
+				this.operations.sessions(), trends));
 	}
 
 	ServerResponse queue(ServerRequest request) {
@@ -113,7 +124,9 @@ final class DashboardPages {
 				default -> new Keyset(last.priority(), TaskView.micros(last.runAt()), last.id()).toString();
 			};
 		}
-		return html(HttpStatus.OK, this.queuePage.render(context(request), queue, stats(queue), view,
+		List<QueueMinuteRepository.MinuteCount> minutes = this.minutes.recent(queue, Trends.DAY.minutes());
+		List<Trends.Series> trends = List.of(Trends.of(Trends.HOUR, minutes), Trends.of(Trends.DAY, minutes));
+		return html(HttpStatus.OK, this.queuePage.render(context(request), queue, stats(queue), trends, view,
 				found.stream().map(this::redact).toList(), next));
 	}
 
@@ -129,6 +142,21 @@ final class DashboardPages {
 		}
 		return html(HttpStatus.OK, DeadLettersPage.render(context(request), filter,
 				found.stream().map((dead) -> Redaction.apply(this.redactor, dead)).toList(), next));
+	}
+
+	/** The audit log, newest first, one page at a time from a cursor (the last entry's time and id). */
+	ServerResponse audit(ServerRequest request) {
+		Keyset after = Keyset.parse(param(request, "after"));
+		List<AuditRepository.Entry> found = this.audit.page(
+				(after != null) ? Instant.EPOCH.plus(after.micros(), ChronoUnit.MICROS) : null,
+				(after != null) ? after.id() : null, PAGE_SIZE + 1);
+		String next = null;
+		if (found.size() > PAGE_SIZE) {
+			found = found.subList(0, PAGE_SIZE);
+			AuditRepository.Entry last = found.get(PAGE_SIZE - 1);
+			next = new Keyset(0, TaskView.micros(last.actedAt()), last.id()).toString();
+		}
+		return html(HttpStatus.OK, AuditPage.render(context(request), found, next));
 	}
 
 	/** The tasks whose id, unique key, ordering key or batch id is {@code q}: see DashboardQueries.search. */
@@ -188,7 +216,11 @@ final class DashboardPages {
 		HttpServletRequest servlet = request.servletRequest();
 		Map<String, ?> flash = RequestContextUtils.getInputFlashMap(servlet);
 		Object message = (flash != null) ? flash.get(FLASH) : null;
-		return PageContext.of(servlet, this.settings.path(), this.settings.readOnly(),
+		// A user who may only view gets no buttons, as on a read-only dashboard; the badge says which it is.
+		DashboardAccess.Level level = this.access.level(servlet);
+		boolean viewOnly = !this.settings.readOnly() && level == DashboardAccess.Level.VIEW;
+		return PageContext.of(servlet, this.settings.path(),
+				this.settings.readOnly() || level != DashboardAccess.Level.OPERATE, viewOnly,
 				(message != null) ? message.toString() : null, this.queries::now);
 	}
 

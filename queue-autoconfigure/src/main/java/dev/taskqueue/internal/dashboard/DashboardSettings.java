@@ -11,7 +11,9 @@ import java.time.Duration;
  * @param countLimit the count at which the statistics stop counting
  * @param hidePayloads whether payloads are hidden, whatever the {@code TaskRedactor}
  * @param searchLimit how many tasks a search shows at most
+ * @param viewAuthority the authority that lets a user see the pages, with Spring Security
+ * @param operateAuthority the authority that lets a user act (and see the pages), with Spring Security
  */
 public record DashboardSettings(String path, boolean readOnly, Duration refreshInterval, int countLimit,
-		boolean hidePayloads, int searchLimit) {
+		boolean hidePayloads, int searchLimit, String viewAuthority, String operateAuthority) {
 }

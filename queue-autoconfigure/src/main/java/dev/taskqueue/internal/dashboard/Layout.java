@@ -37,8 +37,10 @@ final class Layout {
 				empty("link", "rel", "stylesheet", "href", context.url("/dashboard.css")));
 		Html nav = tag("nav", element("a", attrs("href", context.url(""), "class", "brand"), "TaskQueue"),
 				element("a", attrs("href", context.url("")), "Overview"),
-				element("a", attrs("href", context.url("/dead")), "Dead letters"), search(context),
-				context.readOnly() ? element("span", attrs("class", "badge"), "read-only") : Html.EMPTY);
+				element("a", attrs("href", context.url("/dead")), "Dead letters"),
+				element("a", attrs("href", context.url("/audit")), "Audit log"), search(context),
+				context.viewOnly() ? element("span", attrs("class", "badge"), "view only")
+						: context.readOnly() ? element("span", attrs("class", "badge"), "read-only") : Html.EMPTY);
 		Html flash = (context.flash() != null)
 				? element("p", attrs("class", "flash", "role", "status"), context.flash()) : Html.EMPTY;
 		Html reload = Html.EMPTY;

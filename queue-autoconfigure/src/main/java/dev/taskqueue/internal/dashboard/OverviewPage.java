@@ -31,12 +31,14 @@ final class OverviewPage {
 	}
 
 	String render(PageContext context, List<QueueStats> queues, List<WorkerSessionInfo> sessions,
-			Throughput throughput) {
+			Trends trends) {
 		List<Html> body = new ArrayList<>();
 		body.add(tag("h2", "Queues"));
-		body.add(Column.table(queueColumns(context, throughput), queues, "No queue has tasks or handlers yet."));
+		body.add(Column.table(queueColumns(context, trends), queues, "No queue has tasks or handlers yet."));
 		body.add(element("p", attrs("class", "note"), "Counts stop at " + Formats.count(this.countLimit, Integer.MAX_VALUE)
-				+ " (taskqueue.metrics.count-limit). Charts: attempts per minute over the last hour, from every instance."));
+				+ " (taskqueue.metrics.count-limit). Charts: attempts per minute over the last hour, from every instance. "
+				+ "Falling behind: more tasks ready, and the oldest waiting longer (over " + Formats.age(Trends.BEHIND_WAIT)
+				+ "), than " + Trends.BEHIND_MINUTES + " minutes before; a queue's page shows its trends."));
 		body.add(tag("h2", "Live instances"));
 		body.add(Column.table(sessionColumns(context), sessions, "No instance runs a worker."));
 		for (OverviewSection section : this.sections) {
@@ -46,11 +48,11 @@ final class OverviewPage {
 		return Layout.page(context, "Overview", this.refresh, join(body));
 	}
 
-	private List<Column<QueueStats>> queueColumns(PageContext context, Throughput throughput) {
+	private List<Column<QueueStats>> queueColumns(PageContext context, Trends trends) {
 		return List.of(
 				Column.text("queue",
 						(q) -> element("a", attrs("href", context.url("/queues/" + q.queue())), q.queue())),
-				Column.text("state", OverviewPage::state),
+				Column.text("state", (q) -> state(q, trends.queue(q.queue()))),
 				Column.number("ready", (q) -> count(q.ready())),
 				Column.number("scheduled", (q) -> count(q.scheduled())),
 				Column.number("running", (q) -> count(q.running())),
@@ -59,20 +61,26 @@ final class OverviewPage {
 						? element("a", attrs("href", context.url("/dead?queue=" + q.queue())), count(q.dead()))
 						: "0"),
 				Column.number("oldest ready", (q) -> q.oldestReadyAge().isZero() ? "" : Formats.age(q.oldestReadyAge())),
-				Column.text("completed, last hour", (q) -> chart(throughput.completed(q.queue()), "ok", "Completed")),
-				Column.text("failed, last hour", (q) -> chart(throughput.failed(q.queue()), "bad", "Failed")),
+				Column.text("completed, last hour", (q) -> chart(trends.queue(q.queue()).completed, "ok", "Completed")),
+				Column.text("failed, last hour", (q) -> chart(trends.queue(q.queue()).failed, "bad", "Failed")),
 				Column.text("", (q) -> q.paused()
 						? Forms.button(context, "/queues/" + q.queue() + "/resume", "Resume", "")
 						: Forms.button(context, "/queues/" + q.queue() + "/pause", "Pause", "")));
 	}
 
-	/** Paused first: a paused queue's tasks wait whoever handles it. */
-	private static Object state(QueueStats queue) {
+	/** Paused first: a paused queue's tasks wait whoever handles it. Then whether it is falling behind. */
+	private static Object state(QueueStats queue, Trends.Series trend) {
+		Object state;
 		if (queue.paused()) {
-			return element("span", attrs("class", "paused"), "paused");
+			state = element("span", attrs("class", "paused"), "paused");
 		}
-		return queue.unhandled() ? element("span", attrs("class", "unhandled"), "no live instance handles this queue")
-				: "active";
+		else {
+			state = queue.unhandled()
+					? element("span", attrs("class", "unhandled"), "no live instance handles this queue") : "active";
+		}
+		return trend.fallingBehind() ? join(state, " ", element("span", attrs("class", "behind", "title",
+				"More tasks ready, and the oldest waiting longer, than " + Trends.BEHIND_MINUTES + " minutes before"),
+				"falling behind")) : state;
 	}
 
 	private static List<Column<WorkerSessionInfo>> sessionColumns(PageContext context) {

@@ -19,7 +19,8 @@ import org.springframework.util.function.SingletonSupplier;
  * Spring Security's own check.
  *
  * @param base the dashboard's path, with the servlet context path
- * @param readOnly whether actions are left out
+ * @param readOnly whether actions are left out: the dashboard is read-only, or this user may only view
+ * @param viewOnly whether actions are left out only because this user may only view (DashboardAccess)
  * @param flash what the last action did, or {@code null}
  * @param csrfName the form field of Spring Security's CSRF token, or {@code null} without one
  * @param csrfToken Spring Security's token
@@ -28,15 +29,15 @@ import org.springframework.util.function.SingletonSupplier;
  * @param query the page's query string as sent, or {@code null}
  * @param clock the database clock's now, read at most once per page, when a page first shows a time
  */
-record PageContext(String base, boolean readOnly, @Nullable String flash, @Nullable String csrfName,
+record PageContext(String base, boolean readOnly, boolean viewOnly, @Nullable String flash, @Nullable String csrfName,
 		@Nullable String csrfToken, @Nullable String ownToken, String self, @Nullable String query,
 		Supplier<Instant> clock) {
 
 	/** The request attribute under which Spring Security's {@code CsrfFilter} puts the token. */
 	static final String CSRF_ATTRIBUTE = "org.springframework.security.web.csrf.CsrfToken";
 
-	static PageContext of(HttpServletRequest request, String path, boolean readOnly, @Nullable String flash,
-			Supplier<Instant> clock) {
+	static PageContext of(HttpServletRequest request, String path, boolean readOnly, boolean viewOnly,
+			@Nullable String flash, Supplier<Instant> clock) {
 		Object token = request.getAttribute(CSRF_ATTRIBUTE);
 		String name = null;
 		String value = null;
@@ -48,7 +49,7 @@ record PageContext(String base, boolean readOnly, @Nullable String flash, @Nulla
 		// TaskQueue's own token too, even with Spring Security's: its CsrfFilter puts the token in the request also
 		// on paths it was told to ignore, so the attribute alone does not say the action was checked.
 		String own = readOnly ? null : ActionGuard.token(request, true);
-		return new PageContext(request.getContextPath() + path, readOnly, flash, name, value, own,
+		return new PageContext(request.getContextPath() + path, readOnly, viewOnly, flash, name, value, own,
 				request.getRequestURI(), request.getQueryString(), SingletonSupplier.of(clock));
 	}
 

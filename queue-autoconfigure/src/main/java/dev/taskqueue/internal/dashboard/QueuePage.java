@@ -3,6 +3,7 @@ package dev.taskqueue.internal.dashboard;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongFunction;
 
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.internal.jdbc.TaskView;
@@ -14,8 +15,8 @@ import static dev.taskqueue.internal.dashboard.Html.join;
 import static dev.taskqueue.internal.dashboard.Html.tag;
 
 /**
- * One queue: its counts, and one page of its ready, scheduled or running tasks in the order the worker takes
- * them. The task columns are listed once, in {@link #columns}.
+ * One queue: its counts, its trends over the last hour and day, and one page of its ready, scheduled or running
+ * tasks in the order the worker takes them. The task columns are listed once, in {@link #columns}.
  */
 final class QueuePage {
 
@@ -66,14 +67,15 @@ final class QueuePage {
 	/**
 	 * @param next the cursor of the page after this one, or {@code null} when this is the last
 	 */
-	String render(PageContext context, String queue, QueueStats stats, View view, List<TaskView> tasks,
-			@Nullable String next) {
+	String render(PageContext context, String queue, QueueStats stats, List<Trends.Series> trends, View view,
+			List<TaskView> tasks, @Nullable String next) {
 		List<Html> body = new ArrayList<>();
 		body.add(tag("p", "State: ", stats.paused() ? element("span", attrs("class", "paused"), "paused") : "active",
 				" · dead: ", element("a", attrs("href", context.url("/dead?queue=" + queue)), count(stats.dead())),
 				" ", stats.paused() ? Forms.button(context, "/queues/" + queue + "/resume", "Resume", "", "from", "queue")
 						: Forms.button(context, "/queues/" + queue + "/pause", "Pause", "", "from", "queue")));
 		body.add(HeldBack.limits(stats.limits()));
+		body.add(trends(trends));
 		List<Html> tabs = new ArrayList<>();
 		for (View each : View.values()) {
 			long count = switch (each) {
@@ -113,10 +115,63 @@ final class QueuePage {
 				(t) -> element("code", attrs("class", "payload"), Formats.shorten(t.payload(), 120))));
 		columns.add(Column.wide("last error",
 				(t) -> element("span", attrs("class", "error"), Formats.shorten(Formats.firstLine(t.lastError()), 160))));
-		if (view != View.RUNNING) {
-			columns.add(Column.text("", (t) -> Forms.button(context, "/tasks/" + t.id() + "/cancel", "Cancel", "danger")));
-		}
+		columns.add(Column.text("", (t) -> Forms.button(context, "/tasks/" + t.id() + "/cancel", "Cancel", "danger")));
 		return columns;
+	}
+
+	/**
+	 * Each span's charts in a row: attempts completed and failed (summed per bar), the ready tasks and the oldest
+	 * one's wait (the highest sample per bar), with each chart's latest figure or total beside its name.
+	 */
+	private static Html trends(List<Trends.Series> spans) {
+		List<Html> rows = new ArrayList<>();
+		for (Trends.Series series : spans) {
+			Trends.Span span = series.span;
+			rows.add(element("div", attrs("class", "trend-row"), tag("h3", span.title()),
+					figure(Sparkline.trend(series.completed, span, "ok", "Completed", QueuePage::number), "completed",
+							total(series.completed)),
+					figure(Sparkline.trend(series.failed, span, "bad", "Failed", QueuePage::number), "failed",
+							total(series.failed)),
+					figure(Sparkline.trend(series.ready, span, "depth", "Ready", QueuePage::number), "ready",
+							latest(series.ready, QueuePage::number)),
+					figure(Sparkline.trend(series.oldestSeconds, span, "age", "Oldest ready",
+							(seconds) -> Formats.age(Duration.ofSeconds(seconds))), "oldest ready",
+							latest(series.oldestSeconds, (seconds) -> Formats.age(Duration.ofSeconds(seconds))))));
+		}
+		boolean behind = spans.get(0).fallingBehind();
+		return element("details", attrs("class", "trends", "open", ""),
+				element("summary", attrs(), "Trends ", behind ? element("span", attrs("class", "behind"), "falling behind")
+						: ""),
+				join(rows),
+				element("p", attrs("class", "note"), "Attempts from every instance; ready tasks and the oldest one's "
+						+ "wait as sampled once a minute (the highest sample per bar; a gap where none was taken)."));
+	}
+
+	private static Html figure(Html chart, String name, String figure) {
+		return element("figure", attrs("class", "trend"), chart,
+				element("figcaption", attrs(), name, " ", element("span", attrs("class", "total"), figure)));
+	}
+
+	private static String total(long[] values) {
+		long total = 0;
+		for (long value : values) {
+			total += value;
+		}
+		return number(total);
+	}
+
+	/** The newest sampled figure, "not sampled" when there is none. */
+	private static String latest(long[] values, LongFunction<String> format) {
+		for (int i = values.length - 1; i >= 0; i--) {
+			if (values[i] >= 0) {
+				return "now " + format.apply(values[i]);
+			}
+		}
+		return "not sampled";
+	}
+
+	private static String number(long value) {
+		return String.format("%,d", value);
 	}
 
 	private String count(long count) {

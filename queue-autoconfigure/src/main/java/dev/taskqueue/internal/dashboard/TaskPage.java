@@ -49,9 +49,8 @@ final class TaskPage {
 		}
 		List<Html> body = new ArrayList<>();
 		body.add(fields(fields));
-		if (!running) {
-			body.add(tag("p", Forms.button(context, "/tasks/" + task.id() + "/cancel", "Cancel this task", "danger")));
-		}
+		// A running task too: its handler is interrupted and its work rolled back, on whichever instance runs it.
+		body.add(tag("p", Forms.button(context, "/tasks/" + task.id() + "/cancel", "Cancel this task", "danger")));
 		payload(body, task.payload(), task.payloadBytes());
 		if (task.lastError() != null) {
 			body.add(tag("h2", "Last error"));

@@ -1,34 +1,37 @@
 package dev.taskqueue.internal.dashboard;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskQueueListener;
+import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.internal.jdbc.QueueMinuteRepository;
 import dev.taskqueue.internal.jdbc.QueueMinuteRepository.QueueCount;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.PeriodicThread;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 
 /**
  * Counts the attempts this instance completes and fails, per queue, in memory (an add to a counter per task), and
- * adds them to {@code taskqueue_queue_minute} every interval with one statement; once a minute it also deletes the
- * minutes older than {@link #KEEP}. Counts that could not be written are kept for the next try, and written at
- * shutdown.
+ * adds them to {@code taskqueue_queue_minute} every interval with one statement; once a minute the same statement
+ * carries a sample of each queue's ready tasks and the oldest one's wait (read with the bounded queue statistics),
+ * and the minutes older than {@link #KEEP} are deleted. Counts that could not be written are kept for the next try,
+ * and written at shutdown.
  */
 class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 
-	/** How long the minutes are kept: the charts show the last hour. */
-	static final Duration KEEP = Duration.ofHours(3);
+	/** How long the minutes are kept: the trends show the last day, and an hour more lets a day be read whole. */
+	static final Duration KEEP = Duration.ofHours(25);
 
 	private static final Duration LAST_FLUSH = Duration.ofSeconds(2);
 
@@ -48,12 +51,20 @@ class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 
 	private final PeriodicThread thread;
 
+	private final @Nullable Supplier<List<QueueStats>> queues;
+
 	private long lastPruneMinute;
+
+	private long lastSampleMinute;
 
 	private boolean warned;
 
-	ThroughputRecorder(QueueMinuteRepository minutes, Duration interval) {
+	/**
+	 * @param queues the queues' statistics, sampled once a minute; {@code null} to sample nothing
+	 */
+	ThroughputRecorder(QueueMinuteRepository minutes, Duration interval, @Nullable Supplier<List<QueueStats>> queues) {
 		this.minutes = minutes;
+		this.queues = queues;
 		this.thread = new PeriodicThread("tq-throughput", interval, interval, this::flush);
 	}
 
@@ -67,36 +78,52 @@ class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 		this.counts.computeIfAbsent(task.queue(), (queue) -> new Counts()).failed.increment();
 	}
 
-	/** Writes what was counted since the last flush, and prunes once a minute; never throws. */
+	/** Writes what was counted since the last flush, and samples the queues and prunes once a minute; never throws. */
 	void flush() {
-		flush(true);
+		flush(true, false);
 	}
 
-	private synchronized void flush(boolean prune) {
-		List<QueueCount> taken = new ArrayList<>();
-		new TreeMap<>(this.counts).forEach((queue, count) -> {
+	/** Writes what was counted since the last flush with a sample of the queues now, whatever the minute. */
+	void sample() {
+		flush(true, true);
+	}
+
+	private synchronized void flush(boolean prune, boolean sampleNow) {
+		long minute = System.currentTimeMillis() / 60_000;
+		boolean pruning = prune && minute != this.lastPruneMinute;
+		boolean sampling = prune && this.queues != null && (sampleNow || minute != this.lastSampleMinute);
+		Map<String, QueueCount> taken = new TreeMap<>();
+		this.counts.forEach((queue, count) -> {
 			long completed = count.completed.sumThenReset();
 			long failed = count.failed.sumThenReset();
 			if (completed != 0 || failed != 0) {
-				taken.add(new QueueCount(queue, completed, failed));
+				taken.put(queue, new QueueCount(queue, completed, failed));
 			}
 		});
-		long minute = System.currentTimeMillis() / 60_000;
-		boolean pruning = prune && minute != this.lastPruneMinute;
-		if (taken.isEmpty() && !pruning) {
+		if (taken.isEmpty() && !pruning && !sampling) {
 			return; // nothing to write: no statement, so nothing learnt of the database (not "it is back")
 		}
 		try {
-			this.minutes.add(taken);
+			if (sampling) {
+				for (QueueStats queue : this.queues.get()) {
+					QueueCount count = taken.get(queue.queue());
+					taken.put(queue.queue(), new QueueCount(queue.queue(), (count != null) ? count.completed() : 0,
+							(count != null) ? count.failed() : 0, queue.ready(), queue.oldestReadyAge().toSeconds()));
+				}
+			}
+			this.minutes.add(List.copyOf(taken.values()));
 			if (pruning) {
 				this.minutes.prune(KEEP);
 				this.lastPruneMinute = minute;
+			}
+			if (sampling) {
+				this.lastSampleMinute = minute;
 			}
 			this.warned = false;
 			this.outage.succeeded();
 		}
 		catch (RuntimeException ex) {
-			for (QueueCount count : taken) {
+			for (QueueCount count : taken.values()) {
 				Counts back = this.counts.computeIfAbsent(count.queue(), (queue) -> new Counts());
 				back.completed.add(count.completed());
 				back.failed.add(count.failed());
@@ -120,7 +147,7 @@ class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 		this.thread.stop();
 		// Only what is left to write, and for a moment only: at shutdown the database may be going away too, and a
 		// pool would wait its whole connection timeout for it. Charts are not worth holding up a shutdown.
-		Thread last = new Thread(() -> flush(false), "tq-throughput-last");
+		Thread last = new Thread(() -> flush(false, false), "tq-throughput-last");
 		last.setDaemon(true);
 		last.start();
 		try {

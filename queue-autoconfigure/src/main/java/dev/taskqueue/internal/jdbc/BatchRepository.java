@@ -81,10 +81,11 @@ public class BatchRepository {
 			SELECT EXISTS (SELECT 1 FROM %1$s WHERE finished_at IS NULL)
 			""";
 
+	// On the primary key whatever the plan, as RetentionRepository's prune.
 	private static final String PRUNE = """
-			DELETE FROM %1$s WHERE id IN (
+			DELETE FROM %1$s WHERE id = ANY(ARRAY(
 			    SELECT id FROM %1$s WHERE finished_at < now() - :keepMicros * interval '1 microsecond'
-			    LIMIT :limit FOR UPDATE SKIP LOCKED)
+			    LIMIT :limit FOR UPDATE SKIP LOCKED))
 			""";
 
 	private static final String PROGRESS = """

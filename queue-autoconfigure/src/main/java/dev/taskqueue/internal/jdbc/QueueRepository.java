@@ -5,11 +5,14 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * What operators change about queues: whether a queue is paused (one row per queue in {@code taskqueue_queue},
- * read by every instance with its heartbeat), and which waiting tasks are cancelled.
+ * read by every instance with its heartbeat), and which tasks are cancelled: waiting ones, and running ones, whose
+ * instances learn of it from {@code taskqueue_cancel_request} (see {@link SessionRepository#cancelRequests}).
  * <p>
  * Statements join the current Spring-managed transaction.
  */
@@ -28,33 +31,64 @@ public class QueueRepository {
 			SELECT EXISTS (SELECT 1 FROM %1$s WHERE name = :name AND paused)
 			""";
 
-	// A claim in progress holds the row lock: this waits for it, then finds the task claimed and deletes nothing.
-	// A task held behind its ordering key (claimed_by HELD, %3$s) waits too; a head cancelled makes the next one the
-	// head.
+	// Deletes the task whether it waits or runs. A running task's handler then finds no row to complete: its fenced
+	// completion deletes nothing and its transaction rolls back, exactly as when its claim is lost, so a cancel and a
+	// completion that race end one way or the other, never both. A claim in progress holds the row lock: this waits
+	// for it and cancels the task as running. "requested" tells the session that runs it (claimed_by above HELD,
+	// %3$s), which interrupts its handler; a task held behind its ordering key is no session's. A head cancelled makes
+	// the key's next task the head (%2$s, PROMOTE). %5$s keeps it in the history when that is on (KEPT_CANCELLED).
+	// Returns how many tasks were deleted and the session running the task, if one did.
 	private static final String CANCEL = """
 			WITH completed AS (
-			    DELETE FROM %1$s WHERE id = :id AND (claimed_by IS NULL OR claimed_by = %3$s) RETURNING *),
-			%2$s
-			SELECT count(*) FROM completed
+			    DELETE FROM %1$s WHERE id = :id RETURNING *),
+			%2$s,
+			requested AS (
+			    INSERT INTO %4$s (task_id, session_id, attempt, requested_by)
+			    SELECT id, claimed_by, attempt, :requestedBy FROM completed WHERE claimed_by > %3$s
+			    ON CONFLICT (task_id) DO NOTHING)%5$s
+			SELECT count(*) AS deleted, max(CAST(claimed_by AS text)) FILTER (WHERE claimed_by > %3$s) AS session
+			FROM completed
+			""";
+
+	// A cancelled task in the history (taskqueue.history.enabled), with who asked; %1$s is the history table, %2$s
+	// the CTE of the deleted rows. Its attempts are those it was claimed for: 0 if it never ran.
+	private static final String KEPT_CANCELLED = """
+			,
+			kept AS (
+			    INSERT INTO %1$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers, outcome,
+			                      cancelled_by)
+			    SELECT id, queue, payload, priority, %3$s, enqueued_at, now(), headers, 'cancelled', :requestedBy
+			    FROM %2$s
+			    ON CONFLICT (id) DO NOTHING)""";
+
+	// Wakes the instance running a cancelled task at once, where the database has LISTEN/NOTIFY: delivered when the
+	// cancel commits, on the enqueues' channel (TaskNotifications#cancelPayload).
+	private static final String NOTIFY = """
+			SELECT pg_notify(:channel, :payload)
 			""";
 
 	// One bounded batch: SKIP LOCKED passes over the rows a claim is taking right now, which are then running. A key
 	// whose head and held tasks go in different batches gets its next head from the heartbeat's sweep. %2$s is HELD.
+	// "id = ANY(ARRAY(...))", not "id IN (...)": the batch is deleted on the primary key whatever the plan, as
+	// RetentionPruner's (a generic plan of IN may hash-join a scan of the whole table).
 	private static final String CANCEL_WAITING = """
-			DELETE FROM %1$s WHERE id IN (
+			DELETE FROM %1$s WHERE id = ANY(ARRAY(
 			    SELECT id FROM %1$s WHERE queue = :queue AND (claimed_by IS NULL OR claimed_by = %2$s)
-			    LIMIT :batch FOR UPDATE SKIP LOCKED)
+			    LIMIT :batch FOR UPDATE SKIP LOCKED))
 			""";
 
 	// A task waiting for its prerequisites (TaskRequest.withDependsOn) is in a table of its own. SKIP LOCKED passes
 	// over the rows a sweep is releasing right now, which are then in the task table.
 	private static final String CANCEL_DEPENDENT = """
-			DELETE FROM %1$s WHERE id IN (SELECT id FROM %1$s WHERE id = :id FOR UPDATE SKIP LOCKED)
+			WITH completed AS (
+			    DELETE FROM %1$s WHERE id IN (SELECT id FROM %1$s WHERE id = :id FOR UPDATE SKIP LOCKED)
+			    RETURNING *)%2$s
+			SELECT count(*) FROM completed
 			""";
 
 	private static final String CANCEL_DEPENDENTS = """
-			DELETE FROM %1$s WHERE id IN (
-			    SELECT id FROM %1$s WHERE queue = :queue LIMIT :batch FOR UPDATE SKIP LOCKED)
+			DELETE FROM %1$s WHERE id = ANY(ARRAY(
+			    SELECT id FROM %1$s WHERE queue = :queue LIMIT :batch FOR UPDATE SKIP LOCKED))
 			""";
 
 	private final JdbcClient jdbc;
@@ -73,15 +107,31 @@ public class QueueRepository {
 
 	private final String cancelWaiting;
 
+	private final @Nullable String notifyChannel;
+
+	/** Cancels tasks without keeping them in the history, and tells running ones' instances at their heartbeat. */
 	public QueueRepository(DataSource dataSource, TaskTables tables) {
+		this(dataSource, tables, false, null);
+	}
+
+	/**
+	 * @param history whether cancelled tasks are kept in the history ({@code taskqueue.history.enabled})
+	 * @param notifyChannel the channel a cancel of a running task notifies its instance on, or {@code null} when the
+	 * database has no LISTEN/NOTIFY (the instance learns of it at its next heartbeat)
+	 */
+	public QueueRepository(DataSource dataSource, TaskTables tables, boolean history,
+			@Nullable String notifyChannel) {
+		this.notifyChannel = notifyChannel;
 		this.jdbc = JdbcClient.create(dataSource);
 		this.setPaused = SET_PAUSED.formatted(tables.queue());
 		this.paused = PAUSED.formatted(tables.queue());
 		this.isPaused = IS_PAUSED.formatted(tables.queue());
 		this.cancel = CANCEL.formatted(tables.task(), OrderedKeys.promote(tables, "completed").stripTrailing(),
-				OrderedKeys.HELD);
+				OrderedKeys.HELD, tables.cancelRequest(),
+				history ? KEPT_CANCELLED.formatted(tables.history(), "completed", "attempt") : "");
 		this.cancelWaiting = CANCEL_WAITING.formatted(tables.task(), OrderedKeys.HELD);
-		this.cancelDependent = CANCEL_DEPENDENT.formatted(tables.waitingTask());
+		this.cancelDependent = CANCEL_DEPENDENT.formatted(tables.waitingTask(),
+				history ? KEPT_CANCELLED.formatted(tables.history(), "completed", "0") : "");
 		this.cancelDependents = CANCEL_DEPENDENTS.formatted(tables.waitingTask());
 	}
 
@@ -98,13 +148,33 @@ public class QueueRepository {
 		return this.jdbc.sql(this.isPaused).param("name", queue).query(Boolean.class).single();
 	}
 
-	/**
-	 * Deletes task {@code id} if it is waiting, for its time or for its prerequisites; {@code false} when it is
-	 * running or does not exist.
-	 */
+	/** {@link #cancel(UUID, String)} with no name for who asked. */
 	public boolean cancel(UUID id) {
-		return this.jdbc.sql(this.cancel).param("id", id).query(Long.class).single() == 1
-				|| this.jdbc.sql(this.cancelDependent).param("id", id).update() == 1;
+		return cancel(id, null);
+	}
+
+	/**
+	 * Cancels task {@code id}: deletes it if it is waiting (for its time or for its prerequisites) or running; a
+	 * running one's instance is told to interrupt its handler, whose transaction then cannot complete it.
+	 * @param requestedBy who asked, kept with the request and in the history; {@code null} when unnamed
+	 * @return {@code false} when no task with this id waits or runs
+	 */
+	public boolean cancel(UUID id, @Nullable String requestedBy) {
+		Cancelled cancelled = this.jdbc.sql(this.cancel).param("id", id).param("requestedBy", requestedBy)
+			.query((rows, row) -> new Cancelled(rows.getLong("deleted"), rows.getString("session"))).single();
+		if (cancelled.deleted() == 1) {
+			if (cancelled.session() != null && this.notifyChannel != null) {
+				this.jdbc.sql(NOTIFY).param("channel", this.notifyChannel)
+					.param("payload", TaskNotifications.cancelPayload(UUID.fromString(cancelled.session()), id))
+					.query().listOfRows();
+			}
+			return true;
+		}
+		return this.jdbc.sql(this.cancelDependent).param("id", id).param("requestedBy", requestedBy)
+			.query(Long.class).single() == 1;
+	}
+
+	private record Cancelled(long deleted, @Nullable String session) {
 	}
 
 	/**

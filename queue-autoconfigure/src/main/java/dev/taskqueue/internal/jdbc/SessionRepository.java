@@ -3,6 +3,7 @@ package dev.taskqueue.internal.jdbc;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Set;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -34,10 +35,15 @@ public class SessionRepository {
 	// counted, so a task that keeps killing its worker ends in the dead letters. A task released keeps its place as
 	// its ordering key's head. Tasks held behind their key (claimed_by is the nil UUID, which sorts first; see
 	// OrderedKeys) are no session's: "> nil" leaves them out and keeps the scan of the claimed index off them.
+	// The cancel requests of tasks that expired sessions ran go too (%3$s): nobody else acts on them, and a cancel that
+	// raced with the delete of its session leaves one whose session is gone already.
 	private static final String EXPIRE = """
 			WITH expired AS (
 			    DELETE FROM %1$s WHERE heartbeat_at < now() - :timeoutMicros * interval '1 microsecond'
-			    RETURNING id)
+			    RETURNING id),
+			forgotten AS (
+			    DELETE FROM %3$s c WHERE c.session_id IN (SELECT id FROM expired)
+			       OR NOT EXISTS (SELECT 1 FROM %1$s s WHERE s.id = c.session_id))
 			UPDATE %2$s t SET claimed_by = NULL, claimed_at = NULL
 			WHERE t.claimed_by > uuid '00000000-0000-0000-0000-000000000000'
 			  AND (t.claimed_by IN (SELECT id FROM expired)
@@ -45,12 +51,21 @@ public class SessionRepository {
 			""";
 
 	private static final String END = """
-			WITH ended AS (DELETE FROM %1$s WHERE id = :id RETURNING id)
+			WITH ended AS (DELETE FROM %1$s WHERE id = :id RETURNING id),
+			forgotten AS (DELETE FROM %3$s WHERE session_id = :id)
 			UPDATE %2$s t SET claimed_by = NULL, claimed_at = NULL
 			WHERE t.claimed_by = :id
 			""";
 
+	// The running tasks of a session that operators cancelled (QueueRepository#cancel), read with every heartbeat:
+	// one probe of an index that is empty unless a cancel is under way.
+	private static final String CANCEL_REQUESTS = """
+			SELECT task_id FROM %1$s WHERE session_id = :session
+			""";
+
 	private final JdbcClient jdbc;
+
+	private final String cancelRequests;
 
 	private final String register;
 
@@ -67,8 +82,9 @@ public class SessionRepository {
 		this.ordered = new OrderedKeys(this.jdbc, tables, null, TaskBuckets.NONE); // promotes orphans, inserts nothing
 		this.register = REGISTER.formatted(tables.session());
 		this.heartbeat = HEARTBEAT.formatted(tables.session());
-		this.expire = EXPIRE.formatted(tables.session(), tables.task());
-		this.end = END.formatted(tables.session(), tables.task());
+		this.expire = EXPIRE.formatted(tables.session(), tables.task(), tables.cancelRequest());
+		this.end = END.formatted(tables.session(), tables.task(), tables.cancelRequest());
+		this.cancelRequests = CANCEL_REQUESTS.formatted(tables.cancelRequest());
 	}
 
 	/** Opens a session that records no handled queues. */
@@ -116,6 +132,14 @@ public class SessionRepository {
 	 */
 	public int promoteOrphanedKeys(int keys) {
 		return this.ordered.promoteOrphans(keys);
+	}
+
+	/**
+	 * The tasks claimed by session {@code id} that were cancelled while it ran them and whose attempts it has not
+	 * ended yet ({@link TaskRepository#endCancelled}).
+	 */
+	public Set<UUID> cancelRequests(UUID id) {
+		return Set.copyOf(this.jdbc.sql(this.cancelRequests).param("session", id).query(UUID.class).list());
 	}
 
 	/** Ends session {@code id}, releasing any task it still holds. */

@@ -5,6 +5,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
 
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -13,9 +16,13 @@ import org.postgresql.PGNotification;
 /**
  * PostgreSQL {@code LISTEN/NOTIFY} as a wake-up for workers: each enqueue statement sends the queue's name on a
  * channel of this schema's tables (see {@link EnqueueRepository}), and committing delivers it. Only a hint: polling
- * still finds every task.
+ * still finds every task. The cancel of a running task sends {@link #cancelPayload} on the same channel, which no
+ * queue name can be (it has spaces), so that the instance running it interrupts its handler at once; its heartbeat
+ * reads the request all the same.
  */
 public class TaskNotifications {
+
+	private static final String CANCEL = "cancel ";
 
 	private final String channel;
 
@@ -31,14 +38,36 @@ public class TaskNotifications {
 		}
 		return (timeoutMillis) -> {
 			PGNotification[] notifications = postgres.getNotifications(timeoutMillis);
-			List<String> queues = new ArrayList<>();
+			List<String> payloads = new ArrayList<>();
 			if (notifications != null) {
 				for (PGNotification notification : notifications) {
-					queues.add(notification.getParameter());
+					payloads.add(notification.getParameter());
 				}
 			}
-			return queues;
+			return payloads;
 		};
+	}
+
+	/** What the cancel of task {@code task}, run by session {@code session}, sends on the channel. */
+	static String cancelPayload(UUID session, UUID task) {
+		return CANCEL + session + " " + task;
+	}
+
+	/**
+	 * The task whose cancel {@code payload} (what {@link Listener#await} returned) tells, if it is for
+	 * {@code session}; {@code null} for any other payload.
+	 */
+	public static @Nullable UUID cancelledTask(String payload, @Nullable UUID session) {
+		if (session == null || !payload.startsWith(CANCEL)) {
+			return null;
+		}
+		String[] parts = payload.split(" ");
+		try {
+			return (parts.length == 3 && UUID.fromString(parts[1]).equals(session)) ? UUID.fromString(parts[2]) : null;
+		}
+		catch (IllegalArgumentException ex) {
+			return null;
+		}
 	}
 
 	/** The channel the enqueues into {@code tables} notify on. */
@@ -55,7 +84,10 @@ public class TaskNotifications {
 	@FunctionalInterface
 	public interface Listener {
 
-		/** Waits up to {@code timeoutMillis} for notifications and returns the queues they name. */
+		/**
+		 * Waits up to {@code timeoutMillis} for notifications and returns what they carry: the queues that got tasks,
+		 * and cancels of running tasks ({@link #cancelledTask}).
+		 */
 		List<String> await(int timeoutMillis) throws SQLException;
 
 	}

@@ -84,6 +84,17 @@ public class TaskRepository {
 			WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt
 			""";
 
+	// Whether a claim that a completion found gone was ended by a cancel of the running task (QueueRepository), which
+	// leaves this request for the claiming session, rather than lost to another session.
+	private static final String WAS_CANCELLED = """
+			SELECT EXISTS (SELECT 1 FROM %1$s WHERE task_id = :id AND session_id = :session AND attempt = :attempt)
+			""";
+
+	// The claiming session has ended the attempt of a task cancelled while it ran: the request has done its work.
+	private static final String END_CANCELLED = """
+			DELETE FROM %1$s WHERE task_id = :id AND session_id = :session RETURNING coalesce(requested_by, '')
+			""";
+
 	/**
 	 * How many times a task may be given back by a worker that shut down while its handler ran without that counting
 	 * an attempt; from the next one on, such a give-back counts (see docs/failure-semantics.md).
@@ -109,7 +120,8 @@ public class TaskRepository {
 
 	private final KeyHandOffs keyHandOffs;
 
-	private final String retryLater, moveToDead, releaseUnstarted, giveBackAtShutdown, keepResult;
+	private final String retryLater, moveToDead, releaseUnstarted, giveBackAtShutdown, keepResult, wasCancelled,
+			endCancelled;
 
 	public TaskRepository(DataSource dataSource, TaskTables tables) {
 		this(dataSource, tables, false);
@@ -144,6 +156,8 @@ public class TaskRepository {
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
 		this.giveBackAtShutdown = GIVE_BACK_AT_SHUTDOWN.formatted(tables.task());
 		this.keepResult = KEEP_RESULT.formatted(tables.task(), tables.result());
+		this.wasCancelled = WAS_CANCELLED.formatted(tables.cancelRequest());
+		this.endCancelled = END_CANCELLED.formatted(tables.cancelRequest());
 		this.limitedClaims = new LimitedClaims(dataSource, tables, this, retry);
 	}
 
@@ -350,6 +364,33 @@ public class TaskRepository {
 	 */
 	public boolean giveBackAtShutdown(ClaimedTask task) {
 		return fenced(this.giveBackAtShutdown, task).param("free", FREE_SHUTDOWN_GIVE_BACKS).update() == 1;
+	}
+
+	/**
+	 * Whether {@code task}'s claim ended because the task was cancelled while it ran (QueueRepository#cancel), rather
+	 * than lost to another session. Asked only when a completion found its claim gone.
+	 */
+	public boolean wasCancelled(ClaimedTask task) {
+		return this.jdbc.sql(this.wasCancelled)
+			.param("id", task.id())
+			.param("session", session(task.claimedBy()))
+			.param("attempt", task.attempt())
+			.query(Boolean.class)
+			.single();
+	}
+
+	/**
+	 * The attempt of {@code task}, which was cancelled while it ran, has ended: its session no longer looks for the
+	 * request.
+	 * @return who asked, as the request names them: empty when unnamed or when there was no request
+	 */
+	public String endCancelled(ClaimedTask task) {
+		return this.jdbc.sql(this.endCancelled)
+			.param("id", task.id())
+			.param("session", session(task.claimedBy()))
+			.query(String.class)
+			.optional()
+			.orElse("");
 	}
 
 	/** Ends the session serving a transaction from another thread (group commit's give-up), as the database can. */

@@ -74,6 +74,10 @@ public final class TaskTables {
 		return qualify("taskqueue_waiting_task");
 	}
 
+	String cancelRequest() {
+		return qualify("taskqueue_cancel_request");
+	}
+
 	String progress() {
 		return qualify("taskqueue_progress");
 	}
@@ -84,6 +88,10 @@ public final class TaskTables {
 
 	String topicSubscription() {
 		return qualify("taskqueue_topic_subscription");
+	}
+
+	String audit() {
+		return qualify("taskqueue_audit");
 	}
 
 	private String qualify(String table) {

@@ -92,6 +92,11 @@ class TaskQueueMetricsListener implements TaskQueueListener {
 		counter(PROCESSED, task.queue(), "claim-lost").increment();
 	}
 
+	@Override
+	public void cancelled(TaskContext task, Duration duration) {
+		counter(PROCESSED, task.queue(), "cancelled").increment();
+	}
+
 	private static Duration clamped(Duration duration) {
 		return (duration.compareTo(LONGEST) > 0) ? LONGEST : duration.isNegative() ? Duration.ZERO : duration;
 	}
@@ -123,7 +128,8 @@ class TaskQueueMetricsListener implements TaskQueueListener {
 	private static @Nullable String description(String name) {
 		return switch (name) {
 			case ENQUEUED -> "Tasks enqueued by this instance, counted when their transaction committed";
-			case PROCESSED -> "Attempts run by this instance, by outcome: completed, retried, dead or claim-lost";
+			case PROCESSED ->
+				"Attempts run by this instance, by outcome: completed, retried, dead, claim-lost or cancelled";
 			case DURATION -> "Time from a handler's start to its task's completion or failure being known";
 			case PICKUP_LATENCY -> "Time from when a task was due to when it was claimed, on the database clock";
 			default -> null;

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.DeadTaskPage;
@@ -18,6 +19,7 @@ import dev.taskqueue.QueueName;
 import dev.taskqueue.ScheduleInfo;
 import dev.taskqueue.TaskProgress;
 import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.DeadTaskRepository;
 import dev.taskqueue.internal.jdbc.LimitedClaims;
@@ -27,6 +29,7 @@ import dev.taskqueue.internal.jdbc.QueueRepository;
 import dev.taskqueue.internal.jdbc.QueueStatsRepository;
 import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.schedule.ScheduleControl;
+import dev.taskqueue.internal.support.PostgresText;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -39,10 +42,18 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 /**
  * The {@link TaskQueueOperations} on the application's database. Changes join the caller's transaction, or run in
  * one of their own; queue statistics always get a transaction, which their statement needs.
+ * <p>
+ * Every change is written to the audit log, whoever calls it: the one place, so that the dashboard, the actuator
+ * endpoint and the application's own code are all recorded. The entry commits with the change, or, for the changes
+ * made in chunks (each its own transaction) and the schedules' (made in the scheduler's transactions), is written
+ * once they are done. Who acts is what the caller bound with {@link #actingAs}, else the application (AuditLog).
  */
 public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private static final int CANCEL_BATCH = 10_000;
+
+	/** The longest name of who asked for a cancel. */
+	private static final int MAX_REQUESTED_BY = 200;
 
 	/** Results read per statement by batchResults. */
 	private static final int RESULT_PAGE = 500;
@@ -69,6 +80,8 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private final BatchRepository batches;
 
+	private final AuditLog audit;
+
 	private final ProgressRepository progress;
 
 	private final ResultRepository results;
@@ -90,6 +103,7 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * statistics
 	 * @param schedules what lists, pauses, resumes and triggers recurring schedules, {@code null} for none
 	 * @param batches the progress of task batches
+	 * @param audit where every change is recorded
 	 * @param progress the progress of running tasks
 	 * @param results the results of completed tasks
 	 * @param mapper reads results, as the worker wrote them
@@ -98,7 +112,8 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
 			BiConsumer<String, Boolean> pauseChanged, @Nullable LimitedClaims limitedClaims,
 			Map<String, QueueLimits> limits, @Nullable ScheduleControl schedules, BatchRepository batches,
-			ProgressRepository progress, ResultRepository results, JsonMapper mapper) {
+			AuditRepository audit, ProgressRepository progress, ResultRepository results, JsonMapper mapper) {
+		this.audit = new AuditLog(audit);
 		this.progress = progress;
 		this.results = results;
 		this.mapper = mapper;
@@ -120,6 +135,61 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 			throw new IllegalArgumentException("id must not be null");
 		}
 		return this.batches.progress(id);
+	}
+
+	/**
+	 * Names {@code actor}, reached through {@code via}, in the audit log entries of the operations this thread
+	 * calls until the returned scope is closed: how the dashboard and the actuator endpoint say who acts. Outside
+	 * such a scope an operation is recorded as the application's ({@code api}), by the name of Spring Security's
+	 * authenticated principal where there is one, else as {@code application}.
+	 * @param actor the principal's name, or {@code anonymous}
+	 * @param via {@code dashboard} or {@code actuator}
+	 */
+	public static ActingAs actingAs(String actor, String via) {
+		return new ActingAs(AuditLog.bind(new AuditLog.Actor(actor, via)));
+	}
+
+	/**
+	 * As {@link #actingAs}, naming Spring Security's authenticated principal of this thread, or {@code anonymous}:
+	 * for a caller that acts for a request it does not see, such as the actuator endpoint.
+	 * @param via {@code actuator}
+	 */
+	public static ActingAs actingVia(String via) {
+		String principal = AuditLog.principal();
+		return actingAs((principal != null) ? principal : "anonymous", via);
+	}
+
+	/** The scope of {@link #actingAs}: closing it gives the thread back the actor it had before. */
+	public static final class ActingAs implements AutoCloseable {
+
+		private final AuditLog.@Nullable Actor previous;
+
+		private ActingAs(AuditLog.@Nullable Actor previous) {
+			this.previous = previous;
+		}
+
+		@Override
+		public void close() {
+			AuditLog.restore(this.previous);
+		}
+
+	}
+
+	/** Runs a change of one transaction and its audit entry in that transaction (the caller's, or its own). */
+	private <T> T audited(String action, String target, Supplier<T> change, ToLongFunction<T> rows) {
+		T result = this.transactions.execute((status) -> {
+			T done = change.get();
+			this.audit.record(action, target, rows.applyAsLong(done));
+			return done;
+		});
+		if (result == null) {
+			throw new IllegalStateException("The transaction of " + action + " returned nothing");
+		}
+		return result;
+	}
+
+	private static long one(boolean changed) {
+		return changed ? 1 : 0;
 	}
 
 	@Override
@@ -171,12 +241,20 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	@Override
 	public void pause(String queue) {
-		setPaused(QueueName.requireValid(queue, "queue"), true);
+		String name = QueueName.requireValid(queue, "queue");
+		audited("pause", "queue " + name, () -> {
+			setPaused(name, true);
+			return Boolean.TRUE;
+		}, (done) -> 1);
 	}
 
 	@Override
 	public void resume(String queue) {
-		setPaused(QueueName.requireValid(queue, "queue"), false);
+		String name = QueueName.requireValid(queue, "queue");
+		audited("resume", "queue " + name, () -> {
+			setPaused(name, false);
+			return Boolean.TRUE;
+		}, (done) -> 1);
 	}
 
 	private void setPaused(String queue, boolean paused) {
@@ -233,12 +311,14 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	@Override
 	public boolean retryDead(UUID id) {
-		return this.deadTasks.retry(requireId(id));
+		UUID task = requireId(id);
+		return audited("retry-dead", "task " + task, () -> this.deadTasks.retry(task), DefaultTaskQueueOperations::one);
 	}
 
 	@Override
 	public int retryAllDead(String queue) {
-		return this.deadTasks.retryAll(QueueName.requireValid(queue, "queue"));
+		String name = QueueName.requireValid(queue, "queue");
+		return audited("retry-dead", "queue " + name, () -> this.deadTasks.retryAll(name), Integer::longValue);
 	}
 
 	@Override
@@ -246,6 +326,7 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 		int retried = this.deadTasks.retryMatching(filter.queue(), filter.errorContains(), filter.failedFrom(),
 				filter.failedBefore(), BULK_CHUNK);
 		logger.info(String.format("Retried %,d dead tasks (%s): they are back in their queues", retried, filter));
+		this.audit.record("retry-dead", filter.toString(), retried);
 		return retried;
 	}
 
@@ -254,22 +335,50 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 		int deleted = this.deadTasks.deleteMatching(filter.queue(), filter.errorContains(), filter.failedFrom(),
 				filter.failedBefore(), BULK_CHUNK);
 		logger.info(String.format("Deleted %,d dead tasks (%s)", deleted, filter));
+		this.audit.record("delete-dead", filter.toString(), deleted);
 		return deleted;
 	}
 
 	@Override
 	public boolean deleteDead(UUID id) {
-		return this.deadTasks.delete(requireId(id));
+		UUID task = requireId(id);
+		return audited("delete-dead", "task " + task, () -> this.deadTasks.delete(task),
+				DefaultTaskQueueOperations::one);
 	}
 
 	@Override
 	public int deleteAllDead(String queue) {
-		return this.deadTasks.deleteAll(QueueName.requireValid(queue, "queue"));
+		String name = QueueName.requireValid(queue, "queue");
+		return audited("delete-dead", "queue " + name, () -> this.deadTasks.deleteAll(name), Integer::longValue);
 	}
 
 	@Override
 	public boolean cancel(UUID id) {
-		return this.queues.cancel(requireId(id));
+		return cancel(id, null);
+	}
+
+	@Override
+	public boolean cancel(UUID id, @Nullable String requestedBy) {
+		requireId(id);
+		if (requestedBy != null) {
+			String unstorable = PostgresText.problem(requestedBy);
+			if (requestedBy.isBlank()) {
+				throw new IllegalArgumentException("requestedBy is blank");
+			}
+			if (requestedBy.length() > MAX_REQUESTED_BY) {
+				throw new IllegalArgumentException("requestedBy is longer than " + MAX_REQUESTED_BY + " characters");
+			}
+			if (unstorable != null) {
+				throw new IllegalArgumentException("requestedBy contains " + unstorable);
+			}
+		}
+		boolean cancelled = audited("cancel", "task " + id, () -> this.queues.cancel(id, requestedBy),
+				DefaultTaskQueueOperations::one);
+		if (cancelled) {
+			logger.info("Cancelled task " + id + ((requestedBy != null) ? " as " + requestedBy + " asked" : "")
+					+ "; if it was running, its instance interrupts its handler and rolls its work back");
+		}
+		return cancelled;
 	}
 
 	@Override
@@ -283,6 +392,7 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 			total += deleted;
 		}
 		while (deleted == CANCEL_BATCH);
+		this.audit.record("cancel-waiting", "queue " + queue, total);
 		return total;
 	}
 
@@ -326,17 +436,23 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	@Override
 	public boolean pauseSchedule(String name) {
-		return scheduleControl().pause(name);
+		boolean paused = scheduleControl().pause(name);
+		this.audit.record("pause-schedule", "schedule " + name, one(paused));
+		return paused;
 	}
 
 	@Override
 	public boolean resumeSchedule(String name) {
-		return scheduleControl().resume(name);
+		boolean resumed = scheduleControl().resume(name);
+		this.audit.record("resume-schedule", "schedule " + name, one(resumed));
+		return resumed;
 	}
 
 	@Override
 	public Optional<UUID> triggerSchedule(String name) {
-		return scheduleControl().trigger(name);
+		Optional<UUID> task = scheduleControl().trigger(name);
+		this.audit.record("trigger-schedule", "schedule " + name, one(task.isPresent()));
+		return task;
 	}
 
 	private ScheduleControl scheduleControl() {

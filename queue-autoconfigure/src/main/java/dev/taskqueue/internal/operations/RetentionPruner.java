@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Deletes dead letters and history rows older than their retention, on a thread of its own so that a long prune
+ * Deletes dead letters and history rows older than their retention, and audit log entries older than the dead
+ * letters' (an action on a dead letter is kept as long as the dead letter could have been), on a thread of its own so that a long prune
  * never delays a heartbeat or a claim. Each instance prunes; their statements skip the rows another instance is
  * deleting, so they share the work rather than wait for each other or do it twice.
  */
@@ -95,7 +96,7 @@ public class RetentionPruner implements SmartLifecycle {
 
 	/**
 	 * Prunes until nothing is older than its retention.
-	 * @return how many dead letters and history rows were deleted
+	 * @return how many dead letters, history rows and audit log entries were deleted
 	 */
 	public int prune() {
 		try {
@@ -107,12 +108,13 @@ public class RetentionPruner implements SmartLifecycle {
 			if (this.progress != null) {
 				pruneAll(this.progress::prune, ORPHANED_PROGRESS);
 			}
-			if (dead + completed > 0 && logger.isDebugEnabled()) {
-				logger.debug("Deleted " + dead + " dead letters older than " + this.deadLetters + " and " + completed
-						+ " history rows older than " + this.history);
+			int audit = pruneAll(this.retention::pruneAudit, this.deadLetters);
+			if (dead + completed + audit > 0 && logger.isDebugEnabled()) {
+				logger.debug("Deleted " + dead + " dead letters and " + audit + " audit log entries older than "
+						+ this.deadLetters + " and " + completed + " history rows older than " + this.history);
 			}
 			this.outage.succeeded();
-			return dead + completed;
+			return dead + completed + audit;
 		}
 		catch (RuntimeException ex) {
 			if (!this.outage.failed("delete old dead letters and history", ex)) {

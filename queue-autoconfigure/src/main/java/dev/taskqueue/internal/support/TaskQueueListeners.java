@@ -53,6 +53,11 @@ public final class TaskQueueListeners implements TaskQueueListener {
 		each((listener) -> listener.claimLost(task));
 	}
 
+	@Override
+	public void cancelled(TaskContext task, Duration duration) {
+		each((listener) -> listener.cancelled(task, duration));
+	}
+
 	private void each(Consumer<TaskQueueListener> call) {
 		for (TaskQueueListener listener : this.listeners) {
 			try {

@@ -94,6 +94,10 @@ final class BatchedRun implements CompletionMode {
 		if (!takeOutcome.getAsBoolean()) {
 			return; // it ran past its timeout, which has recorded it as failed
 		}
+		if (this.outcomes.isCancelled(task)) {
+			this.outcomes.cancelled(task, context, Duration.ofNanos(System.nanoTime() - start));
+			return; // nothing is completed, so its result is not kept
+		}
 		if (result != null) {
 			completeWithResult(task, context, result, Duration.ofNanos(System.nanoTime() - start));
 			return;
@@ -120,7 +124,13 @@ final class BatchedRun implements CompletionMode {
 				if (!this.completer.keepResult(task, result)) {
 					return null;
 				}
-				return this.completer.completeAll(Objects.requireNonNull(task.claimedBy()), List.of(task));
+				ClaimResult completion = this.completer.completeAll(Objects.requireNonNull(task.claimedBy()),
+						List.of(task));
+				if (!completion.completed().contains(task.id())) {
+					// The claim ended after the result was inserted (a cancel deleted the task, say): keep neither.
+					status.setRollbackOnly();
+				}
+				return completion;
 			});
 		}
 		catch (RuntimeException ex) {

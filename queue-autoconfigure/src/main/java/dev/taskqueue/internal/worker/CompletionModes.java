@@ -42,6 +42,9 @@ public class CompletionModes {
 	/** Where outcomes wait for the claim loop, and {@code BATCHED} completions for their delete. */
 	private final Mailbox mailbox;
 
+	/** The tasks of the worker cancelled while they run. */
+	private final Cancellations cancellations = new Cancellations();
+
 	/** Writes the progress of running tasks; {@code null} until {@link #writeProgressWith}. */
 	private @Nullable ProgressWriter progress;
 
@@ -96,8 +99,8 @@ public class CompletionModes {
 		this.completionCommit = completionCommit;
 		this.retry = retry;
 		this.mailbox = new Mailbox(tasks, ownTransactions, completionBatchSize, completionFlushInterval);
-		this.outcomes = new OutcomeRecorder(tasks, ownTransactions, listener, this.mailbox);
-		this.invoker = new TaskInvoker(payloads, this.outcomes.listener(), interceptors);
+		this.outcomes = new OutcomeRecorder(tasks, ownTransactions, listener, this.mailbox, this.cancellations);
+		this.invoker = new TaskInvoker(payloads, this.outcomes.listener(), interceptors, this.cancellations);
 		this.outsideWorker = Completer.outsideWorker(tasks, completionCommit, this.mailbox);
 		this.groupDataSource = (handlerTransactions instanceof TransactionTemplate template
 				&& template.getTransactionManager() instanceof DataSourceTransactionManager manager)
@@ -147,6 +150,11 @@ public class CompletionModes {
 	/** Where outcomes wait for the claim loop. */
 	Mailbox mailbox() {
 		return this.mailbox;
+	}
+
+	/** The tasks of the worker cancelled while they run, which every mode asks about. */
+	Cancellations cancellations() {
+		return this.cancellations;
 	}
 
 	/** Records the outcomes that do not come with a completion, for every mode. */

@@ -181,6 +181,9 @@ final class GroupCommit implements CompletionMode {
 			}
 		}
 		if (commitFailure instanceof ClaimsLostException lost) {
+			// A task cancelled after its handler returned lost its claim to the cancel: it is not run again.
+			group.entries().stream().filter((entry) -> lost.ids.contains(entry.task().id()))
+				.forEach((entry) -> this.outcomes.wasCancelled(entry.task()));
 			if (group.size() > 1) {
 				// At REPEATABLE READ or SERIALIZABLE the group's snapshot may predate the claim of a task it took
 				// later, whose fence then fails although the claim holds: each task's own completion tells.
@@ -247,7 +250,13 @@ final class GroupCommit implements CompletionMode {
 			CommitGroup group, Deque<ClaimedTask> run) {
 		group.current = task;
 		this.keyRuns.taken(group, run, task);
-		TaskContext context = this.invoker.runningContext(task);
+		TaskContext context = this.invoker.handlerContext(task);
+		if (this.outcomes.isCancelled(task)) { // cancelled before it started: recorded as such after the group
+			group.add(new CommitGroup.Entry(task, context, new Cancellations.Cancelled(), Duration.ZERO, false));
+			group.current = null;
+			run.clear();
+			return;
+		}
 		// Sent to the dead letters after the group, not on the group's connection, where a rollback would undo it.
 		Object payload = this.invoker.prepare(task, this.handler, this.settings, context,
 				(reason) -> group.add(new CommitGroup.Entry(task, context, reason, Duration.ZERO, true)));
@@ -263,6 +272,9 @@ final class GroupCommit implements CompletionMode {
 		Throwable failure = null;
 		try {
 			this.invoker.invoke(this.handler, payload, context, task);
+			if (this.outcomes.isCancelled(task)) {
+				throw new Cancellations.Cancelled(); // its savepoint rolls back; the group's other tasks commit
+			}
 			String result = this.invoker.resultJson(context);
 			if (connection.isRollbackOnly() || status.isRollbackOnly()) {
 				// A participating transaction failed: only this task's work is rolled back, not its group's.

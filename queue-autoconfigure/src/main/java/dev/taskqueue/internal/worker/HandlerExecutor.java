@@ -131,6 +131,13 @@ final class HandlerExecutor implements HandlerThread.Pool {
 		return taken;
 	}
 
+	/** Interrupts the handler running task {@code id}, which was cancelled, if one runs it here. */
+	void interrupt(UUID id) {
+		for (HandlerThread runner : this.runners) {
+			runner.interruptIfRunning(id);
+		}
+	}
+
 	/** Interrupts the handlers still running and stops the threads. */
 	void shutdownNow() {
 		this.runners.forEach(HandlerThread::interrupt);

@@ -2,6 +2,7 @@ package dev.taskqueue.internal.worker;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.taskqueue.internal.jdbc.ClaimedTask;
@@ -231,6 +232,16 @@ final class HandlerThread implements Runnable, HandlerLane, TimeoutWatch.Watched
 	private void releaseQueuePermit() {
 		if (this.queuePermitReleased.compareAndSet(false, true)) {
 			this.queue.running.release();
+		}
+	}
+
+	/** Interrupts the handler if it runs task {@code id}, which was cancelled; else does nothing. */
+	synchronized void interruptIfRunning(UUID id) {
+		ClaimedTask task = this.current;
+		Thread handlerThread = this.thread;
+		if (task != null && task.id().equals(id) && !this.givenUp && handlerThread != null) {
+			// Under this lock, as end() clears the interrupt under it: it cannot reach the thread's next task.
+			handlerThread.interrupt();
 		}
 	}
 

@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
@@ -15,7 +16,8 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * Holds one connection that {@code LISTEN}s for enqueues and wakes the claim loop when a queue of this instance
- * got tasks. When the connection breaks it reconnects, waking the loop once in case a notification was missed.
+ * got tasks, and hears the cancels of running tasks on the same channel.
+ * When the connection breaks it reconnects, waking the loop once in case a notification was missed.
  */
 final class NotificationListener implements Runnable {
 
@@ -32,12 +34,16 @@ final class NotificationListener implements Runnable {
 
 	private final Runnable wakeUp;
 
+	/** Told what other notifications carry: the cancels of running tasks. */
+	private final Consumer<String> others;
+
 	private final Duration retryDelay;
 
 	private volatile boolean running = true;
 
 	NotificationListener(DataSource dataSource, TaskNotifications notifications, Set<String> queues, Runnable wakeUp,
-			Duration retryDelay, DatabaseOutage outage) {
+			Consumer<String> others, Duration retryDelay, DatabaseOutage outage) {
+		this.others = others;
 		this.dataSource = dataSource;
 		this.outage = outage;
 		this.notifications = notifications;
@@ -59,7 +65,16 @@ final class NotificationListener implements Runnable {
 				failedBefore = false;
 				while (this.running) {
 					List<String> notified = listener.await(500);
-					if (notified.stream().anyMatch(this.queues::contains)) {
+					boolean wake = false;
+					for (String payload : notified) {
+						if (this.queues.contains(payload)) {
+							wake = true;
+						}
+						else {
+							this.others.accept(payload);
+						}
+					}
+					if (wake) {
 						this.wakeUp.run();
 					}
 				}

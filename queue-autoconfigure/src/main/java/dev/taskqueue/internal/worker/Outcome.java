@@ -65,6 +65,20 @@ sealed interface Outcome {
 
 	}
 
+	/**
+	 * The task was cancelled while it was claimed here (its row is gone, so nothing of its attempt can commit): its
+	 * session stops looking for the request.
+	 */
+	record Cancelled(ClaimedTask task) implements Written {
+
+		@Override
+		public boolean writeWith(TaskRepository tasks) {
+			tasks.endCancelled(this.task);
+			return true;
+		}
+
+	}
+
 	/** Claimed tasks of {@code session} that did not run to their end are ready again, no attempt used up. */
 	record Released(UUID session, List<UUID> ids) implements Written {
 

@@ -53,8 +53,12 @@ final class OutcomeRecorder {
 
 	private volatile TaskRedactor redactor = TaskRedactor.NONE;
 
+	/** The tasks of this worker cancelled while they run: their attempts end as cancelled, whatever else ends them. */
+	private final Cancellations cancellations;
+
 	OutcomeRecorder(TaskRepository tasks, TransactionOperations ownTransactions, TaskQueueListener listener,
-			Mailbox mailbox) {
+			Mailbox mailbox, Cancellations cancellations) {
+		this.cancellations = cancellations;
 		this.tasks = tasks;
 		this.ownTransactions = ownTransactions;
 		this.mailbox = mailbox;
@@ -80,6 +84,11 @@ final class OutcomeRecorder {
 	 * it was its last attempt or the failure is a {@link NonRetryableTaskException}.
 	 */
 	void failed(ClaimedTask task, TaskContext context, QueueSettings settings, Throwable failure, Duration duration) {
+		if (failure instanceof Cancellations.Cancelled || isCancelled(task)) {
+			// Whatever ended it (the interrupt, a timeout, the check after the handler): no retry, no dead letter.
+			cancelled(task, context, duration);
+			return;
+		}
 		boolean dead;
 		try {
 			String error = ErrorText.of(failure);
@@ -172,6 +181,9 @@ final class OutcomeRecorder {
 			if (deleted.contains(done.task().id())) {
 				this.listener.completed(done.context(), done.duration());
 			}
+			else if (wasCancelled(done.task())) {
+				cancelled(done.task(), done.context(), done.duration());
+			}
 			else {
 				logger.warn(describe(done.task()) + " lost its claim before its completion was written; it runs again");
 				this.listener.claimLost(done.context());
@@ -180,9 +192,49 @@ final class OutcomeRecorder {
 	}
 
 	void claimLost(ClaimedTask task, TaskContext context) {
+		if (wasCancelled(task)) {
+			cancelled(task, context, Duration.ZERO);
+			return;
+		}
 		logger.warn(describe(task) + " lost its claim while its handler ran; its transaction was rolled back "
 				+ "and another instance runs it");
 		this.listener.claimLost(context);
+	}
+
+	/** Whether {@code task} was cancelled while claimed here, as far as this worker has heard. */
+	boolean isCancelled(ClaimedTask task) {
+		return this.cancellations.isCancelled(task.id());
+	}
+
+	/**
+	 * Whether {@code task}, whose completion found its claim gone, was cancelled rather than lost to another session:
+	 * asks the database unless the word has come already. Marks it, so that a rerun of its group skips it.
+	 */
+	boolean wasCancelled(ClaimedTask task) {
+		if (isCancelled(task)) {
+			return true;
+		}
+		try {
+			if (Boolean.TRUE.equals(this.ownTransactions.execute((status) -> this.tasks.wasCancelled(task)))) {
+				this.cancellations.found(task.id());
+				return true;
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not tell whether " + describe(task) + " was cancelled: " + ErrorText.summary(ex));
+		}
+		return false;
+	}
+
+	/**
+	 * {@code task} was cancelled while claimed here: whatever its handler did was rolled back (or, {@code BATCHED},
+	 * is not completed), and it runs no more. The cancel deleted it; its session stops looking for the request.
+	 */
+	void cancelled(ClaimedTask task, TaskContext context, Duration duration) {
+		logger.info(describe(task) + " was cancelled while claimed here; its work was rolled back and it does not "
+				+ "run again");
+		write(new Outcome.Cancelled(task));
+		this.listener.cancelled(context, duration);
 	}
 
 	/** Makes claimed tasks that did not run to their end ready again, without using up an attempt. */
@@ -238,7 +290,11 @@ final class OutcomeRecorder {
 	 */
 	void attempt(ClaimedTask task, TaskInvoker invoker, TaskHandlerMethod handler, QueueSettings settings,
 			Attempt attempt) {
-		TaskContext context = invoker.runningContext(task);
+		TaskContext context = invoker.handlerContext(task);
+		if (isCancelled(task)) { // cancelled before it started: its handler never ran, so it reported no progress
+			cancelled(task, context, Duration.ZERO);
+			return;
+		}
 		try {
 			Object payload = invoker.prepare(task, handler, settings, context,
 					(reason) -> deadLetter(task, context, reason, settings.maxAttempts()));

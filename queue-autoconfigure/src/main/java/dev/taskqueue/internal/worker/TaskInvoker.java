@@ -33,6 +33,8 @@ final class TaskInvoker {
 
 	private final List<TaskHandlerInterceptor> interceptors;
 
+	private final Cancellations cancellations;
+
 	/** Where the contexts of running tasks send their progress; {@code null} outside a worker. */
 	private volatile @Nullable ProgressWriter progress;
 
@@ -41,8 +43,11 @@ final class TaskInvoker {
 
 	/**
 	 * @param listener the listeners, which must not throw
+	 * @param cancellations the tasks of this worker cancelled while they run, which the handlers' contexts tell
 	 */
-	TaskInvoker(PayloadReader payloads, TaskQueueListener listener, List<TaskHandlerInterceptor> interceptors) {
+	TaskInvoker(PayloadReader payloads, TaskQueueListener listener, List<TaskHandlerInterceptor> interceptors,
+			Cancellations cancellations) {
+		this.cancellations = cancellations;
 		this.payloads = payloads;
 		this.listener = listener;
 		this.interceptors = List.copyOf(interceptors);
@@ -133,15 +138,15 @@ final class TaskInvoker {
 	}
 
 	/**
-	 * The context of {@code task}'s attempt, for its handler: connected to the running task inside a worker, else
-	 * (tasks run by {@code TaskRunner}) a plain one. {@link #ended} must be told when the attempt ends.
+	 * The context {@code task}'s handler gets: it tells whether the task has been cancelled, and, inside a worker,
+	 * writes the progress the handler reports (tasks run by {@code TaskRunner} keep it in the context).
+	 * {@link #ended} must be told when the attempt ends.
 	 */
-	TaskContext runningContext(ClaimedTask task) {
-		ProgressWriter writer = this.progress;
-		return (writer != null) ? new RunningTaskContext(task, writer) : context(task);
+	TaskContext handlerContext(ClaimedTask task) {
+		return new RunningTaskContext(task, this.cancellations, this.progress);
 	}
 
-	/** The attempt of {@code context}, from {@link #runningContext}, ended. */
+	/** The attempt of {@code context}, from {@link #handlerContext}, ended. */
 	static void ended(TaskContext context) {
 		if (context instanceof RunningTaskContext running) {
 			running.ended();

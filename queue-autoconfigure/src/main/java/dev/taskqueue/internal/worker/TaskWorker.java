@@ -156,6 +156,9 @@ public class TaskWorker implements SmartLifecycle {
 		mailbox.open();
 		this.handlers = new HandlerExecutor(this.wakeUp, states, this.settings.maxHandlers(),
 				this.settings.virtualThreads(), mailbox);
+		Cancellations cancellations = this.modes.cancellations();
+		cancellations.interruptWith(this.handlers::interrupt);
+		this.session.readCancelRequestsFor(cancellations::stillRequested);
 		if (states.stream().anyMatch((state) -> state.spec.mode().claimsCarryDeletes())) {
 			CompletionFlusher flusher = new CompletionFlusher(mailbox, this.ownTransactions, this.modes.outcomes(),
 					completer, this.outage,
@@ -176,7 +179,12 @@ public class TaskWorker implements SmartLifecycle {
 		if (this.notifications != null) {
 			Set<String> names = states.stream().map(QueueState::name).collect(Collectors.toSet());
 			this.notificationListener = new NotificationListener(this.dataSource, this.notifications, names,
-					this.wakeUp::signal, this.settings.pollInterval(), this.outage);
+					this.wakeUp::signal, (payload) -> {
+						UUID cancelled = TaskNotifications.cancelledTask(payload, this.session.id());
+						if (cancelled != null) {
+							cancellations.requested(cancelled);
+						}
+					}, this.settings.pollInterval(), this.outage);
 			Threads.named("tq-listen-", true).newThread(this.notificationListener).start();
 		}
 		logStarted(states);

@@ -125,6 +125,9 @@ final class TransactionalRun implements CompletionMode {
 				status.setRollbackOnly(); // it ran past its timeout, which has recorded it as failed
 				return null;
 			}
+			if (this.outcomes.isCancelled(task)) {
+				throw new Cancellations.Cancelled(); // rolls the handler's work (and its result) back
+			}
 			if ((result == null || this.completer.keepResult(task, result))
 					&& this.completer.complete(task, status, afterwards::add)) {
 				return true;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import dev.taskqueue.internal.jdbc.QueueRepository;
@@ -54,6 +55,9 @@ public class WorkerSession {
 	/** Counts this instance's own pauses and resumes, so that a heartbeat's older reading does not undo one. */
 	private long pauseChanges;
 
+	/** Told, with each heartbeat, which of this session's tasks were cancelled while claimed; {@code null}: none. */
+	private volatile @Nullable Consumer<Set<UUID>> cancelRequests;
+
 	public WorkerSession(SessionRepository sessions, TransactionOperations transactions, String name,
 			Duration timeout) {
 		this(sessions, null, transactions, name, timeout);
@@ -88,6 +92,15 @@ public class WorkerSession {
 	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
 	public void reportOutagesTo(DatabaseOutage outage) {
 		this.outage = outage;
+	}
+
+	/**
+	 * Reads, with each heartbeat, the running tasks of this session that operators cancelled, and tells
+	 * {@code requests}: how an instance learns of them where the database has no LISTEN/NOTIFY, or a notification
+	 * was missed.
+	 */
+	void readCancelRequestsFor(Consumer<Set<UUID>> requests) {
+		this.cancelRequests = requests;
 	}
 
 	/** The current session id; {@code null} before {@link #open()}. */
@@ -140,6 +153,7 @@ public class WorkerSession {
 			}
 			else {
 				readPausedQueues();
+				readCancelRequests();
 			}
 			// After the database was away, every session looks expired: give the others one heartbeat interval
 			// to beat again before judging them.
@@ -173,6 +187,23 @@ public class WorkerSession {
 		}
 		catch (RuntimeException ex) { // a key whose head an enqueue inserted meanwhile: the next sweep sees it
 			logger.debug("TaskQueue ordered-key sweep failed: " + ErrorText.summary(ex));
+		}
+	}
+
+	/** A failure here must not stop the heartbeat: the next one reads the requests again. */
+	private void readCancelRequests() {
+		Consumer<Set<UUID>> requests = this.cancelRequests;
+		if (requests == null) {
+			return;
+		}
+		try {
+			Set<UUID> read = this.transactions.execute((status) -> this.sessions.cancelRequests(this.id));
+			requests.accept((read != null) ? read : Set.of());
+		}
+		catch (RuntimeException ex) {
+			if (!this.outage.failed("read the cancelled tasks", ex)) {
+				logger.warn("Could not read the cancelled TaskQueue tasks: " + ErrorText.summary(ex));
+			}
 		}
 	}
 

@@ -18,6 +18,11 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
+import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.web.servlet.function.RouterFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -62,9 +67,24 @@ class DashboardAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void doesNotWarnWithSpringSecurity(CapturedOutput output) {
+	void warnsWithSpringSecurityButNoFilterChain(CapturedOutput output) {
+		// Spring Security's classes alone authenticate nobody: the dashboard is as open as without them.
 		this.web.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RouterFunction.class));
+		assertThat(output).contains("no authentication: the application has no Spring Security filter chain");
+	}
+
+	@Test
+	void doesNotWarnWithSpringSecuritysFilterChain(CapturedOutput output) {
+		this.web.withUserConfiguration(WebSecurity.class)
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RouterFunction.class));
 		assertThat(output).doesNotContain("no authentication");
+	}
+
+	@Test
+	void anEmptyAuthorityStopsTheApplicationNamingTheProperty() {
+		this.web.withPropertyValues("taskqueue.dashboard.operate-authority= ")
+			.run((context) -> PropertyFailures.assertRefused(context.getStartupFailure(),
+					"taskqueue.dashboard.operate-authority", "must not be empty"));
 	}
 
 	@Test
@@ -112,6 +132,18 @@ class DashboardAutoConfigurationIntegrationTests {
 		this.web.withPropertyValues("taskqueue.dashboard.path=taskqueue/")
 			.run((context) -> PropertyFailures.assertRefused(context.getStartupFailure(), "taskqueue.dashboard.path",
 					"must start with '/', not end with '/', and hold only letters, digits, '.', '_', '~', '-' and '/'"));
+	}
+
+	/** Spring Security's filter chain, as {@code @EnableWebSecurity} (or Spring Boot's security) makes it. */
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebSecurity
+	static class WebSecurity {
+
+		@Bean
+		SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
+			return http.authorizeHttpRequests((requests) -> requests.anyRequest().authenticated()).build();
+		}
+
 	}
 
 	@Test

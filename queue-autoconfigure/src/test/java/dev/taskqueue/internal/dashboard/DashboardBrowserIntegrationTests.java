@@ -387,6 +387,39 @@ class DashboardBrowserIntegrationTests {
 		return row(queue).findElements(By.tagName("td")).get(index).getText();
 	}
 
+	@Test
+	void trendsShowADayAndWhichQueueFallsBehindAtBothWidths() {
+		// A day of minutes for dash-trend (no handler here): a wave of attempts, a few failures, and ready tasks
+		// and an oldest wait that grow towards now; then a real sample of 12 tasks ready for 10 minutes.
+		this.jdbc.update("INSERT INTO taskqueue_queue_minute (queue, minute, completed, failed, ready, "
+				+ "oldest_ready_seconds) SELECT 'dash-trend', date_trunc('minute', now()) - k * interval '1 minute', "
+				+ "(60 + 40 * sin(k / 60.0))::int, CASE WHEN k % 45 = 0 THEN 4 ELSE (k % 7 = 0)::int END, "
+				+ "greatest(1, (1440 - k) / 300), 30 + (1440 - k) / 10 FROM generate_series(10, 1439) AS k");
+		List<TaskRequest> tasks = new ArrayList<>();
+		for (int i = 0; i < 12; i++) {
+			tasks.add(TaskRequest.of("dash-trend", "report " + i).withRunAt(java.time.Instant.now().minusSeconds(600)));
+		}
+		this.taskQueue.enqueueAll(tasks);
+		this.recorder.sample();
+		for (int width : new int[] { 1400, 800 }) {
+			this.browser.width(width);
+			this.browser.driver.get(url("/taskqueue/queues/dash-trend"));
+			assertThat(this.browser.driver.findElement(By.cssSelector("details.trends summary")).getText())
+				.isEqualTo("Trends falling behind");
+			// Two spans of four charts each, every one on screen and within the window.
+			List<WebElement> charts = this.browser.driver.findElements(By.cssSelector("details.trends svg.trend"));
+			assertThat(charts).hasSize(8).allSatisfy((chart) -> assertThat(chart.isDisplayed()).isTrue());
+			assertThat(this.browser.pageWidth()).as("queue page at " + width + " px")
+				.isLessThanOrEqualTo(this.browser.viewportWidth());
+			this.browser.screenshot("trends-queue-" + width);
+			this.browser.driver.get(url("/taskqueue"));
+			assertThat(this.browser.driver.findElement(By.cssSelector(".behind")).getText()).isEqualTo("falling behind");
+			assertThat(this.browser.pageWidth()).as("overview at " + width + " px")
+				.isLessThanOrEqualTo(this.browser.viewportWidth());
+			this.browser.screenshot("trends-overview-" + width);
+		}
+	}
+
 	private String url(String path) {
 		return "http://localhost:" + this.port + path;
 	}

@@ -109,6 +109,37 @@ final class DashboardHttp {
 			.build());
 	}
 
+	/**
+	 * Posts the form of {@code page} whose action is {@code action} (the path it posts to), with every hidden field
+	 * it holds (the tokens included), as clicking its button does in a browser of the same origin.
+	 */
+	HttpResponse<String> submit(String page, String action) {
+		Matcher form = Pattern.compile("<form method=\"post\" action=\"" + Pattern.quote(action) + "\"[^>]*>(.*?)</form>",
+				Pattern.DOTALL).matcher(page);
+		if (!form.find()) {
+			throw new IllegalStateException("No form posts to " + action);
+		}
+		Matcher field = Pattern.compile("<input type=\"hidden\" name=\"([^\"]+)\" value=\"([^\"]*)\"")
+			.matcher(form.group(1));
+		List<String> fields = new ArrayList<>();
+		while (field.find()) {
+			fields.add(encode(unescape(field.group(1))) + "=" + encode(unescape(field.group(2))));
+		}
+		return send(HttpRequest.newBuilder(URI.create(this.origin + unescape(action)))
+			.header("Content-Type", "application/x-www-form-urlencoded")
+			.header("Origin", this.origin)
+			.header("Sec-Fetch-Site", "same-origin")
+			.POST(HttpRequest.BodyPublishers.ofString(String.join("&", fields)))
+			.build());
+	}
+
+	/** Sends a request of {@code method} with no body, as a script calls the actuator endpoint. */
+	HttpResponse<String> send(String method, String path) {
+		return send(HttpRequest.newBuilder(URI.create(this.origin + path))
+			.method(method, HttpRequest.BodyPublishers.noBody())
+			.build());
+	}
+
 	private static String encode(String value) {
 		return java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8);
 	}

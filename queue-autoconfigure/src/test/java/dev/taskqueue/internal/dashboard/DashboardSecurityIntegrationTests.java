@@ -14,6 +14,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -29,8 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * With Spring Security, the dashboard is protected like any other path of the application (the
- * {@link SecurityFilterChain} of docs/dashboard.md), and its forms carry the CSRF token that Spring Security's CSRF
- * protection asks of every POST.
+ * {@link SecurityFilterChain} of docs/dashboard.md: a user signs in, the dashboard checks the authorities), and its
+ * forms carry the CSRF token that Spring Security's CSRF protection asks of every POST. The roles themselves are
+ * DashboardRolesIntegrationTests'.
  */
 @SpringBootTest(classes = { DashboardTestApplication.class, DashboardSecurityIntegrationTests.Security.class },
 		webEnvironment = WebEnvironment.RANDOM_PORT, properties = { "taskqueue.dashboard.enabled=true", "taskqueue.dashboard.read-only=false" })
@@ -91,17 +93,20 @@ class DashboardSecurityIntegrationTests {
 
 		@Bean
 		SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
-			http.authorizeHttpRequests((requests) -> requests.requestMatchers("/taskqueue/**")
-				.hasRole("OPERATOR")
+			http.authorizeHttpRequests((requests) -> requests
+				.requestMatchers(HttpMethod.GET, "/actuator/taskqueue/**")
+				.hasAnyAuthority("TASKQUEUE_VIEW", "TASKQUEUE_OPERATE")
+				.requestMatchers("/actuator/taskqueue/**")
+				.hasAuthority("TASKQUEUE_OPERATE")
 				.anyRequest()
-				.permitAll()).httpBasic(Customizer.withDefaults());
+				.authenticated()).httpBasic(Customizer.withDefaults());
 			return http.build();
 		}
 
 		@Bean
 		UserDetailsService users() {
 			return new InMemoryUserDetailsManager(
-					User.withUsername("operator").password("{noop}secret").roles("OPERATOR").build(),
+					User.withUsername("operator").password("{noop}secret").authorities("TASKQUEUE_OPERATE").build(),
 					User.withUsername("user").password("{noop}secret").roles("USER").build());
 		}
 

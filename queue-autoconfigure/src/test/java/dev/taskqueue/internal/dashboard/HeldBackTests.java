@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The overview's "held back" cell counts the tasks waiting for their prerequisites, with the reason. */
 class HeldBackTests {
 
-	private final PageContext context = new PageContext("/taskqueue", true, null, null, null, null, "/taskqueue",
+	private final PageContext context = new PageContext("/taskqueue", true, false, null, null, null, null, "/taskqueue",
 			null, Instant::now);
 
 	@Test

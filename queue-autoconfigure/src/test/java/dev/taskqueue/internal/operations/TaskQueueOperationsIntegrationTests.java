@@ -212,22 +212,45 @@ class TaskQueueOperationsIntegrationTests {
 	}
 
 	@Test
-	void waitingTasksCanBeCancelledRunningOnesCannot() {
+	void waitingAndRunningTasksAreCancelledAndKeptInTheHistoryWithWhoAsked() {
 		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
-				List.of(Config.class), FAST)) {
+				List.of(Config.class), withHistory())) {
 			TaskQueueOperations operations = context.getBean(TaskQueueOperations.class);
 			TaskQueue taskQueue = context.getBean(TaskQueue.class);
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
 			UUID later = taskQueue.enqueue(TaskRequest.of("ops-work", "later").withDelay(Duration.ofHours(1)));
 			UUID blocked = taskQueue.enqueue("ops-block", "runs until released");
 			Handlers handlers = context.getBean(Handlers.class);
 			Await.until("the blocking task runs", WAIT, () -> handlers.blocking.get());
-			assertThat(operations.cancel(later)).isTrue();
+			assertThat(operations.cancel(later, "alice")).isTrue();
 			assertThat(operations.cancel(later)).isFalse();
+			assertThat(operations.cancel(blocked)).isTrue(); // its handler is interrupted: it sleeps
 			assertThat(operations.cancel(blocked)).isFalse();
 			assertThat(operations.cancel(UUID.randomUUID())).isFalse();
-			handlers.blocking.set(false);
-			Await.until("the running task completes", WAIT, () -> handled(context).contains(blocked));
-			assertThat(handled(context)).doesNotContain(later);
+			Await.until("the cancelled task's request is done with", WAIT,
+					() -> jdbc.queryForObject("SELECT count(*) FROM taskqueue_cancel_request", Integer.class) == 0);
+			assertThat(handled(context)).doesNotContain(later, blocked);
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class)).isZero();
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task", Integer.class)).isZero();
+			assertThat(jdbc.queryForList("SELECT outcome || ' ' || coalesce(cancelled_by, '-') || ' ' || attempts "
+					+ "FROM taskqueue_history WHERE id IN (?, ?) ORDER BY id", String.class, later, blocked))
+				.containsExactly("cancelled alice 0", "cancelled - 1");
+		}
+	}
+
+	@Test
+	void whoAskedForACancelMustBeStorable() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(), List.of(),
+				"taskqueue.worker.enabled=false")) {
+			TaskQueueOperations operations = context.getBean(TaskQueueOperations.class);
+			UUID id = context.getBean(TaskQueue.class).enqueue("ops-work", "later");
+			assertThatIllegalArgumentException().isThrownBy(() -> operations.cancel(id, " "))
+				.withMessage("requestedBy is blank");
+			assertThatIllegalArgumentException().isThrownBy(() -> operations.cancel(id, "x".repeat(201)))
+				.withMessage("requestedBy is longer than 200 characters");
+			assertThatIllegalArgumentException().isThrownBy(() -> operations.cancel(id, "a\0b"))
+				.withMessageStartingWith("requestedBy contains U+0000");
+			assertThat(operations.cancel(id, "x".repeat(200))).isTrue();
 		}
 	}
 
@@ -294,6 +317,12 @@ class TaskQueueOperationsIntegrationTests {
 			.filter((stats) -> stats.queue().equals(queue))
 			.findFirst()
 			.orElseThrow();
+	}
+
+	private static String[] withHistory() {
+		List<String> properties = new ArrayList<>(List.of(FAST));
+		properties.add("taskqueue.history.enabled=true");
+		return properties.toArray(String[]::new);
 	}
 
 	private static Set<UUID> handled(ConfigurableApplicationContext context) {
