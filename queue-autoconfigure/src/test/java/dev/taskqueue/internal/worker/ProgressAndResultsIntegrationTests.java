@@ -39,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code TaskContext.progress} and results: progress shows while the task runs and is written at most once per
  * write interval whatever the call rate (counted in PostgreSQL's own statistics of the progress table, read once
  * every backend of the application has ended and flushed them); results commit with their task's completion in
- * every completion mode, and a failed attempt keeps none.
+ * every completion mode, and a failed or cancelled attempt keeps none.
  */
 class ProgressAndResultsIntegrationTests {
 
@@ -211,6 +211,36 @@ class ProgressAndResultsIntegrationTests {
 		}
 	}
 
+	@Test
+	void aTaskCancelledWhileItRunsKeepsNoResultInAnyModeAndItsProgressIsDeleted() {
+		String url = TestDatabase.createDatabase();
+		JdbcTemplate jdbc = jdbc(url);
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Config.class),
+				"taskqueue.queues.cancelled-grouped.group-commit-size=5", "taskqueue.history.enabled=true")) {
+			TaskQueue taskQueue = context.getBean(TaskQueue.class);
+			TaskQueueOperations operations = context.getBean(TaskQueueOperations.class);
+			List<UUID> ids = List.of(taskQueue.enqueue("cancelled", "t"),
+					taskQueue.enqueue("cancelled-grouped", "g"), taskQueue.enqueue("cancelled-batched", "b"));
+			for (UUID id : ids) {
+				Await.until("the progress of " + id + " shows", WAIT, () -> operations.progress(id).isPresent());
+			}
+			for (UUID id : ids) {
+				assertThat(operations.cancel(id, "progress test")).isTrue();
+			}
+			// Each handler returns a result once it sees its cancel; its attempt ends as cancelled, which deletes
+			// its progress.
+			Await.until("every attempt ended and its progress is deleted", WAIT,
+					() -> context.getBean(Handlers.class).cancelledReturns.get() == 3
+							&& count(jdbc, "SELECT count(*) FROM taskqueue_progress") == 0);
+			ids.forEach((id) -> assertThat(operations.result(id, String.class)).isEmpty());
+			assertThat(count(jdbc, "SELECT count(*) FROM taskqueue_result")).isZero();
+			assertThat(count(jdbc, "SELECT count(*) FROM taskqueue_task")).isZero();
+			assertThat(count(jdbc, "SELECT count(*) FROM taskqueue_dead_task")).isZero();
+			assertThat(count(jdbc, "SELECT count(*) FROM taskqueue_history WHERE outcome = 'cancelled'")).isEqualTo(3);
+			assertThat(count(jdbc, "SELECT count(*) FROM taskqueue_history WHERE outcome = 'completed'")).isZero();
+		}
+	}
+
 	private static JdbcTemplate jdbc(String url) {
 		return new JdbcTemplate(new DriverManagerDataSource(url));
 	}
@@ -240,6 +270,8 @@ class ProgressAndResultsIntegrationTests {
 		final CountDownLatch progressDone = new CountDownLatch(1);
 
 		final AtomicInteger progressCalls = new AtomicInteger();
+
+		final AtomicInteger cancelledReturns = new AtomicInteger();
 
 		private final TaskQueueOperations operations;
 
@@ -315,6 +347,38 @@ class ProgressAndResultsIntegrationTests {
 		@TaskHandler(queue = "square")
 		int square(int n) {
 			return n * n;
+		}
+
+		@TaskHandler(queue = "cancelled")
+		String cancelled(String what, TaskContext context) {
+			return untilCancelled(context);
+		}
+
+		@TaskHandler(queue = "cancelled-grouped")
+		String cancelledGrouped(String what, TaskContext context) {
+			return untilCancelled(context);
+		}
+
+		@TaskHandler(queue = "cancelled-batched", completion = TaskHandler.Completion.BATCHED)
+		String cancelledBatched(String what, TaskContext context) {
+			return untilCancelled(context);
+		}
+
+		/** Reports progress and gives a result until its task is cancelled, then returns a result all the same. */
+		private String untilCancelled(TaskContext context) {
+			context.result("given before the cancel");
+			long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+			while (!context.isCancelled() && System.nanoTime() < end) {
+				context.progress(50, "waiting for the cancel");
+				try {
+					Thread.sleep(10);
+				}
+				catch (InterruptedException ex) {
+					// the cancel's interrupt: the loop asks the context
+				}
+			}
+			this.cancelledReturns.incrementAndGet();
+			return "returned after the cancel";
 		}
 
 		@TaskHandler(queue = "sum")
