@@ -55,9 +55,10 @@ class ArchitectureTests {
 	 * operations' BloatWatch, which metrics, actuate, dashboard and autoconfigure share. 91 since dependencies
 	 * between tasks (issue 29): the API's DependencyFailure, and jdbc's DependencyRepository, which the producer and
 	 * the operations' sweeper share. 92 with the API's HandlerTimeoutException. 93 with the audit log (issue 28):
-	 * jdbc's AuditRepository, which the operations write and the dashboard reads.
+	 * jdbc's AuditRepository, which the operations write and the dashboard reads. 94 with support's
+	 * CallerTransactions, which the operations (made in autoconfigure) and the schedules' control share.
 	 */
-	static final int MAX_PUBLIC_TYPES = 93;
+	static final int MAX_PUBLIC_TYPES = 94;
 
 	private static final String ROOT = "dev.taskqueue";
 
