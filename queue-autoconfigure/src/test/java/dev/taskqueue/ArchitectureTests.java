@@ -57,11 +57,12 @@ class ArchitectureTests {
 	 * operations' BloatWatch, which metrics, actuate, dashboard and autoconfigure share. 91 since dependencies
 	 * between tasks (issue 29): the API's DependencyFailure, and jdbc's DependencyRepository, which the producer and
 	 * the operations' sweeper share. 92 with the API's HandlerTimeoutException. 93 with the audit log (issue 28):
-	 * jdbc's AuditRepository, which the operations write and the dashboard reads. 96 since progress and results
-	 * (issue 29): the API's TaskProgress, and jdbc's ProgressRepository and ResultRepository, which the worker, the
-	 * operations (reads, retention) and autoconfigure share.
+	 * jdbc's AuditRepository, which the operations write and the dashboard reads. 94 with support's
+	 * CallerTransactions, which the operations (made in autoconfigure) and the schedules' control share. 97 since
+	 * progress and results (issue 29): the API's TaskProgress, and jdbc's ProgressRepository and ResultRepository,
+	 * which the worker, the operations (reads, retention) and autoconfigure share.
 	 */
-	static final int MAX_PUBLIC_TYPES = 96;
+	static final int MAX_PUBLIC_TYPES = 97;
 
 	private static final String ROOT = "dev.taskqueue";
 

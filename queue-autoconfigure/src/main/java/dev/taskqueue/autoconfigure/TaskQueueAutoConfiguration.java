@@ -42,6 +42,7 @@ import dev.taskqueue.internal.operations.DefaultTaskQueueOperations;
 import dev.taskqueue.internal.operations.RetentionPruner;
 import dev.taskqueue.internal.producer.DefaultTaskQueue;
 import dev.taskqueue.internal.schedule.ScheduleControl;
+import dev.taskqueue.internal.support.CallerTransactions;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.TaskQueueListeners;
 import dev.taskqueue.internal.worker.CompletionModes;
@@ -181,11 +182,12 @@ public class TaskQueueAutoConfiguration {
 	TaskQueueOperations taskQueueOperations(DataSource dataSource, TaskTables tables, QueueRepository queues,
 			TaskQueueProperties properties, TaskHandlerRegistry registry, ObjectProvider<TaskWorker> worker,
 			TaskRepository tasks, ObjectProvider<ScheduleControl> schedules, BatchRepository batches,
-			TaskBuckets buckets, ObjectProvider<JsonMapper> jsonMapper) {
+			TaskBuckets buckets, ObjectProvider<PlatformTransactionManager> transactionManager,
+			ObjectProvider<JsonMapper> jsonMapper) {
 		return new DefaultTaskQueueOperations(queues,
 				new DeadTaskRepository(dataSource, tables, buckets),
 				new QueueStatsRepository(dataSource, tables),
-				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
+				new CallerTransactions(dataSource, transactionManager.getIfUnique()),
 				properties.getMetrics().getCountLimit(),
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),

@@ -15,6 +15,7 @@ import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
 import dev.taskqueue.internal.jdbc.ScheduleRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
+import dev.taskqueue.internal.support.CallerTransactions;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.TaskQueueListeners;
 import org.jspecify.annotations.Nullable;
@@ -29,6 +30,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -110,9 +112,11 @@ public final class RecurringTaskConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		ScheduleControl taskQueueScheduleControl(ScheduleRepository schedules, TickRunner ticks, DataSource dataSource,
-				Settings settings, ObjectProvider<RecurringScheduler> scheduler) {
+				Settings settings, ObjectProvider<RecurringScheduler> scheduler,
+				ObjectProvider<PlatformTransactionManager> transactionManager) {
+			// Pause, resume and trigger may be called in the application's transaction: they join it.
 			return new ScheduleControl(schedules, ticks,
-					new TransactionTemplate(new DataSourceTransactionManager(dataSource)), settings.sessionTimeout(),
+					new CallerTransactions(dataSource, transactionManager.getIfUnique()), settings.sessionTimeout(),
 					() -> scheduler.ifAvailable(RecurringScheduler::wakeUp));
 		}
 
