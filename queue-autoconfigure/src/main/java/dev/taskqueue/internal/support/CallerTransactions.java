@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionException;
@@ -20,9 +21,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@code JpaTransactionManager} (or another manager that exposes its JDBC connection), the connection is bound to
  * the data source but not marked as in a transaction of a {@code DataSourceTransactionManager}; such a manager
  * would then begin, and commit, a transaction on that very connection, committing the caller's work half-way. So
- * when a transaction is active and a connection of this data source is bound to it, the work runs through the
- * application's transaction manager, which takes part in its own transaction as it should (a rollback-only mark
- * included).
+ * when a transaction is active and another manager bound a connection of this data source to it, the work runs
+ * through the application's transaction manager, which takes part in its own transaction as it should (a
+ * rollback-only mark included). In a {@code DataSourceTransactionManager}'s transaction, whichever bean began it,
+ * its own manager joins.
  */
 public final class CallerTransactions implements TransactionOperations {
 
@@ -45,11 +47,19 @@ public final class CallerTransactions implements TransactionOperations {
 
 	@Override
 	public <T> @Nullable T execute(TransactionCallback<T> action) throws TransactionException {
-		if (this.application != null && TransactionSynchronizationManager.isActualTransactionActive()
-				&& TransactionSynchronizationManager.hasResource(this.dataSource)) {
-			return this.application.execute(action);
-		}
-		return this.own.execute(action);
+		return (this.application != null && boundByAnotherManager()) ? this.application.execute(action)
+				: this.own.execute(action);
+	}
+
+	/**
+	 * Whether a transaction is active with a connection of this data source that a manager other than a
+	 * {@code DataSourceTransactionManager} bound: such a manager (JPA's, Hibernate's) does not mark the connection
+	 * as synchronized with its transaction, which a {@code DataSourceTransactionManager} does and then joins.
+	 */
+	private boolean boundByAnotherManager() {
+		return TransactionSynchronizationManager.isActualTransactionActive()
+				&& TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder
+				&& !holder.isSynchronizedWithTransaction();
 	}
 
 }
