@@ -127,7 +127,8 @@ public class TaskContext {
 	 * Gives the task's result, as a handler's return value does (this wins over a return value of {@code null}, and a
 	 * value returned wins over this). Once the handler has returned, the worker writes it as JSON with the
 	 * application's {@code JsonMapper}, in the transaction that completes the task, so it commits exactly when the
-	 * completion does; a failed or cancelled attempt keeps nothing. It is kept for {@code taskqueue.retention.history} and read with
+	 * completion does; a failed or cancelled attempt keeps nothing. It is kept for
+	 * {@code taskqueue.retention.history} and read with
 	 * {@link TaskQueueOperations#result(UUID, Class)}. A result whose JSON is larger than
 	 * {@code taskqueue.results.max-size} (64KB) fails the attempt and sends the task to the dead letters.
 	 * @param value the result, or {@code null} for none

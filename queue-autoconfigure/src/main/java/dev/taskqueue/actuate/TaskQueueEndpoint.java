@@ -237,7 +237,10 @@ public class TaskQueueEndpoint {
 		});
 	}
 
-	/** A running task's progress ({@code tasks/{id}/progress}) or a completed task's result ({@code tasks/{id}/result}). */
+	/**
+	 * A running task's progress ({@code tasks/{id}/progress}) or a completed task's result
+	 * ({@code tasks/{id}/result}).
+	 */
 	@ReadOperation
 	public WebEndpointResponse<Object> taskDetail(@Selector String tasks, @Selector String id, @Selector String what) {
 		if (!tasks.equals("tasks") || !(what.equals("progress") || what.equals("result"))) {

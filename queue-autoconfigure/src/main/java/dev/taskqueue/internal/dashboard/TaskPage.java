@@ -31,7 +31,8 @@ final class TaskPage {
 				"priority", task.priority(), "due", Formats.when(task.runAt(), context.now()),
 				"enqueued", Formats.when(task.enqueuedAt(), context.now()), "attempt", task.attempt()));
 		if (running) {
-			fields.addAll(List.of("claimed by", String.valueOf(task.claimedBy()), "claimed", Formats.when(task.claimedAt(), context.now())));
+			fields.addAll(List.of("claimed by", String.valueOf(task.claimedBy()), "claimed",
+					Formats.when(task.claimedAt(), context.now())));
 		}
 		if (running && progress != null) {
 			// A plain element with its figure as text: the page has no script, and a reader without CSS reads the figure.
