@@ -7,6 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.transaction.TransactionSystemException;
+
 /**
  * Says once that the database cannot be reached and once that it is back, for all of an instance's background
  * loops (claims, heartbeats, sweeps, gauges, schedules, ...). Without it each loop logged every failed try with its
@@ -61,7 +63,9 @@ public final class DatabaseOutage {
 
 	/**
 	 * A failure to connect (SQLSTATE class 08, a pool that timed out), or the server going away under a connection
-	 * (class 57P: shut down by an administrator, crashed, or not accepting connections yet).
+	 * (class 57P: shut down by an administrator, crashed, or not accepting connections yet). When the rollback after
+	 * such a failure fails too, Spring throws a {@link TransactionSystemException} caused by the rollback's failure,
+	 * with the first one aside as its application exception: both are looked at.
 	 */
 	static boolean unreachable(Throwable failure) {
 		if (DatabaseFailures.connectionFailure(failure) != null) {
@@ -69,6 +73,11 @@ public final class DatabaseOutage {
 		}
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
 			if (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("57P")) {
+				return true;
+			}
+			if (cause instanceof TransactionSystemException rollback && rollback.getApplicationException() != null
+					&& rollback.getApplicationException() != failure
+					&& unreachable(rollback.getApplicationException())) {
 				return true;
 			}
 		}
