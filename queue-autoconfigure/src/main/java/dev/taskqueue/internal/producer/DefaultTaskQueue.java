@@ -334,7 +334,7 @@ public class DefaultTaskQueue implements TaskQueue {
 					+ ex.getOriginalMessage(), ex);
 		}
 		// Checked here, before any SQL: PostgreSQL would fail the INSERT and with it the caller's transaction.
-		long bytes = StorableText.utf8Length(json, this.maxPayloadBytes);
+		long bytes = PostgresText.utf8Length(json, this.maxPayloadBytes);
 		if (bytes > this.maxPayloadBytes) {
 			throw new IllegalArgumentException(describe(request, argument) + " is " + bytes + " bytes as JSON, more "
 					+ "than taskqueue.max-payload-size (" + this.maxPayloadBytes + " bytes); store large data "

@@ -50,36 +50,6 @@ final class StorableText {
 	}
 
 	/**
-	 * The length of {@code text} in UTF-8, or, when it has at most a third as many characters as {@code limit}
-	 * (at most three bytes each) and so is under it whatever they are, its length in characters: most payloads
-	 * are not counted at all. Counted exactly whenever it may be over the limit, so the message says the size.
-	 */
-	static long utf8Length(String text, long limit) {
-		int length = text.length();
-		if ((long) length * 3 <= limit) {
-			return length;
-		}
-		long bytes = 0;
-		for (int i = 0; i < length; i++) {
-			char c = text.charAt(i);
-			if (c < 0x80) {
-				bytes++;
-			}
-			else if (c < 0x800) {
-				bytes += 2;
-			}
-			else if (Character.isHighSurrogate(c) && i + 1 < length && Character.isLowSurrogate(text.charAt(i + 1))) {
-				bytes += 4;
-				i++;
-			}
-			else {
-				bytes += 3;
-			}
-		}
-		return bytes;
-	}
-
-	/**
 	 * Why {@code json} is not one JSON value, or {@code null} if it is. Jackson writes what a {@code @JsonRawValue}
 	 * field or a {@code RawValue} holds without looking at it, and PostgreSQL's refusal of the text ("invalid input
 	 * syntax for type json") would fail the caller's transaction. A streaming pass: no tree is built.

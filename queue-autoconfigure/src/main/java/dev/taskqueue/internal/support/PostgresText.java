@@ -64,6 +64,36 @@ public final class PostgresText {
 		return -1;
 	}
 
+	/**
+	 * The length of {@code text} in UTF-8, or, when it has at most a third as many characters as {@code limit}
+	 * (at most three bytes each) and so is under it whatever they are, its length in characters: most payloads
+	 * are not counted at all. Counted exactly whenever it may be over the limit, so the message says the size.
+	 */
+	public static long utf8Length(String text, long limit) {
+		int length = text.length();
+		if ((long) length * 3 <= limit) {
+			return length;
+		}
+		long bytes = 0;
+		for (int i = 0; i < length; i++) {
+			char c = text.charAt(i);
+			if (c < 0x80) {
+				bytes++;
+			}
+			else if (c < 0x800) {
+				bytes += 2;
+			}
+			else if (Character.isHighSurrogate(c) && i + 1 < length && Character.isLowSurrogate(text.charAt(i + 1))) {
+				bytes += 4;
+				i++;
+			}
+			else {
+				bytes += 3;
+			}
+		}
+		return bytes;
+	}
+
 	private static boolean isPair(String text, int at) {
 		return Character.isHighSurrogate(text.charAt(at)) && at + 1 < text.length()
 				&& Character.isLowSurrogate(text.charAt(at + 1));

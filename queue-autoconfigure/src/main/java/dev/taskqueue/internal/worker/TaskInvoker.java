@@ -11,6 +11,7 @@ import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.jdbc.ClaimedTask;
+import dev.taskqueue.internal.support.PostgresText;
 import dev.taskqueue.internal.support.ScheduledAtHeader;
 import org.jspecify.annotations.Nullable;
 
@@ -172,38 +173,13 @@ final class TaskInvoker {
 			throw new NonRetryableTaskException("The result of task " + context.id() + " (a "
 					+ result.getClass().getName() + ") cannot be written as JSON: " + ErrorText.summary(ex), ex);
 		}
-		long bytes = utf8Length(json, this.maxResultBytes);
+		long bytes = PostgresText.utf8Length(json, this.maxResultBytes);
 		if (bytes > this.maxResultBytes) {
 			throw new NonRetryableTaskException("The result of task " + context.id() + " is more than "
 					+ this.maxResultBytes + " bytes of JSON, taskqueue.results.max-size; keep large data elsewhere "
 					+ "and return a reference to it");
 		}
 		return json;
-	}
-
-	/** The UTF-8 length of {@code text}, counted up to just past {@code limit}. */
-	private static long utf8Length(String text, long limit) {
-		if (text.length() > limit) {
-			return text.length(); // every character is at least one byte
-		}
-		long bytes = 0;
-		for (int i = 0; i < text.length() && bytes <= limit; i++) {
-			char c = text.charAt(i);
-			if (c < 0x80) {
-				bytes++;
-			}
-			else if (c < 0x800) {
-				bytes += 2;
-			}
-			else if (Character.isHighSurrogate(c)) {
-				bytes += 4;
-				i++;
-			}
-			else {
-				bytes += 3;
-			}
-		}
-		return bytes;
 	}
 
 	static TaskContext context(ClaimedTask task) {

@@ -95,18 +95,7 @@ final class DashboardHttp {
 		}
 		String page = asked.body();
 		String action = all(page, "<form method=\"post\" action=\"([^\"]+)\" class=\"confirm\"").get(0);
-		Matcher field = Pattern.compile("<input type=\"hidden\" name=\"([^\"]+)\" value=\"([^\"]*)\"")
-			.matcher(page.substring(page.indexOf("class=\"confirm\"")));
-		List<String> fields = new ArrayList<>();
-		while (field.find()) {
-			fields.add(encode(unescape(field.group(1))) + "=" + encode(unescape(field.group(2))));
-		}
-		return send(HttpRequest.newBuilder(URI.create(this.origin + unescape(action)))
-			.header("Content-Type", "application/x-www-form-urlencoded")
-			.header("Origin", this.origin)
-			.header("Sec-Fetch-Site", "same-origin")
-			.POST(HttpRequest.BodyPublishers.ofString(String.join("&", fields)))
-			.build());
+		return postHiddenFields(page.substring(page.indexOf("class=\"confirm\"")), action);
 	}
 
 	/**
@@ -119,8 +108,13 @@ final class DashboardHttp {
 		if (!form.find()) {
 			throw new IllegalStateException("No form posts to " + action);
 		}
+		return postHiddenFields(form.group(1), action);
+	}
+
+	/** Posts every hidden field of {@code form} to {@code action}, from a page of the same origin. */
+	private HttpResponse<String> postHiddenFields(String form, String action) {
 		Matcher field = Pattern.compile("<input type=\"hidden\" name=\"([^\"]+)\" value=\"([^\"]*)\"")
-			.matcher(form.group(1));
+			.matcher(form);
 		List<String> fields = new ArrayList<>();
 		while (field.find()) {
 			fields.add(encode(unescape(field.group(1))) + "=" + encode(unescape(field.group(2))));
