@@ -87,21 +87,47 @@ public interface TaskQueueOperations {
 	 * Logs one line at INFO with the filter and the count.
 	 * @return how many tasks were moved
 	 */
-	default int retryDead(DeadTaskFilter filter) {
+	default int retryDead(TaskFilter filter) {
 		throw new UnsupportedOperationException("This TaskQueueOperations does not retry dead tasks in bulk");
 	}
 
 	/**
 	 * Deletes every dead task that matches {@code filter} and had failed when this was called, in chunks as
-	 * {@link #retryDead(DeadTaskFilter)} does. Logs one line at INFO with the filter and the count.
+	 * {@link #retryDead(TaskFilter)} does. Logs one line at INFO with the filter and the count.
 	 * @return how many were deleted
 	 */
-	default int deleteDead(DeadTaskFilter filter) {
+	default int deleteDead(TaskFilter filter) {
 		throw new UnsupportedOperationException("This TaskQueueOperations does not delete dead tasks in bulk");
 	}
 
-	/** How many dead tasks a bulk retry or delete moves or deletes per transaction. */
+	/** How many tasks a bulk retry or delete moves, makes due or deletes per transaction. */
 	int BULK_CHUNK = 1000;
+
+	/**
+	 * Makes every task that matches {@code filter} and waits (ready, scheduled, waiting to be retried, or held behind
+	 * an earlier task of its ordering key), enqueued when this was called, due at once: a task due later runs now,
+	 * one already due keeps its place. Its attempts are kept: a waiting task still has the attempts it has not used,
+	 * where a retried dead task has none left and is given them all again ({@link #retryDead(UUID)}). Running tasks
+	 * are left alone and not counted, and so are tasks waiting for their prerequisites, which have not run. Outside
+	 * a transaction the tasks are changed in chunks of {@value #BULK_CHUNK}, each committed on its own, so that a
+	 * million waiting tasks never hold one long transaction; in the caller's transaction they go with it. Logs one
+	 * line at INFO with the filter, the count and how many running tasks that match were left alone.
+	 * @return how many tasks were made due
+	 */
+	default int retryWaiting(TaskFilter filter) {
+		throw new UnsupportedOperationException("This TaskQueueOperations does not retry waiting tasks in bulk");
+	}
+
+	/**
+	 * Deletes every task that matches {@code filter} and waits, enqueued when this was called, in chunks as
+	 * {@link #retryWaiting(TaskFilter)} changes them; running tasks are left alone and not counted. As with
+	 * {@link #cancelAll(String)}, the deleted tasks are not kept in the history. Logs one line at INFO with the
+	 * filter, the count and how many running tasks that match were left alone.
+	 * @return how many were deleted
+	 */
+	default int deleteWaiting(TaskFilter filter) {
+		throw new UnsupportedOperationException("This TaskQueueOperations does not delete waiting tasks in bulk");
+	}
 
 	/**
 	 * Cancels a task that waits to run (ready, scheduled, waiting for a retry, or waiting for its prerequisites) or
@@ -228,37 +254,44 @@ public interface TaskQueueOperations {
 	}
 
 	/**
-	 * Which dead tasks a bulk retry or delete takes: those that meet every condition given ({@code null} leaves a
-	 * condition out; all {@code null} takes every dead task).
+	 * Which tasks a bulk action takes: those that meet every condition given ({@code null} leaves a condition out;
+	 * all {@code null} takes every task the action looks at). The same filter serves the dead letters
+	 * ({@link #retryDead(TaskFilter)}) and the waiting tasks ({@link #retryWaiting(TaskFilter)}); its times are when a
+	 * dead task failed, and when a waiting task was enqueued (the task table does not keep when a waiting task last
+	 * failed: its retry overwrites its due time, and only its error is kept).
 	 *
 	 * @param queue only this queue's
-	 * @param errorContains only those whose error contains this text, ignoring case
-	 * @param failedFrom only those that failed at this time or later
-	 * @param failedBefore only those that failed before this time
+	 * @param errorContains only those whose error (a waiting task's last error) contains this text, ignoring case
+	 * @param from only those that failed (a dead task) or were enqueued (a waiting task) at this time or later
+	 * @param before only those that failed or were enqueued before this time
 	 */
-	record DeadTaskFilter(@Nullable String queue, @Nullable String errorContains, @Nullable Instant failedFrom,
-			@Nullable Instant failedBefore) {
+	record TaskFilter(@Nullable String queue, @Nullable String errorContains, @Nullable Instant from,
+			@Nullable Instant before) {
 
 		/**
-		 * @throws IllegalArgumentException if the queue name is invalid, or {@code failedFrom} is not before
-		 * {@code failedBefore}
+		 * @throws IllegalArgumentException if the queue name is invalid, or {@code from} is not before
+		 * {@code before}
 		 */
-		public DeadTaskFilter {
+		public TaskFilter {
 			if (queue != null) {
 				QueueName.requireValid(queue, "queue");
 			}
 			if (errorContains != null && errorContains.isEmpty()) {
 				errorContains = null;
 			}
-			if (failedFrom != null && failedBefore != null && !failedFrom.isBefore(failedBefore)) {
-				throw new IllegalArgumentException(
-						"failedFrom must be before failedBefore but was " + failedFrom + " and " + failedBefore);
+			if (from != null && before != null && !from.isBefore(before)) {
+				throw new IllegalArgumentException("from must be before before but was " + from + " and " + before);
 			}
 		}
 
-		/** Every dead task of {@code queue}. */
-		public static DeadTaskFilter queue(String queue) {
-			return new DeadTaskFilter(queue, null, null, null);
+		/** Every task of {@code queue}. */
+		public static TaskFilter queue(String queue) {
+			return new TaskFilter(queue, null, null, null);
+		}
+
+		/** Whether a condition is given: without one, the filter takes every task. */
+		public boolean isEmpty() {
+			return this.queue == null && this.errorContains == null && this.from == null && this.before == null;
 		}
 
 		@Override
@@ -267,11 +300,11 @@ public interface TaskQueueOperations {
 			if (this.errorContains != null) {
 				out.append(", error contains \"").append(this.errorContains).append('"');
 			}
-			if (this.failedFrom != null) {
-				out.append(", failed from ").append(this.failedFrom);
+			if (this.from != null) {
+				out.append(", from ").append(this.from);
 			}
-			if (this.failedBefore != null) {
-				out.append(", failed before ").append(this.failedBefore);
+			if (this.before != null) {
+				out.append(", before ").append(this.before);
 			}
 			return out.toString();
 		}

@@ -10,7 +10,7 @@ import java.util.UUID;
 import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueueOperations;
-import dev.taskqueue.TaskQueueOperations.DeadTaskFilter;
+import dev.taskqueue.TaskQueueOperations.TaskFilter;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskDescriptor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskList;
@@ -58,10 +58,12 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  * GET    /actuator/taskqueue/tasks/{id}          a dead task, with its payload and whole error
  * GET    /actuator/taskqueue/tasks/{id}/progress the running task's progress (TaskContext.progress)
  * GET    /actuator/taskqueue/tasks/{id}/result   the completed task's result, kept for taskqueue.retention.history
- * POST   /actuator/taskqueue/{queue}/pause       pause it in every instance (also: resume, retry-dead)
+ * POST   /actuator/taskqueue/{queue}/pause       pause it in every instance (also: resume, retry-dead,
+ *                                                retry-waiting: its waiting tasks due now)
  * DELETE /actuator/taskqueue/{queue}/dead        delete its dead tasks
  *                                                (optional: error, failedFrom, failedBefore)
  * DELETE /actuator/taskqueue/{queue}/waiting     delete its waiting tasks; running ones are left alone
+ *                                                (optional: error, enqueuedFrom, enqueuedBefore)
  * POST   /actuator/taskqueue/tasks/{id}/retry    retry a dead task
  * DELETE /actuator/taskqueue/tasks/{id}          cancel a waiting or running task, or delete a dead one
  * GET    /actuator/taskqueue/schedules/*         recurring schedules (also schedules/{name})
@@ -203,8 +205,8 @@ public class TaskQueueEndpoint {
 	}
 
 	/**
-	 * Pauses or resumes a queue, or retries all its dead tasks, in chunks (TaskQueueOperations.retryDead(
-	 * DeadTaskFilter)). No parameters: a write operation with any takes a JSON body only, and these are posted
+	 * Pauses or resumes a queue, retries all its dead tasks, or makes all its waiting tasks due now, in chunks
+	 * (TaskQueueOperations.retryDead(TaskFilter) and retryWaiting(TaskFilter)). No parameters: a write operation with any takes a JSON body only, and these are posted
 	 * without one.
 	 */
 	@WriteOperation
@@ -215,8 +217,8 @@ public class TaskQueueEndpoint {
 	}
 
 	private WebEndpointResponse<Object> act(String queue, String action) {
-		if (!List.of("pause", "resume", "retry-dead").contains(action)) {
-			return badRequest("Unknown action '" + action + "': use pause, resume or retry-dead");
+		if (!List.of("pause", "resume", "retry-dead", "retry-waiting").contains(action)) {
+			return badRequest("Unknown action '" + action + "': use pause, resume, retry-dead or retry-waiting");
 		}
 		return valid(() -> {
 			if (!isKnown(queue)) {
@@ -231,8 +233,10 @@ public class TaskQueueEndpoint {
 					this.operations.resume(queue);
 					yield new QueueActionResult(queue, action, false, null);
 				}
+				case "retry-waiting" -> new QueueActionResult(queue, action, this.operations.isPaused(queue),
+						this.operations.retryWaiting(TaskFilter.queue(queue)));
 				default -> new QueueActionResult(queue, action, this.operations.isPaused(queue),
-						this.operations.retryDead(DeadTaskFilter.queue(queue)));
+						this.operations.retryDead(TaskFilter.queue(queue)));
 			});
 		});
 	}
@@ -298,27 +302,31 @@ public class TaskQueueEndpoint {
 	/**
 	 * Deletes the dead ({@code {queue}/dead}) or waiting ({@code {queue}/waiting}) tasks of a queue, or one task
 	 * ({@code tasks/{id}}). The dead ones all, or those the optional {@code error} (text the error contains, any
-	 * case), {@code failedFrom} and {@code failedBefore} (ISO instants) match, in chunks.
+	 * case), {@code failedFrom} and {@code failedBefore} (ISO instants) match, in chunks. The waiting ones all
+	 * (cancelAll, with those waiting for prerequisites), or with {@code error} (text the last error contains),
+	 * {@code enqueuedFrom} or {@code enqueuedBefore} those that match, in chunks (deleteWaiting).
 	 */
 	@DeleteOperation
 	public WebEndpointResponse<Object> delete(@Selector String first, @Selector String second,
 			@Nullable String error, @Nullable String failedFrom, @Nullable String failedBefore,
-			SecurityContext security) {
+			@Nullable String enqueuedFrom, @Nullable String enqueuedBefore, SecurityContext security) {
 		try (ActingAs acting = acting()) {
-			return deleteTasks(first, second, error, failedFrom, failedBefore, security);
+			return deleteTasks(first, second, error, new String[] { failedFrom, failedBefore, enqueuedFrom,
+					enqueuedBefore }, security);
 		}
 	}
 
+	/** @param times failedFrom, failedBefore, enqueuedFrom and enqueuedBefore, each {@code null} when not given */
 	private WebEndpointResponse<Object> deleteTasks(String first, String second, @Nullable String error,
-			@Nullable String failedFrom, @Nullable String failedBefore, SecurityContext security) {
+			@Nullable String[] times, SecurityContext security) {
 		if (second.equals("dead") || second.equals("waiting")) {
 			return valid(() -> {
 				if (!isKnown(first)) {
 					return unknownQueue(first);
 				}
 				boolean dead = second.equals("dead");
-				int deleted = dead ? this.operations.deleteDead(filter(first, error, failedFrom, failedBefore))
-						: this.operations.cancelAll(first);
+				int deleted = dead ? this.operations.deleteDead(filter(first, error, "failed", times[0], times[1]))
+						: deleteWaiting(filter(first, error, "enqueued", times[2], times[3]));
 				return ok(new QueueActionResult(first, dead ? "delete-dead" : "delete-waiting",
 						this.operations.isPaused(first), deleted));
 			});
@@ -350,11 +358,22 @@ public class TaskQueueEndpoint {
 		return DefaultTaskQueueOperations.actingVia("actuator");
 	}
 
-	/** A queue's dead tasks that match the optional conditions of a bulk retry or delete. */
-	private static DeadTaskFilter filter(String queue, @Nullable String error, @Nullable String failedFrom,
-			@Nullable String failedBefore) {
-		return new DeadTaskFilter(queue, error, instant("failedFrom", failedFrom),
-				instant("failedBefore", failedBefore));
+	/**
+	 * A queue's tasks that match the optional conditions of a bulk retry or delete; {@code time} names the
+	 * parameters of its times ({@code failed} or {@code enqueued}).
+	 */
+	private static TaskFilter filter(String queue, @Nullable String error, String time, @Nullable String from,
+			@Nullable String before) {
+		return new TaskFilter(queue, error, instant(time + "From", from), instant(time + "Before", before));
+	}
+
+	/** All the waiting tasks of the filter's queue as before (cancelAll), or those a condition more matches. */
+	private int deleteWaiting(TaskFilter filter) {
+		String queue = filter.queue();
+		if (queue != null && filter.equals(TaskFilter.queue(queue))) {
+			return this.operations.cancelAll(queue);
+		}
+		return this.operations.deleteWaiting(filter);
 	}
 
 	private static @Nullable Instant instant(String name, @Nullable String value) {

@@ -9,7 +9,7 @@ import java.util.UUID;
 
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueueOperations;
-import dev.taskqueue.TaskQueueOperations.DeadTaskFilter;
+import dev.taskqueue.TaskQueueOperations.TaskFilter;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.TaskView;
@@ -126,7 +126,7 @@ final class DashboardActions {
 	 * confirmation that says how many; in chunks, each its own transaction (TaskQueueOperations.retryDead).
 	 */
 	ServerResponse retryMatching(ServerRequest request) {
-		DeadTaskFilter filter = bulkFilter(request);
+		TaskFilter filter = bulkFilter(request);
 		String[] fields = DeadLettersPage.fields(filter);
 		if (!confirmed(request, "/dead/retry", fields)) {
 			return confirm(request, "Retry " + matching(filter) + "? They go back to their queues, ready at once, "
@@ -139,7 +139,7 @@ final class DashboardActions {
 
 	/** Deletes every dead letter the filter matches, as {@link #retryMatching} retries them. */
 	ServerResponse deleteMatching(ServerRequest request) {
-		DeadTaskFilter filter = bulkFilter(request);
+		TaskFilter filter = bulkFilter(request);
 		String[] fields = DeadLettersPage.fields(filter);
 		if (!confirmed(request, "/dead/delete", fields)) {
 			return confirm(request, "Delete " + matching(filter) + " for good?", "/dead/delete", "Delete them all",
@@ -150,8 +150,8 @@ final class DashboardActions {
 	}
 
 	/** The filter of a bulk action: at least one condition, as the page offers it, never every dead letter. */
-	private static DeadTaskFilter bulkFilter(ServerRequest request) {
-		DeadTaskFilter filter = DashboardPages.filter(request);
+	private static TaskFilter bulkFilter(ServerRequest request) {
+		TaskFilter filter = DashboardPages.filter(request);
 		if (DeadLettersPage.fields(filter).length == 0) {
 			throw new IllegalArgumentException("A bulk action needs a filter: a queue, an error text or failure times");
 		}
@@ -159,23 +159,65 @@ final class DashboardActions {
 	}
 
 	/** "the 1,234 dead tasks (queue emails, error contains "timeout")", counted up to the count limit. */
-	private String matching(DeadTaskFilter filter) {
-		long count = this.queries.countDead(filter.queue(), filter.errorContains(), filter.failedFrom(),
-				filter.failedBefore(), this.countLimit);
+	private String matching(TaskFilter filter) {
+		long count = this.queries.countDead(filter.queue(), filter.errorContains(), filter.from(),
+				filter.before(), this.countLimit);
 		return "the " + Formats.count(count, this.countLimit) + " dead tasks that match (" + filter + ")";
 	}
 
-	/** The dead-letter page with the filter. */
-	private static String back(DeadTaskFilter filter) {
-		String[] fields = DeadLettersPage.fields(filter);
-		StringBuilder path = new StringBuilder("/dead");
-		for (int i = 0; i + 1 < fields.length; i += 2) {
-			path.append((i == 0) ? '?' : '&')
-				.append(fields[i])
-				.append('=')
-				.append(URLEncoder.encode(fields[i + 1], StandardCharsets.UTF_8));
+	/**
+	 * Makes every waiting task of a queue that the filter of its page matches (posted as its fields) due now, after
+	 * a confirmation that says how many, and how many running ones it leaves alone; in chunks, each its own
+	 * transaction (TaskQueueOperations.retryWaiting).
+	 */
+	ServerResponse retryWaiting(ServerRequest request) {
+		TaskFilter filter = DashboardPages.waitingFilter(request);
+		String action = "/queues/" + filter.queue() + "/retry-waiting";
+		String[] fields = FilterForm.fields(filter, false);
+		if (!confirmed(request, action, fields)) {
+			return confirm(request, "Make " + waiting(filter) + " due now? Each runs at once, with the attempts it "
+					+ "has left." + running(filter), action, "Retry them all", backToQueue(filter), fields);
 		}
-		return path.toString();
+		int retried = this.operations.retryWaiting(filter);
+		return done(request, backToQueue(filter),
+				String.format("Made %,d waiting tasks due now (%s).", retried, filter) + running(filter));
+	}
+
+	/** Deletes every waiting task the filter matches, as {@link #retryWaiting} makes them due. */
+	ServerResponse deleteWaiting(ServerRequest request) {
+		TaskFilter filter = DashboardPages.waitingFilter(request);
+		String action = "/queues/" + filter.queue() + "/delete-waiting";
+		String[] fields = FilterForm.fields(filter, false);
+		if (!confirmed(request, action, fields)) {
+			return confirm(request, "Delete " + waiting(filter) + " for good? They will not run." + running(filter),
+					action, "Delete them all", backToQueue(filter), fields);
+		}
+		int deleted = this.operations.deleteWaiting(filter);
+		return done(request, backToQueue(filter),
+				String.format("Deleted %,d waiting tasks (%s).", deleted, filter) + running(filter));
+	}
+
+	/** "the 2,500 waiting tasks that match (queue emails, error contains "timeout")", up to the count limit. */
+	private String waiting(TaskFilter filter) {
+		return "the " + Formats.count(this.pages.countWaiting(filter, false), this.countLimit)
+				+ " waiting tasks that match (" + filter + ")";
+	}
+
+	/** What a bulk action on waiting tasks leaves alone: the running tasks that match, if any. */
+	private String running(TaskFilter filter) {
+		long running = this.pages.countWaiting(filter, true);
+		return (running > 0) ? " The " + Formats.count(running, this.countLimit)
+				+ " running tasks that match are left alone." : "";
+	}
+
+	/** The queue's page with the filter. */
+	private static String backToQueue(TaskFilter filter) {
+		return FilterForm.path("/queues/" + filter.queue(), FilterForm.fields(filter, false));
+	}
+
+	/** The dead-letter page with the filter. */
+	private static String back(TaskFilter filter) {
+		return FilterForm.path("/dead", DeadLettersPage.fields(filter));
 	}
 
 	/** Every action when the dashboard is read-only. */

@@ -166,7 +166,8 @@ public final class DashboardConfiguration {
 				}
 			});
 			// Every action is a POST; when read-only each is refused with a page that says which property allows it.
-			String[] queueActions = { "pause", "resume", "retry-dead", "delete-dead" };
+			String[] queueActions = { "pause", "resume", "retry-dead", "delete-dead", "retry-waiting",
+					"delete-waiting" };
 			String[] taskActions = { "cancel", "retry", "delete" };
 			String[] scheduleActions = { "pause", "resume", "trigger" };
 			if (settings.readOnly()) {
@@ -186,6 +187,8 @@ public final class DashboardConfiguration {
 					.POST(base + "/queues/{queue}/resume", actions::resume)
 					.POST(base + "/queues/{queue}/retry-dead", actions::retryAll)
 					.POST(base + "/queues/{queue}/delete-dead", actions::deleteAll)
+					.POST(base + "/queues/{queue}/retry-waiting", actions::retryWaiting)
+					.POST(base + "/queues/{queue}/delete-waiting", actions::deleteWaiting)
 					.POST(base + "/dead/retry", actions::retryMatching)
 					.POST(base + "/dead/delete", actions::deleteMatching)
 					.POST(base + "/tasks/{id}/cancel", actions::cancel)

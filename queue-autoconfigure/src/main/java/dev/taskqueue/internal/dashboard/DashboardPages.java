@@ -18,7 +18,7 @@ import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskProgress;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
-import dev.taskqueue.TaskQueueOperations.DeadTaskFilter;
+import dev.taskqueue.TaskQueueOperations.TaskFilter;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
@@ -102,6 +102,19 @@ final class DashboardPages {
 		String queue = QueueName.requireValid(request.pathVariable("queue"), "queue");
 		QueuePage.View view = QueuePage.View.of(param(request, "view"));
 		Keyset after = Keyset.parse(param(request, "after"));
+		TaskFilter filter = waitingFilter(request);
+		QueueStats stats = stats(queue);
+		List<Trends.Series> trends = trends(queue);
+		if (!filter.equals(TaskFilter.queue(queue))) {
+			// Filtered: the first page of the waiting tasks that match, as a bulk action takes them.
+			List<TaskView> matching = this.queries.waitingMatching(queue, filter.errorContains(), filter.from(),
+					filter.before(), PAGE_SIZE);
+			QueuePage.Bulk bulk = new QueuePage.Bulk(filter, countWaiting(filter, false), countWaiting(filter, true));
+			return html(HttpStatus.OK, this.queuePage.render(context(request), queue, stats, trends, view, bulk,
+					matching.stream().map(this::redact).toList(), null));
+		}
+		QueuePage.Bulk bulk = new QueuePage.Bulk(filter, stats.ready() + stats.scheduled() + stats.waitingForKey(),
+				stats.running());
 		List<TaskView> found = switch (view) {
 			case READY -> this.queries.ready(queue, after, PAGE_SIZE + 1);
 			case SCHEDULED -> this.queries.scheduled(queue, after, PAGE_SIZE + 1);
@@ -124,16 +137,28 @@ final class DashboardPages {
 				default -> new Keyset(last.priority(), TaskView.micros(last.runAt()), last.id()).toString();
 			};
 		}
-		List<QueueMinuteRepository.MinuteCount> minutes = this.minutes.recent(queue, Trends.DAY.minutes());
-		List<Trends.Series> trends = List.of(Trends.of(Trends.HOUR, minutes), Trends.of(Trends.DAY, minutes));
-		return html(HttpStatus.OK, this.queuePage.render(context(request), queue, stats(queue), trends, view,
+		return html(HttpStatus.OK, this.queuePage.render(context(request), queue, stats, trends, view, bulk,
 				found.stream().map(this::redact).toList(), next));
 	}
 
+	private List<Trends.Series> trends(String queue) {
+		List<QueueMinuteRepository.MinuteCount> minutes = this.minutes.recent(queue, Trends.DAY.minutes());
+		return List.of(Trends.of(Trends.HOUR, minutes), Trends.of(Trends.DAY, minutes));
+	}
+
+	/**
+	 * How many waiting tasks match {@code filter}, or how many running ones, which a bulk action leaves alone: up to
+	 * the count limit.
+	 */
+	long countWaiting(TaskFilter filter, boolean running) {
+		return this.queries.countWaiting(String.valueOf(filter.queue()), filter.errorContains(), filter.from(),
+				filter.before(), running, this.settings.countLimit());
+	}
+
 	ServerResponse deadLetters(ServerRequest request) {
-		DeadTaskFilter filter = filter(request);
-		List<DeadTask> found = this.queries.deadTasks(filter.queue(), filter.errorContains(), filter.failedFrom(),
-				filter.failedBefore(), Keyset.parse(param(request, "after")), PAGE_SIZE + 1);
+		TaskFilter filter = filter(request);
+		List<DeadTask> found = this.queries.deadTasks(filter.queue(), filter.errorContains(), filter.from(),
+				filter.before(), Keyset.parse(param(request, "after")), PAGE_SIZE + 1);
 		String next = null;
 		if (found.size() > PAGE_SIZE) {
 			found = found.subList(0, PAGE_SIZE);
@@ -239,10 +264,19 @@ final class DashboardPages {
 	 * The dead letters' filter in the request's parameters ({@code queue}, {@code error}, {@code from},
 	 * {@code before}), the same for the page and for a bulk action's form; the times are UTC, as the page shows them.
 	 */
-	static DeadTaskFilter filter(ServerRequest request) {
+	static TaskFilter filter(ServerRequest request) {
 		String queue = param(request, "queue");
-		return new DeadTaskFilter((queue != null) ? QueueName.requireValid(queue, "queue") : queue,
+		return new TaskFilter((queue != null) ? QueueName.requireValid(queue, "queue") : queue,
 				param(request, "error"), time(request, "from"), time(request, "before"));
+	}
+
+	/**
+	 * The filter of a queue's waiting tasks: its queue (the path's), and the {@code error}, {@code from} and
+	 * {@code before} parameters as {@link #filter} reads them, the times being when the tasks were enqueued.
+	 */
+	static TaskFilter waitingFilter(ServerRequest request) {
+		String queue = QueueName.requireValid(request.pathVariable("queue"), "queue");
+		return new TaskFilter(queue, param(request, "error"), time(request, "from"), time(request, "before"));
 	}
 
 	private static @Nullable Instant time(ServerRequest request, String name) {

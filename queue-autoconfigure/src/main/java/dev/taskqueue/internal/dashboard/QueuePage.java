@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.function.LongFunction;
 
 import dev.taskqueue.TaskQueueOperations.QueueStats;
+import dev.taskqueue.TaskQueueOperations.TaskFilter;
 import dev.taskqueue.internal.jdbc.TaskView;
 import org.jspecify.annotations.Nullable;
 
@@ -68,7 +69,7 @@ final class QueuePage {
 	 * @param next the cursor of the page after this one, or {@code null} when this is the last
 	 */
 	String render(PageContext context, String queue, QueueStats stats, List<Trends.Series> trends, View view,
-			List<TaskView> tasks, @Nullable String next) {
+			Bulk bulk, List<TaskView> tasks, @Nullable String next) {
 		List<Html> body = new ArrayList<>();
 		body.add(tag("p", "State: ", stats.paused() ? element("span", attrs("class", "paused"), "paused") : "active",
 				" · dead: ", element("a", attrs("href", context.url("/dead?queue=" + queue)), count(stats.dead())),
@@ -90,6 +91,12 @@ final class QueuePage {
 					each.name + " (" + count(count) + ")"));
 		}
 		body.add(element("p", attrs("class", "tabs"), join(tabs)));
+		body.add(bulk(context, queue, bulk));
+		if (bulk.filtered()) {
+			body.add(tag("h2", "Waiting tasks that match, the first " + DashboardPages.PAGE_SIZE + " by id"));
+			body.add(Column.table(columns(context, View.READY), tasks, "No waiting task matches."));
+			return Layout.page(context, "Queue " + queue, null, join(body));
+		}
 		body.add(tag("h2", view.heading));
 		body.add(Column.table(columns(context, view), tasks, "No " + view.name + " task."));
 		if (next != null) {
@@ -99,6 +106,42 @@ final class QueuePage {
 					"Next page →")));
 		}
 		return Layout.page(context, "Queue " + queue, this.refresh, join(body));
+	}
+
+	/**
+	 * The filter of the waiting tasks, and the buttons that make every task it matches due now or delete it, with
+	 * their count (DashboardActions asks to confirm first).
+	 */
+	private Html bulk(PageContext context, String queue, Bulk bulk) {
+		String[] fields = FilterForm.fields(bulk.filter(), false);
+		Html buttons = (bulk.waiting() > 0) ? join(
+				Forms.button(context, "/queues/" + queue + "/retry-waiting", "Retry " + count(bulk.waiting()), "",
+						fields),
+				" ", Forms.button(context, "/queues/" + queue + "/delete-waiting", "Delete " + count(bulk.waiting()),
+						"danger", fields))
+				: Html.EMPTY;
+		String running = (bulk.running() > 0) ? " " + count(bulk.running()) + " running tasks match; they are left "
+				+ "alone." : "";
+		return element("div", attrs("class", "bulk"),
+				FilterForm.form(context, "/queues/" + queue, bulk.filter(), false, "Enqueued", "Last error contains"),
+				element("p", attrs("class", "bulk"), count(bulk.waiting()) + " waiting tasks"
+						+ (bulk.filtered() ? " match. " : ". "), buttons, running));
+	}
+
+	/**
+	 * The waiting tasks' filter and what it matches.
+	 *
+	 * @param filter the queue, and the conditions given on the page
+	 * @param waiting how many waiting tasks it matches, up to the count limit
+	 * @param running how many running tasks it matches (a bulk action leaves them alone)
+	 */
+	record Bulk(TaskFilter filter, long waiting, long running) {
+
+		/** Whether a condition beyond the queue is given. */
+		boolean filtered() {
+			return this.filter.errorContains() != null || this.filter.from() != null || this.filter.before() != null;
+		}
+
 	}
 
 	private static List<Column<TaskView>> columns(PageContext context, View view) {

@@ -246,6 +246,10 @@ public class DashboardQueries {
 
 	private final String deadTable;
 
+	private final String taskTable;
+
+	private final String taskSelect;
+
 	private final String searchKeys;
 
 	private final String searchAll;
@@ -270,6 +274,8 @@ public class DashboardQueries {
 				"octet_length(error)").strip() + " WHERE id = :id";
 		this.deadQueue = "SELECT queue FROM " + tables.deadTask() + " WHERE id = :id";
 		this.deadTable = tables.deadTask();
+		this.taskTable = tables.task();
+		this.taskSelect = select;
 		String found = FOUND_TASK.formatted(tables.task(), OrderedKeys.HELD, TASK_STATE.formatted(OrderedKeys.HELD),
 				TASK_AT).strip();
 		String byId = SEARCH_ID.formatted(found.formatted(1, "id", "0"), found.formatted(5, "batch", "0"),
@@ -467,7 +473,7 @@ public class DashboardQueries {
 		if (after != null) {
 			conditions += " AND (failed_at, id) < (" + AT.formatted(":micros") + ", :id)";
 		}
-		JdbcClient.StatementSpec statement = DeadTaskRepository.bindMatching(
+		JdbcClient.StatementSpec statement = BulkChunks.bind(
 				this.jdbc.sql(this.deadSelect + " WHERE " + conditions + DEAD_ORDER), queue, text, from, before)
 			.param("limit", limit)
 			.param("preview", LIST_PREVIEW);
@@ -483,9 +489,42 @@ public class DashboardQueries {
 	 */
 	public long countDead(@Nullable String queue, @Nullable String text, @Nullable Instant from,
 			@Nullable Instant before, int cap) {
-		return DeadTaskRepository.bindMatching(this.jdbc.sql("SELECT count(*) FROM (SELECT 1 FROM " + this.deadTable
+		return BulkChunks.bind(this.jdbc.sql("SELECT count(*) FROM (SELECT 1 FROM " + this.deadTable
 				+ " WHERE " + DeadTaskRepository.matching(queue, text, from, before) + " LIMIT :cap) c"), queue, text,
 				from, before)
+			.param("cap", cap)
+			.query(Long.class)
+			.single();
+	}
+
+	/**
+	 * The first {@code limit} waiting tasks that match a bulk action's filter (QueueRepository), in id order, on the
+	 * primary key: what a bulk action on them takes first.
+	 * @param text only those whose last error contains this text, ignoring case, or {@code null}
+	 * @param from only those enqueued at this time or later, or {@code null}
+	 * @param before only those enqueued before this time, or {@code null}
+	 */
+	public List<TaskView> waitingMatching(String queue, @Nullable String text, @Nullable Instant from,
+			@Nullable Instant before, int limit) {
+		return BulkChunks.bind(this.jdbc.sql(this.taskSelect + " WHERE "
+				+ QueueRepository.matchingWaiting(queue, text, from, before)
+				+ " ORDER BY id LIMIT :limit"), queue, text, from, before)
+			.param("limit", limit)
+			.param("preview", LIST_PREVIEW)
+			.query(DashboardQueries::task)
+			.list();
+	}
+
+	/**
+	 * How many waiting tasks ({@code running false}) or running ones match a bulk action's filter, counted up to
+	 * {@code cap}: what its confirmation says it takes, and leaves alone.
+	 */
+	public long countWaiting(String queue, @Nullable String text, @Nullable Instant from, @Nullable Instant before,
+			boolean running, int cap) {
+		String conditions = running ? QueueRepository.matchingRunning(queue, text, from, before)
+				: QueueRepository.matchingWaiting(queue, text, from, before);
+		return BulkChunks.bind(this.jdbc.sql("SELECT count(*) FROM (SELECT 1 FROM " + this.taskTable + " WHERE "
+				+ conditions + " LIMIT :cap) c"), queue, text, from, before)
 			.param("cap", cap)
 			.query(Long.class)
 			.single();

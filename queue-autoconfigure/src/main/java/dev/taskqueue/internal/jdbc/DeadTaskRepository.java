@@ -5,7 +5,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -161,75 +160,33 @@ public class DeadTaskRepository {
 
 	private int inChunks(String action, boolean retry, @Nullable String queue, @Nullable String text,
 			@Nullable Instant from, @Nullable Instant before, int chunk) {
-		String sql = PICK.formatted(this.deadTable, DeadTaskRepository.matching(queue, text, from, before)).strip()
-				+ "\n" + action;
+		String sql = PICK.formatted(this.deadTable, matching(queue, text, from, before)).strip() + "\n" + action;
 		OffsetDateTime until = this.jdbc.sql("SELECT now()").query(OffsetDateTime.class).single();
-		OffsetDateTime afterAt = OffsetDateTime.of(1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
-		UUID afterId = new UUID(0, 0);
-		int total = 0;
-		int found;
-		do {
+		Failed start = new Failed(OffsetDateTime.of(1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC), new UUID(0, 0));
+		return BulkChunks.run(chunk, start, (after) -> {
 			JdbcClient.StatementSpec statement = this.jdbc.sql(sql)
 				.param("until", until)
-				.param("afterAt", afterAt)
-				.param("afterId", afterId)
+				.param("afterAt", after.at())
+				.param("afterId", after.id())
 				.param("chunk", chunk);
 			if (retry) {
 				statement = this.buckets.bind(statement);
 			}
-			statement = bindMatching(statement, queue, text, from, before);
-			List<Object[]> rows = statement
-				.query((rs, row) -> new Object[] { rs.getObject("failed_at", OffsetDateTime.class),
-						rs.getObject("id", UUID.class) })
+			return BulkChunks.bind(statement, queue, text, from, before)
+				.query((rs, row) -> new Failed(rs.getObject("failed_at", OffsetDateTime.class),
+						rs.getObject("id", UUID.class)))
 				.list();
-			found = rows.size();
-			total += found;
-			if (found > 0) {
-				afterAt = (OffsetDateTime) rows.get(found - 1)[0];
-				afterId = (UUID) rows.get(found - 1)[1];
-			}
-		}
-		// A short chunk: no row is left after the cursor, or only ones another action holds.
-		while (found == chunk);
-		return total;
+		});
 	}
 
-	/** The conditions of a filter of dead letters, made of fixed fragments only: values are parameters. */
+	/** The cursor of a bulk action on dead letters: where it is in their failure order. */
+	private record Failed(OffsetDateTime at, UUID id) {
+	}
+
+	/** The conditions of a filter of dead letters (BulkChunks). */
 	static String matching(@Nullable String queue, @Nullable String text, @Nullable Instant from,
 			@Nullable Instant before) {
-		List<String> conditions = new ArrayList<>();
-		conditions.add("true");
-		if (queue != null) {
-			conditions.add("queue = :queue");
-		}
-		if (text != null) {
-			conditions.add("strpos(lower(error), lower(:text)) > 0");
-		}
-		if (from != null) {
-			conditions.add("failed_at >= :from");
-		}
-		if (before != null) {
-			conditions.add("failed_at < :before");
-		}
-		return String.join(" AND ", conditions);
-	}
-
-	/** Binds what {@link #matching} names. */
-	static JdbcClient.StatementSpec bindMatching(JdbcClient.StatementSpec statement, @Nullable String queue,
-			@Nullable String text, @Nullable Instant from, @Nullable Instant before) {
-		if (queue != null) {
-			statement = statement.param("queue", queue);
-		}
-		if (text != null) {
-			statement = statement.param("text", text);
-		}
-		if (from != null) {
-			statement = statement.param("from", OffsetDateTime.ofInstant(from, ZoneOffset.UTC));
-		}
-		if (before != null) {
-			statement = statement.param("before", OffsetDateTime.ofInstant(before, ZoneOffset.UTC));
-		}
-		return statement;
+		return BulkChunks.matching("error", "failed_at", queue, text, from, before);
 	}
 
 	/** Deletes dead task {@code id}; {@code false} when there is none. */

@@ -1,5 +1,7 @@
 package dev.taskqueue.internal.jdbc;
 
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.Set;
 import java.util.UUID;
 
@@ -91,6 +93,37 @@ public class QueueRepository {
 			    SELECT id FROM %1$s WHERE queue = :queue LIMIT :batch FOR UPDATE SKIP LOCKED))
 			""";
 
+	/*
+	 * Bulk retry and delete of the waiting tasks that match a filter, one chunk per statement: the next :chunk
+	 * matching rows in id order from a cursor, on the primary key (the id never changes, so a chunk never reads again
+	 * what the ones before it took, and a million rows are read once in all), locked with SKIP LOCKED: a row a claim
+	 * is taking right now is then running, and left alone, as running tasks are (claimed_by above HELD). Held tasks
+	 * (claimed_by = HELD) wait too. Tasks enqueued after :until, the database's now when the action began, are left
+	 * out. %1$s is the task table, %2$s the filter's conditions (matchingWaiting). A retry makes a task due now and leaves a
+	 * task already due where it is (LEAST); its attempts are kept. Deleted on the primary key, "id = ANY(ARRAY(...))",
+	 * as CANCEL_WAITING. Each returns the ids it took, in order: the count, and the next cursor in the last.
+	 */
+	private static final String PICK_WAITING = """
+			id = ANY(ARRAY(
+			    SELECT id FROM %1$s WHERE %2$s AND enqueued_at <= :until AND id > :afterId
+			    ORDER BY id LIMIT :chunk FOR UPDATE SKIP LOCKED))""";
+
+	private static final String RETRY_WAITING = """
+			WITH taken AS (UPDATE %1$s SET run_at = LEAST(run_at, now()) WHERE %2$s RETURNING id)
+			SELECT id FROM taken ORDER BY id
+			""";
+
+	private static final String DELETE_WAITING = """
+			WITH taken AS (DELETE FROM %1$s WHERE %2$s RETURNING id)
+			SELECT id FROM taken ORDER BY id
+			""";
+
+	// The running tasks that match (matchingRunning), which a bulk action leaves alone: one range of
+	// taskqueue_task_claimed_idx.
+	private static final String RUNNING_MATCHING = """
+			SELECT count(*) FROM %1$s WHERE %2$s
+			""";
+
 	private final JdbcClient jdbc;
 
 	private final String cancelDependent;
@@ -108,6 +141,8 @@ public class QueueRepository {
 	private final String cancelWaiting;
 
 	private final @Nullable String notifyChannel;
+
+	private final String taskTable;
 
 	/** Cancels tasks without keeping them in the history, and tells running ones' instances at their heartbeat. */
 	public QueueRepository(DataSource dataSource, TaskTables tables) {
@@ -133,6 +168,7 @@ public class QueueRepository {
 		this.cancelDependent = CANCEL_DEPENDENT.formatted(tables.waitingTask(),
 				history ? KEPT_CANCELLED.formatted(tables.history(), "completed", "0") : "");
 		this.cancelDependents = CANCEL_DEPENDENTS.formatted(tables.waitingTask());
+		this.taskTable = tables.task();
 	}
 
 	public void setPaused(String queue, boolean paused) {
@@ -188,6 +224,73 @@ public class QueueRepository {
 				.update();
 		}
 		return deleted;
+	}
+
+
+	/**
+	 * Makes the waiting tasks that match due now, {@code chunk} per statement (each its own transaction outside
+	 * one), until none is left that was enqueued when this began; running tasks are left alone.
+	 * @param queue only this queue's, or {@code null}
+	 * @param text only those whose last error contains this, ignoring case, or {@code null}
+	 * @param from only those enqueued at this time or later, or {@code null}
+	 * @param before only those enqueued before this time, or {@code null}
+	 * @return how many tasks were taken, and how many running ones that match were left alone
+	 */
+	public Bulk retryWaiting(@Nullable String queue, @Nullable String text, @Nullable Instant from,
+			@Nullable Instant before, int chunk) {
+		return waitingInChunks(RETRY_WAITING, queue, text, from, before, chunk);
+	}
+
+	/** Deletes the waiting tasks that match, as {@link #retryWaiting} makes them due. */
+	public Bulk deleteWaiting(@Nullable String queue, @Nullable String text, @Nullable Instant from,
+			@Nullable Instant before, int chunk) {
+		return waitingInChunks(DELETE_WAITING, queue, text, from, before, chunk);
+	}
+
+	private Bulk waitingInChunks(String action, @Nullable String queue, @Nullable String text,
+			@Nullable Instant from, @Nullable Instant before, int chunk) {
+		String sql = action.formatted(this.taskTable,
+				PICK_WAITING.formatted(this.taskTable, matchingWaiting(queue, text, from, before)));
+		OffsetDateTime until = this.jdbc.sql("SELECT now()").query(OffsetDateTime.class).single();
+		int taken = BulkChunks.run(chunk, new UUID(0, 0), (after) -> BulkChunks
+			.bind(this.jdbc.sql(sql), queue, text, from, before)
+			.param("until", until)
+			.param("afterId", after)
+			.param("chunk", chunk)
+			.query(UUID.class)
+			.list());
+		long running = BulkChunks
+			.bind(this.jdbc.sql(RUNNING_MATCHING.formatted(this.taskTable, matchingRunning(queue, text, from, before))),
+					queue, text, from, before)
+			.query(Long.class)
+			.single();
+		return new Bulk(taken, running);
+	}
+
+	/**
+	 * The conditions of a filter of waiting tasks (not claimed, or held behind their ordering key): their last
+	 * error, and when they were enqueued (BulkChunks).
+	 */
+	static String matchingWaiting(@Nullable String queue, @Nullable String text, @Nullable Instant from,
+			@Nullable Instant before) {
+		return BulkChunks.matching("last_error", "enqueued_at", queue, text, from, before)
+				+ " AND (claimed_by IS NULL OR claimed_by = " + OrderedKeys.HELD + ")";
+	}
+
+	/** The conditions of a filter of running tasks, as {@link #matchingWaiting} of waiting ones. */
+	static String matchingRunning(@Nullable String queue, @Nullable String text, @Nullable Instant from,
+			@Nullable Instant before) {
+		return BulkChunks.matching("last_error", "enqueued_at", queue, text, from, before) + " AND claimed_by > "
+				+ OrderedKeys.HELD;
+	}
+
+	/**
+	 * What a bulk action on waiting tasks did.
+	 *
+	 * @param taken how many tasks it made due or deleted
+	 * @param runningSkipped how many running tasks matched its filter when it ended, and were left alone
+	 */
+	public record Bulk(int taken, long runningSkipped) {
 	}
 
 }

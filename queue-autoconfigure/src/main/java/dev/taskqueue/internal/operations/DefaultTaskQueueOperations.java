@@ -322,21 +322,44 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	}
 
 	@Override
-	public int retryDead(DeadTaskFilter filter) {
-		int retried = this.deadTasks.retryMatching(filter.queue(), filter.errorContains(), filter.failedFrom(),
-				filter.failedBefore(), BULK_CHUNK);
+	public int retryDead(TaskFilter filter) {
+		int retried = this.deadTasks.retryMatching(filter.queue(), filter.errorContains(), filter.from(),
+				filter.before(), BULK_CHUNK);
 		logger.info(String.format("Retried %,d dead tasks (%s): they are back in their queues", retried, filter));
 		this.audit.record("retry-dead", filter.toString(), retried);
 		return retried;
 	}
 
 	@Override
-	public int deleteDead(DeadTaskFilter filter) {
-		int deleted = this.deadTasks.deleteMatching(filter.queue(), filter.errorContains(), filter.failedFrom(),
-				filter.failedBefore(), BULK_CHUNK);
+	public int deleteDead(TaskFilter filter) {
+		int deleted = this.deadTasks.deleteMatching(filter.queue(), filter.errorContains(), filter.from(),
+				filter.before(), BULK_CHUNK);
 		logger.info(String.format("Deleted %,d dead tasks (%s)", deleted, filter));
 		this.audit.record("delete-dead", filter.toString(), deleted);
 		return deleted;
+	}
+
+	@Override
+	public int retryWaiting(TaskFilter filter) {
+		QueueRepository.Bulk done = this.queues.retryWaiting(filter.queue(), filter.errorContains(), filter.from(),
+				filter.before(), BULK_CHUNK);
+		logger.info(String.format("Made %,d waiting tasks due now (%s)%s", done.taken(), filter, skipped(done)));
+		this.audit.record("retry-waiting", filter.toString(), done.taken());
+		return done.taken();
+	}
+
+	@Override
+	public int deleteWaiting(TaskFilter filter) {
+		QueueRepository.Bulk done = this.queues.deleteWaiting(filter.queue(), filter.errorContains(), filter.from(),
+				filter.before(), BULK_CHUNK);
+		logger.info(String.format("Deleted %,d waiting tasks (%s)%s", done.taken(), filter, skipped(done)));
+		this.audit.record("delete-waiting", filter.toString(), done.taken());
+		return done.taken();
+	}
+
+	private static String skipped(QueueRepository.Bulk done) {
+		return (done.runningSkipped() > 0)
+				? String.format("; %,d running tasks that match were left alone", done.runningSkipped()) : "";
 	}
 
 	@Override
