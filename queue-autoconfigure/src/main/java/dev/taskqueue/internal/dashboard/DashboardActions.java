@@ -206,8 +206,11 @@ final class DashboardActions {
 	/** What a bulk action on waiting tasks leaves alone: the running tasks that match, if any. */
 	private String running(TaskFilter filter) {
 		long running = this.pages.countWaiting(filter, true);
-		return (running > 0) ? " The " + Formats.count(running, this.countLimit)
-				+ " running tasks that match are left alone." : "";
+		if (running == 0) {
+			return "";
+		}
+		return (running == 1) ? " The running task that matches is left alone."
+				: " The " + Formats.count(running, this.countLimit) + " running tasks that match are left alone.";
 	}
 
 	/** The queue's page with the filter. */

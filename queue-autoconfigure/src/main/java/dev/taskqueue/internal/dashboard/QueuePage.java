@@ -120,11 +120,13 @@ final class QueuePage {
 				" ", Forms.button(context, "/queues/" + queue + "/delete-waiting", "Delete " + count(bulk.waiting()),
 						"danger", fields))
 				: Html.EMPTY;
-		String running = (bulk.running() > 0) ? " " + count(bulk.running()) + " running tasks match; they are left "
-				+ "alone." : "";
-		return element("div", attrs("class", "bulk"),
+		String running = (bulk.running() == 0) ? ""
+				: " " + count(bulk.running()) + ((bulk.running() == 1) ? " running task matches" : " running tasks match")
+						+ ": a bulk action leaves " + ((bulk.running() == 1) ? "it" : "them") + " alone.";
+		// A div, not a p: a form inside a p closes it.
+		return join(
 				FilterForm.form(context, "/queues/" + queue, bulk.filter(), false, "Enqueued", "Last error contains"),
-				element("p", attrs("class", "bulk"), count(bulk.waiting()) + " waiting tasks"
+				element("div", attrs("class", "bulk"), count(bulk.waiting()) + " waiting tasks"
 						+ (bulk.filtered() ? " match. " : ". "), buttons, running));
 	}
 

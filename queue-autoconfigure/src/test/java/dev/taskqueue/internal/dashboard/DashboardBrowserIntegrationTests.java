@@ -304,6 +304,54 @@ class DashboardBrowserIntegrationTests {
 		}
 	}
 
+	@Test
+	void retryEveryWaitingTaskTheFilterMatchesButNotTheRunningOne() {
+		UUID session = this.jdbc.queryForObject("SELECT id FROM taskqueue_session LIMIT 1", UUID.class);
+		for (int width : new int[] { 1400, 800 }) {
+			this.browser.width(width);
+			String queue = "dash-wait-" + width;
+			// Six tasks waiting to be retried after a timeout, three after another error, due in an hour; one running
+			// task with a timeout, claimed by this instance's session (no handler here takes the queue).
+			this.jdbc.update("""
+					INSERT INTO taskqueue_task (id, queue, payload, run_at, enqueued_at, attempt, last_error, claimed_by,
+					                            claimed_at)
+					SELECT gen_random_uuid(), ?, jsonb_build_object('order', i), now() + interval '1 hour',
+					       now() - i * interval '1 minute', 2, CASE WHEN i <= 7
+					           THEN 'java.net.SocketTimeoutException: Read timed out' || repeat(E'\n\tat x.Y.z(Y.java:1)', 5)
+					           ELSE 'java.lang.IllegalStateException: boom' END,
+					       CASE WHEN i = 7 THEN ? END, CASE WHEN i = 7 THEN now() END
+					FROM generate_series(1, 10) i
+					""", queue, session);
+			this.browser.driver.get(url("/taskqueue/queues/" + queue));
+			this.browser.driver.findElement(By.name("error")).sendKeys("timed out", Keys.ENTER);
+			new WebDriverWait(this.browser.driver, WAIT)
+				.until(ExpectedConditions.presenceOfElementLocated(By.xpath("//button[text()='Retry 6']")));
+			assertThat(this.browser.driver.findElements(By.cssSelector("main tbody tr"))).hasSize(6);
+			assertThat(this.browser.driver.findElement(By.cssSelector("main div.bulk")).getText())
+				.startsWith("6 waiting tasks match.")
+				.endsWith("1 running task matches: a bulk action leaves it alone.");
+			assertThat(this.browser.pageWidth()).isLessThanOrEqualTo(this.browser.viewportWidth());
+			this.browser.screenshot("people-bulk-waiting-filtered-" + width);
+
+			this.browser.driver.findElement(By.xpath("//button[text()='Retry 6']")).click();
+			new WebDriverWait(this.browser.driver, WAIT).until(ExpectedConditions.titleIs("Confirm · TaskQueue"));
+			assertThat(this.browser.driver.findElement(By.cssSelector("main p")).getText()).isEqualTo("Make the 6 "
+					+ "waiting tasks that match (queue " + queue + ", error contains \"timed out\") due now? Each runs "
+					+ "at once, with the attempts it has left. The running task that matches is left alone.");
+			this.browser.screenshot("people-bulk-waiting-confirm-" + width);
+			this.browser.driver.findElement(By.id("confirm")).click();
+			assertThat(this.browser.flash()).isEqualTo("Made 6 waiting tasks due now (queue " + queue
+					+ ", error contains \"timed out\"). The running task that matches is left alone.");
+			assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE queue = ? AND "
+					+ "run_at <= now() AND claimed_by IS NULL AND attempt = 2", Integer.class, queue)).isEqualTo(6);
+			assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE queue = ? AND "
+					+ "run_at > now() AND claimed_by IS NULL", Integer.class, queue)).isEqualTo(3);
+			assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE queue = ? AND "
+					+ "claimed_by IS NOT NULL", Integer.class, queue)).isEqualTo(1);
+			this.jdbc.update("DELETE FROM taskqueue_task WHERE queue = ?", queue);
+		}
+	}
+
 	/** Types {@code text} in the page's search box and presses Enter. */
 	private void find(String text) {
 		WebElement box = this.browser.driver.findElement(By.name("q"));
