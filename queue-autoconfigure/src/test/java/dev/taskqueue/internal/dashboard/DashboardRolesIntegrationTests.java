@@ -181,6 +181,64 @@ class DashboardRolesIntegrationTests {
 	}
 
 	@Test
+	void aViewerCannotActOnWaitingTasksAndAnOperatorsBulkDeleteIsAuditedWithItsCount() {
+		waitingTasks("roles-waiting", 4, "java.net.SocketTimeoutException: Read timed out");
+		waitingTasks("roles-waiting", 2, "boom");
+		String filtered = "/taskqueue/queues/roles-waiting?error=timed+out";
+		// Alice opens the filtered page as an operator, is made a viewer, and posts its buttons: refused.
+		DashboardHttp alice = http("alice");
+		String page = alice.get(filtered).body();
+		assertThat(page).contains(">Retry 4</button>").contains(">Delete 4</button>");
+		this.users.updateUser(User.withUsername("alice").password("{noop}secret").authorities("TASKQUEUE_VIEW").build());
+		try {
+			for (String action : List.of("/taskqueue/queues/roles-waiting/retry-waiting",
+					"/taskqueue/queues/roles-waiting/delete-waiting")) {
+				HttpResponse<String> refused = alice.submit(page, action);
+				assertThat(refused.statusCode()).as(action).isEqualTo(403);
+				assertThat(refused.body()).as(action)
+					.contains("Acting on the dashboard needs the authority TASKQUEUE_OPERATE");
+			}
+			assertThat(http("viewer").get(filtered).body()).contains("4 waiting tasks match.")
+				.doesNotContain("method=\"post\"");
+		}
+		finally {
+			this.users.updateUser(
+					User.withUsername("alice").password("{noop}secret").authorities("TASKQUEUE_OPERATE").build());
+		}
+		assertThat(waitingCount("roles-waiting")).isEqualTo(6);
+		assertThat(auditRows("%roles-waiting%")).isEmpty();
+
+		DashboardHttp operator = http("operator");
+		HttpResponse<String> asked = operator.submit(operator.get(filtered).body(),
+				"/taskqueue/queues/roles-waiting/delete-waiting");
+		assertThat(asked.body()).contains("Delete the 4 waiting tasks that match (queue roles-waiting, error "
+				+ "contains &quot;timed out&quot;) for good?");
+		HttpResponse<String> done = operator.submit(asked.body(), "/taskqueue/queues/roles-waiting/delete-waiting");
+		assertThat(done.statusCode()).isEqualTo(303);
+		assertThat(waitingCount("roles-waiting")).isEqualTo(2);
+		// The endpoint: a viewer is refused, an operator makes the other two due now.
+		assertThat(http("viewer").send("POST", "/actuator/taskqueue/roles-waiting/retry-waiting").statusCode())
+			.isEqualTo(403);
+		assertThat(http("operator").send("POST", "/actuator/taskqueue/roles-waiting/retry-waiting").statusCode())
+			.isEqualTo(200);
+		assertThat(auditRows("%roles-waiting%")).containsExactly(
+				"operator actuator retry-waiting queue roles-waiting 2",
+				"operator dashboard delete-waiting queue roles-waiting, error contains \"timed out\" 4");
+	}
+
+	/** Inserts {@code count} tasks of {@code queue} waiting to be retried in an hour after {@code error}. */
+	private void waitingTasks(String queue, int count, String error) {
+		this.jdbc.update("""
+				INSERT INTO taskqueue_task (id, queue, payload, run_at, attempt, last_error)
+				SELECT gen_random_uuid(), ?, '"payload"', now() + interval '1 hour', 1, ? FROM generate_series(1, ?) i
+				""", queue, error, count);
+	}
+
+	private int waitingCount(String queue) {
+		return this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE queue = ?", Integer.class, queue);
+	}
+
+	@Test
 	void theEndpointsWritesAndTheApplicationsCallsAreInTheAuditLog() {
 		deadLetters("roles-endpoint", 3, "boom");
 		// The endpoint's writes are mapped to the operate authority by the application's filter chain (as
