@@ -341,19 +341,24 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	@Override
 	public int retryWaiting(TaskFilter filter) {
-		QueueRepository.Bulk done = this.queues.retryWaiting(filter.queue(), filter.errorContains(), filter.from(),
-				filter.before(), BULK_CHUNK);
-		logger.info(String.format("Made %,d waiting tasks due now (%s)%s", done.taken(), filter, skipped(done)));
-		this.audit.record("retry-waiting", filter.toString(), done.taken());
-		return done.taken();
+		return waitingInBulk(filter, true);
 	}
 
 	@Override
 	public int deleteWaiting(TaskFilter filter) {
-		QueueRepository.Bulk done = this.queues.deleteWaiting(filter.queue(), filter.errorContains(), filter.from(),
-				filter.before(), BULK_CHUNK);
-		logger.info(String.format("Deleted %,d waiting tasks (%s)%s", done.taken(), filter, skipped(done)));
-		this.audit.record("delete-waiting", filter.toString(), done.taken());
+		return waitingInBulk(filter, false);
+	}
+
+	/** Makes due ({@code retry}) or deletes the waiting tasks that match, logs and audits how many. */
+	private int waitingInBulk(TaskFilter filter, boolean retry) {
+		QueueRepository.Bulk done = retry
+				? this.queues.retryWaiting(filter.queue(), filter.errorContains(), filter.from(), filter.before(),
+						BULK_CHUNK)
+				: this.queues.deleteWaiting(filter.queue(), filter.errorContains(), filter.from(), filter.before(),
+						BULK_CHUNK);
+		logger.info(String.format("%s %,d waiting tasks%s (%s)%s", retry ? "Made" : "Deleted", done.taken(),
+				retry ? " due now" : "", filter, skipped(done)));
+		this.audit.record(retry ? "retry-waiting" : "delete-waiting", filter.toString(), done.taken());
 		return done.taken();
 	}
 
