@@ -206,8 +206,8 @@ public class TaskQueueEndpoint {
 
 	/**
 	 * Pauses or resumes a queue, retries all its dead tasks, or makes all its waiting tasks due now, in chunks
-	 * (TaskQueueOperations.retryDead(TaskFilter) and retryWaiting(TaskFilter)). No parameters: a write operation with any takes a JSON body only, and these are posted
-	 * without one.
+	 * (TaskQueueOperations.retryDead(TaskFilter) and retryWaiting(TaskFilter)). No parameters: a write operation
+	 * with any takes a JSON body only, and these are posted without one.
 	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> queueAction(@Selector String queue, @Selector String action) {

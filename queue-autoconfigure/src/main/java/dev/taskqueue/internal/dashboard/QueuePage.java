@@ -120,9 +120,10 @@ final class QueuePage {
 				" ", Forms.button(context, "/queues/" + queue + "/delete-waiting", "Delete " + count(bulk.waiting()),
 						"danger", fields))
 				: Html.EMPTY;
+		boolean one = bulk.running() == 1;
 		String running = (bulk.running() == 0) ? ""
-				: " " + count(bulk.running()) + ((bulk.running() == 1) ? " running task matches" : " running tasks match")
-						+ ": a bulk action leaves " + ((bulk.running() == 1) ? "it" : "them") + " alone.";
+				: " " + count(bulk.running()) + (one ? " running task matches" : " running tasks match")
+						+ ": a bulk action leaves " + (one ? "it" : "them") + " alone.";
 		// A div, not a p: a form inside a p closes it.
 		return join(
 				FilterForm.form(context, "/queues/" + queue, bulk.filter(), false, "Enqueued", "Last error contains"),

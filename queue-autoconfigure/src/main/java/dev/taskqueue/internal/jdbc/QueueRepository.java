@@ -100,9 +100,10 @@ public class QueueRepository {
 	 * what the ones before it took, and a million rows are read once in all), locked with SKIP LOCKED: a row a claim
 	 * is taking right now is then running, and left alone, as running tasks are (claimed_by above HELD). Held tasks
 	 * (claimed_by = HELD) wait too. Tasks enqueued after :until, the database's now when the action began, are left
-	 * out. %1$s is the task table, %2$s the filter's conditions (matchingWaiting). A retry makes a task due now and leaves a
-	 * task already due where it is (LEAST); its attempts are kept. Deleted on the primary key, "id = ANY(ARRAY(...))",
-	 * as CANCEL_WAITING. Each returns the ids it took, in order: the count, and the next cursor in the last.
+	 * out. %1$s is the task table, %2$s the filter's conditions (matchingWaiting). A retry makes a task due now and
+	 * leaves a task already due where it is (LEAST); its attempts are kept. Deleted on the primary key,
+	 * "id = ANY(ARRAY(...))", as CANCEL_WAITING. Each returns the ids it took, in order: the count, and the next
+	 * cursor in the last.
 	 */
 	private static final String PICK_WAITING = """
 			id = ANY(ARRAY(

@@ -272,7 +272,8 @@ class DashboardBrowserIntegrationTests {
 					                                 error)
 					SELECT gen_random_uuid(), ?, jsonb_build_object('order', i), 0, 3, now() - interval '1 hour',
 					       now() - i * interval '1 minute', CASE WHEN i <= 8
-					           THEN 'java.net.SocketTimeoutException: Read timed out' || repeat(E'\n\tat x.Y.z(Y.java:1)', 5)
+					           THEN 'java.net.SocketTimeoutException: Read timed out'
+					                || repeat(E'\n\tat x.Y.z(Y.java:1)', 5)
 					           ELSE 'java.lang.IllegalStateException: boom' END
 					FROM generate_series(1, 12) i
 					""", queue);
@@ -313,8 +314,8 @@ class DashboardBrowserIntegrationTests {
 			// Six tasks waiting to be retried after a timeout, three after another error, due in an hour; one running
 			// task with a timeout, claimed by this instance's session (no handler here takes the queue).
 			this.jdbc.update("""
-					INSERT INTO taskqueue_task (id, queue, payload, run_at, enqueued_at, attempt, last_error, claimed_by,
-					                            claimed_at)
+					INSERT INTO taskqueue_task (id, queue, payload, run_at, enqueued_at, attempt, last_error,
+					                            claimed_by, claimed_at)
 					SELECT gen_random_uuid(), ?, jsonb_build_object('order', i), now() + interval '1 hour',
 					       now() - i * interval '1 minute', 2, CASE WHEN i <= 7
 					           THEN 'java.net.SocketTimeoutException: Read timed out' || repeat(E'\n\tat x.Y.z(Y.java:1)', 5)

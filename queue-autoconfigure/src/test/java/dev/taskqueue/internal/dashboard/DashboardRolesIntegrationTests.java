@@ -189,7 +189,8 @@ class DashboardRolesIntegrationTests {
 		DashboardHttp alice = http("alice");
 		String page = alice.get(filtered).body();
 		assertThat(page).contains(">Retry 4</button>").contains(">Delete 4</button>");
-		this.users.updateUser(User.withUsername("alice").password("{noop}secret").authorities("TASKQUEUE_VIEW").build());
+		this.users
+			.updateUser(User.withUsername("alice").password("{noop}secret").authorities("TASKQUEUE_VIEW").build());
 		try {
 			for (String action : List.of("/taskqueue/queues/roles-waiting/retry-waiting",
 					"/taskqueue/queues/roles-waiting/delete-waiting")) {

@@ -85,7 +85,8 @@ class WaitingTaskBulkIntegrationTests {
 				FROM generate_series(1, 10) i
 				""").param("timeout", TIMEOUT).param("session", SESSION).update();
 		// The insert's now: task 1 was enqueued a second before it.
-		this.now = this.jdbc.sql("SELECT enqueued_at + interval '1 second' FROM taskqueue_task WHERE payload->>'n' = '1'")
+		this.now = this.jdbc
+			.sql("SELECT enqueued_at + interval '1 second' FROM taskqueue_task WHERE payload->>'n' = '1'")
 			.query(OffsetDateTime.class)
 			.single()
 			.toInstant();
