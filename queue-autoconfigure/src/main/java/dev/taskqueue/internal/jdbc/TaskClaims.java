@@ -62,6 +62,11 @@ final class TaskClaims {
 
 	final String completeAndClaimAfter;
 
+	/** The fair claim (StorageDriver's READY_FAIR), plain and folded with completions like completeAndClaim. */
+	final String claimFair;
+
+	final String completeAndClaimFair;
+
 	/** Whether the fold hands the next task of a completed task's key off to the claiming session. */
 	private final boolean ordered;
 
@@ -94,6 +99,12 @@ final class TaskClaims {
 		String end = CLAIMED_AND_COMPLETED + (ordered ? COMPLETED_AND_HANDED_OFF : COMPLETED_IDS);
 		this.completeAndClaim = folded(completed, ready, take, end);
 		this.completeAndClaimAfter = folded(completed, readyAfter, take, end);
+		this.claimFair = "WITH " + driver.readyFair(tables) + driver.takeFair(tables);
+		// The fold's rows carry the next key as a 16th column, after done and handed.
+		String fairEnd = CLAIMED_AND_COMPLETED.replace("false AS handed", "false AS handed, next_key")
+				+ (ordered ? COMPLETED_AND_HANDED_OFF : COMPLETED_IDS).replace("true, false FROM", "true, false, NULL FROM")
+					.replace("false, true FROM", "false, true, NULL FROM");
+		this.completeAndClaimFair = folded(completed, driver.readyFair(tables), driver.takeFair(tables), fairEnd);
 	}
 
 	static String folded(String completed, String ready, String take, String end) {
@@ -162,6 +173,25 @@ final class TaskClaims {
 			bindCompletions(statement, connection, completions, queue, session);
 			ClaimRows.bindClaimAfter(statement, firstOfClaim(), queue, bucket, session, limit, priority, afterMicros, afterId);
 		}, ClaimRows::claimResult);
+	}
+
+	/**
+	 * The fair claim: up to {@code limit} due tasks of {@code queue}, round-robin across its fairness keys from the
+	 * one after {@code after}, and when they have fewer, the rest from {@code bucket}'s head; with {@code done}, in
+	 * the statement that deletes them, like {@link #completeAndClaim}.
+	 */
+	ClaimResult completeAndClaimFair(List<ClaimedTask> done, String queue, int bucket, UUID session, int limit,
+			String after) {
+		if (done.isEmpty()) {
+			return this.statements.query(this.claimFair,
+					(statement, connection) -> ClaimRows.bindFairClaim(statement, 1, queue, bucket, session, limit, after),
+					(rows) -> ClaimRows.fairResult(rows, 14, false));
+		}
+		CompletionFences completions = new CompletionFences(done);
+		return this.statements.query(this.completeAndClaimFair, (statement, connection) -> {
+			bindCompletions(statement, connection, completions, queue, session);
+			ClaimRows.bindFairClaim(statement, firstOfClaim(), queue, bucket, session, limit, after);
+		}, (rows) -> ClaimRows.fairResult(rows, 16, true));
 	}
 
 	/** Binds COMPLETED and, with ordered keys, the hand-off to the claiming session of tasks of {@code queue}. */
