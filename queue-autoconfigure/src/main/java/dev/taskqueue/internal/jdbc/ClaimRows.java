@@ -150,18 +150,19 @@ final class ClaimRows {
 		statement.setInt(first + 7, limit);
 		statement.setInt(first + 8, limit);
 		statement.setInt(first + 9, limit);
-		statement.setObject(first + 10, session);
+		statement.setInt(first + 10, limit);
+		statement.setObject(first + 11, session);
 		// picked: the keys' tasks, then those without a key
-		statement.setString(first + 11, queue);
 		statement.setString(first + 12, queue);
-		statement.setInt(first + 13, bucket);
-		statement.setInt(first + 14, limit);
+		statement.setString(first + 13, queue);
+		statement.setInt(first + 14, bucket);
+		statement.setInt(first + 15, limit);
 		// filled, then TAKE_READY
-		statement.setString(first + 15, queue);
-		statement.setInt(first + 16, bucket);
-		statement.setInt(first + 17, limit);
-		statement.setObject(first + 18, session);
-		return first + 19;
+		statement.setString(first + 16, queue);
+		statement.setInt(first + 17, bucket);
+		statement.setInt(first + 18, limit);
+		statement.setObject(first + 19, session);
+		return first + 20;
 	}
 
 	/**

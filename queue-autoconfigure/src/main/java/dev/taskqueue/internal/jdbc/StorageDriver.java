@@ -46,9 +46,10 @@ enum StorageDriver {
 	// keys with due tasks, from the key after :after (the last one the previous fair claim of this instance listed),
 	// wrapping around. Tasks without a key take one turn of the round as one more key, listed where the round wraps.
 	// - later, earlier: a loose index scan of taskqueue_task_fair_idx (one probe per key), the keys after :after,
-	//   then from the first one to :after; each is read only as far as "keys" pulls it, at most :limit keys.
-	// - share: each listed key's share of :limit, n = :limit / keys listed, at least 1 (at most :limit keys are
-	//   listed), and one more for the first r = :limit % keys listed, so that the shares add up to :limit and the
+	//   then from the first one to :after; each is read only as far as "keys" pulls it: at most :limit + 1 entries,
+	//   the last only to learn whether a key is due beyond the ones listed.
+	// - share: each listed key's share of :limit, n = :limit / c with c the keys listed (at most :limit), at least 1,
+	//   and one more for the first r = :limit % keys listed, so that the shares add up to :limit and the
 	//   remainder goes round with the start; 0 when the session has expired, which then claims and locks nothing.
 	// - picked: each listed key's first tasks in claim order, from its own range of the index, and the first tasks
 	//   without a key among the bucket's :limit first ready ones (those come from the ready index, which also holds
@@ -57,10 +58,10 @@ enum StorageDriver {
 	// - filled: when the keys had fewer than their shares, the rest of :limit from the bucket's head in claim order,
 	//   whatever its key: the keys that have more get it, so a fair claim is as full as a plain one.
 	// Each row carries the last key listed, for the next claim's :after ('' for the turn of the tasks without a key,
-	// and when the claim starts from the first key), or NULL when no key had due tasks: the worker then goes back to
+	// and when the claim starts from the first key), or NULL when no key has due tasks: the worker then goes back to
 	// the plain claim. Rows are locked only when taken, as in READY.
 	// Parameters: 1 queue, 2 after; 3 queue; 4 queue; 5 queue, 6 after; 7 after, 8 limit; 9 limit, 10 limit,
-	// 11 session; 12 queue; 13 queue, 14 bucket, 15 limit; 16 queue, 17 bucket, 18 limit.
+	// 11 limit, 12 session; 13 queue; 14 queue, 15 bucket, 16 limit; 17 queue, 18 bucket, 19 limit.
 	private static final String READY_FAIR = """
 			ready AS MATERIALIZED (
 			    WITH RECURSIVE later(k) AS (
@@ -88,10 +89,10 @@ enum StorageDriver {
 			            SELECT '', 1
 			            UNION ALL
 			            SELECT k, 2 FROM earlier WHERE k <= ?) listed
-			        LIMIT ?),
+			        LIMIT ? + 1),
 			    share AS MATERIALIZED (
-			        SELECT (? / c) * alive AS n, mod(?, c) * alive AS r
-			        FROM (SELECT greatest(count(*), 1) AS c,
+			        SELECT (? / c) * alive AS n, mod(?, c) * alive AS r, c
+			        FROM (SELECT greatest(least(count(*), ?), 1) AS c,
 			                     CASE WHEN EXISTS (SELECT 1 FROM %2$s s WHERE s.id = ?) THEN 1 ELSE 0 END AS alive
 			              FROM keys) counted),
 			    picked AS MATERIALIZED (
@@ -101,7 +102,7 @@ enum StorageDriver {
 			            ORDER BY priority DESC, run_at, id
 			            LIMIT (SELECT n + CASE WHEN keys.pos <= r THEN 1 ELSE 0 END FROM share)
 			            %3$s) p
-			        WHERE keys.part <> 1
+			        WHERE keys.part <> 1 AND keys.pos <= (SELECT c FROM share)
 			        UNION ALL
 			        SELECT id FROM (
 			            SELECT id FROM %1$s
@@ -111,7 +112,8 @@ enum StorageDriver {
 			                        WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND run_at <= now()
 			                        ORDER BY priority DESC, run_at, id
 			                        LIMIT ?) w
-			                    WHERE w.fairness_key IS NULL AND EXISTS (SELECT 1 FROM keys WHERE part = 1)
+			                    WHERE w.fairness_key IS NULL
+			                      AND EXISTS (SELECT 1 FROM keys WHERE part = 1 AND pos <= (SELECT c FROM share))
 			                    LIMIT (SELECT n + CASE WHEN (SELECT pos FROM keys WHERE part = 1) <= r THEN 1 ELSE 0 END
 			                           FROM share)))
 			              AND claimed_by IS NULL
@@ -125,7 +127,8 @@ enum StorageDriver {
 			               FROM share)
 			        %3$s)
 			    SELECT id, (SELECT CASE WHEN EXISTS (SELECT 1 FROM keys WHERE part <> 1)
-			                            THEN (SELECT k FROM keys ORDER BY part DESC, k DESC LIMIT 1) END) AS next_key
+			                            THEN (SELECT k FROM keys WHERE pos <= (SELECT c FROM share)
+			                                  ORDER BY pos DESC LIMIT 1) END) AS next_key
 			    FROM (SELECT id FROM picked UNION ALL SELECT id FROM filled) taken)
 			""";
 

@@ -118,6 +118,18 @@ class FairClaimsIntegrationTests {
 	}
 
 	@Test
+	void aClaimOfOneAtTheWrapStaysFair() {
+		enqueue("one", "a", 3);
+		enqueue("one", "b", 3);
+		ClaimResult first = claimFair("one", 1, "b"); // lists only the turn of the tasks without a key (none)
+		assertThat(first.claimed()).hasSize(1);
+		assertThat(first.nextFairnessKey()).as("keys remain: the next claim starts from the first").isEmpty();
+		jdbc.update("DELETE FROM taskqueue_task WHERE fairness_key IS NOT NULL");
+		enqueue("one", null, 2);
+		assertThat(claimFair("one", 1, "").nextFairnessKey()).as("no key due: back to the plain claim").isNull();
+	}
+
+	@Test
 	void tasksWithoutAKeyTakeOneTurnOfTheRound() {
 		enqueue("mixed", null, 10);
 		for (String key : List.of("a", "b", "c")) {
