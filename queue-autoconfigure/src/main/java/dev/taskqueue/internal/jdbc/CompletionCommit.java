@@ -31,8 +31,10 @@ public class CompletionCommit {
 			COMMIT""";
 
 	private static final String KEEP_IN_HISTORY = """
-			, kept AS (INSERT INTO %1$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
-			    SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers FROM done
+			, kept AS (INSERT INTO %1$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers,
+			                             unique_key, ordering_key, batch_id)
+			    SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers, unique_key, ordering_key,
+			           batch_id FROM done
 			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
 			""";
 

@@ -200,21 +200,44 @@ public class DashboardQueries {
 			ORDER BY rank, seq, at, id LIMIT :limit
 			""";
 
-	// With a UUID, also a task by its id (a primary-key probe in each table) and the tasks and dead letters of a batch
-	// (on the batch_id indexes of V7, :limit rows each, in no order an index gives: a batch may have millions).
-	// Neither dead letters nor the history keep a task's keys.
+	// Dead letters (%1$s) and history rows (%2$s) by their unique or ordering key, on the partial key indexes of V21
+	// (by the key alone: these tables have no queue-first key index to skip through), :limit rows each. Rows moved
+	// there before V21 have no keys. A history row's state is its outcome: completed or cancelled.
+	private static final String SEARCH_STORED_KEYS = """
+			UNION ALL
+			(SELECT 2, 'unique key', 0, d.id, d.queue, 'dead', d.failed_at, d.unique_key FROM %1$s d
+			 WHERE d.unique_key = :key AND d.unique_key IS NOT NULL LIMIT :limit)
+			UNION ALL
+			(SELECT 2, 'unique key', 0, h.id, h.queue, h.outcome, h.completed_at, h.unique_key FROM %2$s h
+			 WHERE h.unique_key = :key AND h.unique_key IS NOT NULL LIMIT :limit)
+			UNION ALL
+			(SELECT 3, 'ordering key', 0, d.id, d.queue, 'dead', d.failed_at, d.ordering_key FROM %1$s d
+			 WHERE d.ordering_key = :key AND d.ordering_key IS NOT NULL LIMIT :limit)
+			UNION ALL
+			(SELECT 3, 'ordering key', 0, h.id, h.queue, h.outcome, h.completed_at, h.ordering_key FROM %2$s h
+			 WHERE h.ordering_key = :key AND h.ordering_key IS NOT NULL LIMIT :limit)
+			""";
+
+	// With a UUID, also a task by its id (a primary-key probe in each table) and the tasks, dead letters and history
+	// rows of a batch (on the batch_id indexes of V7 and V21, :limit rows each, in no order an index gives: a batch
+	// may have millions).
 	private static final String SEARCH_ID = """
 			UNION ALL
 			(%1$s WHERE t.id = :id)
 			UNION ALL
-			(SELECT 1, 'id', 0, d.id, d.queue, 'dead', d.failed_at, NULL FROM %3$s d WHERE d.id = :id)
+			(SELECT 1, 'id', 0, d.id, d.queue, 'dead', d.failed_at, coalesce(d.unique_key, d.ordering_key)
+			 FROM %3$s d WHERE d.id = :id)
 			UNION ALL
-			(SELECT 1, 'id', 0, h.id, h.queue, 'completed', h.completed_at, NULL FROM %4$s h WHERE h.id = :id)
+			(SELECT 1, 'id', 0, h.id, h.queue, h.outcome, h.completed_at, coalesce(h.unique_key, h.ordering_key)
+			 FROM %4$s h WHERE h.id = :id)
 			UNION ALL
 			(%2$s WHERE t.batch_id = :id AND t.batch_id IS NOT NULL LIMIT :limit)
 			UNION ALL
-			(SELECT 5, 'batch', 0, d.id, d.queue, 'dead', d.failed_at, NULL FROM %3$s d
-			 WHERE d.batch_id = :id AND d.batch_id IS NOT NULL LIMIT :limit)
+			(SELECT 5, 'batch', 0, d.id, d.queue, 'dead', d.failed_at, coalesce(d.unique_key, d.ordering_key)
+			 FROM %3$s d WHERE d.batch_id = :id AND d.batch_id IS NOT NULL LIMIT :limit)
+			UNION ALL
+			(SELECT 5, 'batch', 0, h.id, h.queue, h.outcome, h.completed_at, coalesce(h.unique_key, h.ordering_key)
+			 FROM %4$s h WHERE h.batch_id = :id AND h.batch_id IS NOT NULL LIMIT :limit)
 			""";
 
 	private static final String TASK_STATE = "CASE WHEN t.claimed_by IS NULL THEN CASE WHEN t.run_at > now() THEN "
@@ -276,10 +299,11 @@ public class DashboardQueries {
 				tables.deadTask(), tables.history());
 		String[] keys = { found.formatted(2, "unique key", "0"), found.formatted(3, "ordering key", "0"),
 				found.formatted(4, "ordering key", "t.ordering_seq") };
+		String stored = SEARCH_STORED_KEYS.formatted(tables.deadTask(), tables.history()).stripTrailing();
 		this.searchKeys = SEARCH_KEYS.formatted(tables.task(), OrderedKeys.HELD, keys[0], keys[1], keys[2],
-				"");
+				stored);
 		this.searchAll = SEARCH_KEYS.formatted(tables.task(), OrderedKeys.HELD, keys[0], keys[1], keys[2],
-				byId);
+				stored + "\n" + byId);
 	}
 
 	/** Now on the database clock, which every time a page shows is on. */
@@ -288,8 +312,8 @@ public class DashboardQueries {
 	}
 
 	/**
-	 * Tasks whose id, unique key, ordering key or batch id is {@code text}: waiting, held and running tasks by any of
-	 * them, dead letters by id and batch id, completed tasks in the history by id (neither keeps the keys). At most
+	 * Tasks whose id, unique key, ordering key or batch id is {@code text}: waiting, held and running tasks, dead
+	 * letters and tasks in the history (completed or cancelled) by any of them. At most
 	 * {@code limit} rows, by what matched (id, unique key, ordering key, batch), then time, each part read on an
 	 * index: the cost does not grow with the tables.
 	 */
@@ -329,10 +353,12 @@ public class DashboardQueries {
 	 *
 	 * @param id the task's id
 	 * @param queue its queue
-	 * @param state {@code ready}, {@code scheduled}, {@code held}, {@code running}, {@code dead} or {@code completed}
+	 * @param state {@code ready}, {@code scheduled}, {@code held}, {@code running}, {@code dead}, {@code completed}
+	 * or {@code cancelled}
 	 * @param matched what matched the text: {@code id}, {@code unique key}, {@code ordering key} or {@code batch}
 	 * @param at when it is due (or was claimed, when running), failed, or completed
-	 * @param key its unique or ordering key, if it is waiting or running and has one
+	 * @param key its unique or ordering key, if it has one (dead letters and history rows moved before schema V21
+	 * have none)
 	 */
 	public record Found(UUID id, String queue, String state, String matched, Instant at, @Nullable String key) {
 	}

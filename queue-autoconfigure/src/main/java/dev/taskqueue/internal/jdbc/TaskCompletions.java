@@ -28,8 +28,10 @@ final class TaskCompletions {
 	private static final String COMPLETE_WITH_HISTORY = """
 			WITH done AS (DELETE FROM %1$s
 			    WHERE id = ? AND claimed_by IS NOT DISTINCT FROM ? AND attempt = ? RETURNING *)
-			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
-			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers FROM done
+			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers, unique_key,
+			                  ordering_key, batch_id)
+			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers, unique_key, ordering_key, batch_id
+			FROM done
 			ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at
 			""";
 
@@ -42,8 +44,10 @@ final class TaskCompletions {
 	// ran once.
 	static final String KEPT = """
 			kept AS (
-			    INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
-			    SELECT id, queue, payload, priority, greatest(attempt, 1), enqueued_at, now(), headers FROM completed
+			    INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers,
+			                      unique_key, ordering_key, batch_id)
+			    SELECT id, queue, payload, priority, greatest(attempt, 1), enqueued_at, now(), headers, unique_key,
+			           ordering_key, batch_id FROM completed
 			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
 			""";
 

@@ -54,12 +54,13 @@ public class TaskRepository {
 	static final String MOVE_TO_DEAD = """
 			WITH dead AS (DELETE FROM %1$s
 			    WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt RETURNING *)%3$s
-			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, headers, batch_id)
+			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, headers, batch_id,
+			                  unique_key, ordering_key)
 			SELECT id, queue, payload, priority, LEAST(attempt, :maxAttempts), enqueued_at, now(), :error, headers,
-			       batch_id FROM dead
+			       batch_id, unique_key, ordering_key FROM dead
 			ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, attempts = excluded.attempts,
 			       failed_at = excluded.failed_at, error = excluded.error, headers = excluded.headers,
-			       batch_id = excluded.batch_id
+			       batch_id = excluded.batch_id, unique_key = excluded.unique_key, ordering_key = excluded.ordering_key
 			""";
 
 	// A claimed task that never started does not use up an attempt, unless it has a unique key and this would make
