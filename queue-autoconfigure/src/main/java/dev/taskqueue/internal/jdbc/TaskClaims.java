@@ -31,23 +31,26 @@ final class TaskClaims {
 			+ "\n    RETURNING t.%2$s)\n";
 
 	// The end of the fold: the claimed tasks, then the ids of the completed ones (done = true), then, with ordered
-	// keys, the next tasks of their keys handed off to the claiming session (handed = true).
+	// keys, the next tasks of their keys handed off to the claiming session (handed = true). %1$s: what a fair claim
+	// adds to each row, the key its next claim starts after (", next_key" here, ", NULL" in the rows below).
 	private static final String CLAIMED_AND_COMPLETED = """
 			SELECT id, queue, payload, priority, attempt, enqueued_at, run_at, claimed_at, claimed_by, last_error, headers,
-			       ordering_key, bucket, false AS done, false AS handed
+			       ordering_key, bucket, false AS done, false AS handed%1$s
 			FROM claimed
 			UNION ALL
 			""";
 
 	// The ids of the completed tasks and the tasks OrderedKeys.HAND_OFF handed off, as ClaimRows.claimResult reads them.
-	static final String COMPLETED_AND_HANDED_OFF = """
-			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false FROM completed
+	private static final String COMPLETED_AND_HANDED_OFF_OF = """
+			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false%1$s FROM completed
 			UNION ALL
-			SELECT *, false, true FROM promoted WHERE claimed_by IS NOT NULL
+			SELECT *, false, true%1$s FROM promoted WHERE claimed_by IS NOT NULL
 			""";
 
+	static final String COMPLETED_AND_HANDED_OFF = COMPLETED_AND_HANDED_OFF_OF.formatted("");
+
 	private static final String COMPLETED_IDS = """
-			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false FROM completed
+			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false%1$s FROM completed
 			""";
 
 	private final HotStatements statements;
@@ -96,14 +99,13 @@ final class TaskClaims {
 		if (ordered) {
 			completed = completed.stripTrailing() + ",\n" + OrderedKeys.handOff(tables, "completed");
 		}
-		String end = CLAIMED_AND_COMPLETED + (ordered ? COMPLETED_AND_HANDED_OFF : COMPLETED_IDS);
+		String rest = ordered ? COMPLETED_AND_HANDED_OFF_OF : COMPLETED_IDS;
+		String end = CLAIMED_AND_COMPLETED.formatted("") + rest.formatted("");
 		this.completeAndClaim = folded(completed, ready, take, end);
 		this.completeAndClaimAfter = folded(completed, readyAfter, take, end);
 		this.claimFair = "WITH " + driver.readyFair(tables) + driver.takeFair(tables);
 		// The fold's rows carry the next key as a 16th column, after done and handed.
-		String fairEnd = CLAIMED_AND_COMPLETED.replace("false AS handed", "false AS handed, next_key")
-				+ (ordered ? COMPLETED_AND_HANDED_OFF : COMPLETED_IDS).replace("true, false FROM", "true, false, NULL FROM")
-					.replace("false, true FROM", "false, true, NULL FROM");
+		String fairEnd = CLAIMED_AND_COMPLETED.formatted(", next_key") + rest.formatted(", NULL");
 		this.completeAndClaimFair = folded(completed, driver.readyFair(tables), driver.takeFair(tables), fairEnd);
 	}
 
@@ -184,7 +186,8 @@ final class TaskClaims {
 			String after) {
 		if (done.isEmpty()) {
 			return this.statements.query(this.claimFair,
-					(statement, connection) -> ClaimRows.bindFairClaim(statement, 1, queue, bucket, session, limit, after),
+					(statement, connection) -> ClaimRows.bindFairClaim(statement, 1, queue, bucket, session, limit,
+							after),
 					(rows) -> ClaimRows.fairResult(rows, 14, false));
 		}
 		CompletionFences completions = new CompletionFences(done);

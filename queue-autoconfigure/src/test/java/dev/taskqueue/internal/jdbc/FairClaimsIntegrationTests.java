@@ -22,6 +22,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The fair claim (StorageDriver's READY_FAIR) on its own, one statement at a time, so that each claim's share per
@@ -154,7 +155,8 @@ class FairClaimsIntegrationTests {
 		List<ClaimedTask> first = claimFair("folded", 2, "").claimed();
 		ClaimResult result = tasks.claim(new ClaimRequest("folded", this.session, 0, ClaimRequest.Reach.BUCKET, null, 4,
 				first, List.of(), 0, ""));
-		assertThat(result.completed()).containsExactlyInAnyOrderElementsOf(first.stream().map(ClaimedTask::id).toList());
+		assertThat(result.completed())
+			.containsExactlyInAnyOrderElementsOf(first.stream().map(ClaimedTask::id).toList());
 		assertThat(byTenant(result.claimed())).isEqualTo(Map.of("a", 2, "b", 2));
 		assertThat(result.nextFairnessKey()).isNotNull();
 		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class)).isEqualTo(4);
@@ -167,6 +169,23 @@ class FairClaimsIntegrationTests {
 				null, 4, List.of(), List.of(), 0, ""));
 		assertThat(result.claimed()).isEmpty();
 		assertThat(claimFair("gone", 4, "").claimed()).hasSize(3);
+	}
+
+	@Test
+	void aTaskWithAKeyIsInsertedAloneOrWithOthersAndRefusedWhereClaimsCannotBeFair() {
+		enqueue.offer(new NewTask(UUID.randomUUID(), "insert", "{}", 0, null, null, "{}", null, false, null, "t1"));
+		enqueue.offerAll(List.of(new NewTask(UUID.randomUUID(), "insert", "{}", 0, null, null, "{}", null, false, null,
+				"t2"), new NewTask(UUID.randomUUID(), "insert", "{}", 0, null, null)));
+		assertThat(jdbc.queryForList("SELECT fairness_key FROM taskqueue_task WHERE queue = 'insert' "
+				+ "ORDER BY fairness_key NULLS LAST", String.class)).containsExactly("t1", "t2", null);
+		EnqueueRepository refusing = new EnqueueRepository(jdbc.getDataSource(), TaskTables.inSchema(null))
+			.refusingFairnessKeys("needs another database");
+		NewTask keyed = new NewTask(UUID.randomUUID(), "refused", "{}", 0, null, null, "{}", null, false, null, "t");
+		assertThatIllegalArgumentException().isThrownBy(() -> refusing.offer(keyed))
+			.withMessage("The task of queue 'refused' has fairness key 't', which needs another database");
+		assertThatIllegalArgumentException().isThrownBy(() -> refusing.offerAll(List.of(keyed)));
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE queue = 'refused'", Integer.class))
+			.isZero();
 	}
 
 	@Test

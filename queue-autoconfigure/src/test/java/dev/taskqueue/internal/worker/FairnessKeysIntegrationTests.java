@@ -61,8 +61,8 @@ class FairnessKeysIntegrationTests {
 		List<ConfigurableApplicationContext> started = new ArrayList<>();
 		try {
 			for (int i = 0; i < instances; i++) {
-				started.add(TestApplications.start(url, List.of(Config.class),
-						"taskqueue.worker.concurrency=" + CONCURRENCY, "taskqueue.worker.max-prefetch=" + MAX_PREFETCH));
+				started.add(TestApplications.start(url, List.of(Config.class), "taskqueue.worker.concurrency="
+						+ CONCURRENCY, "taskqueue.worker.max-prefetch=" + MAX_PREFETCH));
 			}
 			int total = BIG + SMALL_TENANTS * SMALL;
 			Await.until("all tasks are done", Duration.ofSeconds(120),
@@ -79,7 +79,6 @@ class FairnessKeysIntegrationTests {
 			List<Map<String, Object>> last = jdbc.queryForList("SELECT tenant, max(rank) AS last FROM "
 					+ "(SELECT tenant, row_number() OVER (ORDER BY seq) AS rank FROM handled) r "
 					+ "WHERE tenant LIKE 'small-%' GROUP BY tenant");
-			System.out.println("Fairness: " + instances + " instance(s), bound " + bound + ", last small task ran at " + last);
 			assertThat(last).hasSize(SMALL_TENANTS)
 				.allSatisfy((row) -> assertThat(((Number) row.get("last")).intValue()).as("%s", row.get("tenant"))
 					.isLessThanOrEqualTo(bound));
@@ -109,7 +108,8 @@ class FairnessKeysIntegrationTests {
 
 		@TaskHandler(queue = "fair")
 		void handle(Map<String, String> payload, TaskContext context) {
-			this.jdbc.update("INSERT INTO handled (task_id, tenant) VALUES (?, ?)", context.id(), payload.get("tenant"));
+			this.jdbc.update("INSERT INTO handled (task_id, tenant) VALUES (?, ?)", context.id(),
+					payload.get("tenant"));
 		}
 
 	}
