@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -77,9 +78,8 @@ public class DashboardQueries {
 	 * but across buckets and priorities they interleave: a plain ORDER BY ... LIMIT would read every ready row to find
 	 * the first scheduled one. So, as the gauges do, the buckets (one, 0, unless the queue is hash-sharded) and each
 	 * one's priorities are found by skipping through the index (one probe each), and each range is read from the
-	 * cursor on, at most :limit rows. The cursor (:priority, run_at, :id) applies
-	 * to its own priority only; lower priorities are read from their start. :due is "run_at <= now()" or
-	 * "run_at > now()".
+	 * cursor on, at most :limit rows. The cursor (:priority, run_at, :id) applies to its own priority only; lower
+	 * priorities are read from their start. %3$s is where a range starts and ends: READY_RANGE or SCHEDULED_RANGE.
 	 */
 	private static final String WAITING = """
 			WITH RECURSIVE buckets AS (
@@ -99,13 +99,26 @@ public class DashboardQueries {
 			                        AND t.priority < p.priority)
 			    FROM priorities p WHERE p.priority IS NOT NULL)
 			SELECT page.* FROM priorities p CROSS JOIN LATERAL (
-			    %2$s WHERE claimed_by IS NULL AND queue = :queue AND bucket = p.bucket AND priority = p.priority AND %3$s
-			      AND (run_at, id) > (CASE WHEN p.priority = :priority THEN %4$s ELSE '-infinity' END,
-			                          CASE WHEN p.priority = :priority THEN :id ELSE '%5$s'::uuid END)
+			    %2$s WHERE claimed_by IS NULL AND queue = :queue AND bucket = p.bucket AND priority = p.priority
+			      AND %3$s
 			    ORDER BY run_at, id LIMIT :limit) page
 			WHERE p.priority IS NOT NULL
 			ORDER BY page.priority DESC, page.run_at, page.id LIMIT :limit
 			""";
+
+	// The ready tasks of a priority from the cursor (%1$s its run_at), or from the start, up to now.
+	private static final String READY_RANGE = """
+			run_at <= now()
+			      AND (run_at, id) > (CASE WHEN p.priority = :priority THEN %1$s ELSE '-infinity' END,
+			                          CASE WHEN p.priority = :priority THEN :id ELSE '%2$s'::uuid END)""";
+
+	// The scheduled tasks of a priority from the cursor, or from now: one row comparison, not "run_at > now()" beside
+	// the cursor's. Given both, PostgreSQL before 18 starts the index scan at the row comparison and filters the
+	// other, so a scheduled page read every ready task of the priority first (1.5 s a page with 10,000,000 tasks on
+	// PostgreSQL 15). A cursor that now() has passed starts at now().
+	private static final String SCHEDULED_RANGE = """
+			(run_at, id) > (CASE WHEN p.priority = :priority AND %1$s > now() THEN %1$s ELSE now() END,
+			                      CASE WHEN p.priority = :priority AND %1$s > now() THEN :id ELSE '%2$s'::uuid END)""";
 
 	// The planner cannot estimate the recursive part and may cost it high enough to JIT-compile it: seconds lost.
 	private static final String NO_JIT = """
@@ -281,8 +294,9 @@ public class DashboardQueries {
 		this.transactions = transactions;
 		String select = COLUMNS.formatted(tables.task(), LIST_PAYLOAD, NO_LENGTH, NO_LENGTH).strip();
 		String at = AT.formatted(":micros");
-		this.ready = WAITING.formatted(tables.task(), select, "run_at <= now()", at, NO_ID);
-		this.scheduled = WAITING.formatted(tables.task(), select, "run_at > now()", at, NO_ID);
+		this.ready = WAITING.formatted(tables.task(), select, READY_RANGE.formatted(at, NO_ID));
+		this.scheduled = WAITING.formatted(tables.task(), select,
+				SCHEDULED_RANGE.formatted(at, new UUID(-1, -1)));
 		this.running = RUNNING.formatted(select, at, OrderedKeys.HELD);
 		this.held = HELD.formatted(select, OrderedKeys.HELD);
 		this.batches = BATCHES.formatted(tables.batch(), tables.task(), tables.deadTask());
@@ -379,17 +393,20 @@ public class DashboardQueries {
 	private List<TaskView> waiting(String sql, String queue, @Nullable Keyset after, int limit) {
 		List<TaskView> page = this.transactions.execute((status) -> {
 			this.jdbc.sql(NO_JIT).update();
-			return this.jdbc.sql(sql)
-				.param("queue", queue)
-				.param("limit", limit)
-				.param("priority", (after != null) ? after.priority() : Integer.MAX_VALUE)
-				.param("micros", (after != null) ? after.micros() : FIRST_MICROS)
-				.param("id", (after != null) ? after.id() : NO_ID)
-				.param("preview", LIST_PREVIEW)
-				.query(DashboardQueries::task)
-				.list();
+			return this.jdbc.sql(sql).params(waitingParams(queue, after, limit)).query(DashboardQueries::task).list();
 		});
 		return (page != null) ? page : List.of();
+	}
+
+	static Map<String, Object> waitingParams(String queue, @Nullable Keyset after, int limit) {
+		return Map.of("queue", queue, "limit", limit, "priority", (after != null) ? after.priority() : Integer.MAX_VALUE,
+				"micros", (after != null) ? after.micros() : FIRST_MICROS, "id", (after != null) ? after.id() : NO_ID,
+				"preview", LIST_PREVIEW);
+	}
+
+	/** The statement of {@link #ready} or {@link #scheduled}, for tests that read its plan. */
+	String waitingStatement(boolean scheduled) {
+		return scheduled ? this.scheduled : this.ready;
 	}
 
 	/**

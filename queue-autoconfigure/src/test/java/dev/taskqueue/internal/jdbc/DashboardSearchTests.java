@@ -3,8 +3,6 @@ package dev.taskqueue.internal.jdbc;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
@@ -34,12 +32,6 @@ class DashboardSearchTests {
 
 	/** What a search may read, all nodes of its plan together: a plan that scans a table reads 100,000 rows. */
 	private static final int MAX_ROWS_READ = 2_000;
-
-	/** Rows a node returned per loop (PostgreSQL 18 writes them with two decimals), and its loops. */
-	private static final Pattern ROWS = Pattern.compile("actual rows=([0-9.]+) loops=(\\d+)");
-
-	/** The pages the whole statement touched, from its top node: a scan of the task table touches thousands. */
-	private static final Pattern BUFFERS = Pattern.compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?");
 
 	private static final int MAX_PAGES = 500;
 
@@ -208,22 +200,11 @@ class DashboardSearchTests {
 		for (String text : List.of("u-12341", "o-17", "many", "nothing-has-this-key", "du-12342", "do-4", "ho-5",
 				"all", BATCH.toString(),
 				DEAD.toString(), COMPLETED.toString())) {
-			String plan = String.join("\n", jdbc.sql("EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) " + queries.searchStatement(text))
-				.params(params(text))
-				.query(String.class)
-				.list());
+			ExplainAnalyze explained = ExplainAnalyze.run(jdbc, queries.searchStatement(text), params(text));
+			String plan = explained.plan;
 			assertThat(plan).as(plan).doesNotContain("Seq Scan");
-			double read = 0;
-			Matcher rows = ROWS.matcher(plan);
-			while (rows.find()) {
-				read += Double.parseDouble(rows.group(1)) * Long.parseLong(rows.group(2));
-			}
-			assertThat(read).as(text + ":\n" + plan).isPositive().isLessThanOrEqualTo(MAX_ROWS_READ);
-			Matcher buffers = BUFFERS.matcher(plan);
-			assertThat(buffers.find()).as(plan).isTrue();
-			long pages = ((buffers.group(1) != null) ? Long.parseLong(buffers.group(1)) : 0)
-					+ ((buffers.group(2) != null) ? Long.parseLong(buffers.group(2)) : 0);
-			assertThat(pages).as(text + ":\n" + plan).isPositive().isLessThanOrEqualTo(MAX_PAGES);
+			assertThat(explained.rowsRead()).as(text + ":\n" + plan).isPositive().isLessThanOrEqualTo(MAX_ROWS_READ);
+			assertThat(explained.pages()).as(text + ":\n" + plan).isPositive().isLessThanOrEqualTo(MAX_PAGES);
 		}
 	}
 
