@@ -42,7 +42,8 @@ final class TaskClaims {
 
 	// The ids of the completed tasks and the tasks OrderedKeys.HAND_OFF handed off, as ClaimRows.claimResult reads them.
 	private static final String COMPLETED_AND_HANDED_OFF_OF = """
-			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false%1$s FROM completed
+			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false%1$s
+			FROM completed
 			UNION ALL
 			SELECT *, false, true%1$s FROM promoted WHERE claimed_by IS NOT NULL
 			""";
@@ -50,7 +51,8 @@ final class TaskClaims {
 	static final String COMPLETED_AND_HANDED_OFF = COMPLETED_AND_HANDED_OFF_OF.formatted("");
 
 	private static final String COMPLETED_IDS = """
-			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false%1$s FROM completed
+			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false%1$s
+			FROM completed
 			""";
 
 	private final HotStatements statements;

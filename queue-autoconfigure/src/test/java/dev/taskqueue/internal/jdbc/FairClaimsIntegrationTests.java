@@ -196,6 +196,22 @@ class FairClaimsIntegrationTests {
 				Integer.class)).isZero();
 	}
 
+	@Test
+	void theFairClaimReadsTheKeysFromTheirPartialIndexNeverTheWholeTable() {
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, priority, fairness_key) "
+				+ "SELECT gen_random_uuid(), 'p' || (i % 5), '{}', i % 3, CASE WHEN i % 4 = 0 THEN NULL "
+				+ "ELSE 'k' || (i % 50) END FROM generate_series(1, 20000) i");
+		jdbc.execute("ANALYZE taskqueue_task");
+		TaskClaims claims = new TaskClaims(new HotStatements(jdbc.getDataSource(),
+				new JdbcTemplate().getExceptionTranslator()), TaskTables.inSchema(null), false, false);
+		for (String statement : List.of(claims.claimFair, claims.completeAndClaimFair)) {
+			String plan = GenericPlans.of(jdbc, statement);
+			assertThat(plan).as(plan).contains("taskqueue_task_fair_idx")
+				.contains("taskqueue_task_ready_bucket_idx")
+				.doesNotContain("Seq Scan on taskqueue_task");
+		}
+	}
+
 	private ClaimResult claimFair(String queue, int limit, @Nullable String after) {
 		return tasks.claim(new ClaimRequest(queue, this.session, 0, ClaimRequest.Reach.BUCKET, null, limit, List.of(),
 				List.of(), 0, (after != null) ? after : ""));
