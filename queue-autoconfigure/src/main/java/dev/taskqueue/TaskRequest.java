@@ -32,8 +32,14 @@ public final class TaskRequest {
 
 	// A task waiting for its prerequisites is not in the task table, where unique and ordering keys are kept
 	// (docs/dependencies.md).
-	private static final String DEPENDS_COMBINED = "a request with prerequisites (dependsOn) cannot have a unique key "
-			+ "or an ordering key";
+	private static final String DEPENDS_COMBINED = "a request with prerequisites (dependsOn) cannot have a unique key, "
+			+ "an ordering key or a fairness key";
+
+	// A fair claim takes a key's tasks in the key's claim order; a unique or an ordering key has statements of its
+	// own (ON CONFLICT on their indexes, the hand-off of a key's next task) that do not write the fairness key, and an
+	// ordered key's next task is handed off by completions rather than claimed (docs/fairness.md).
+	private static final String FAIR_COMBINED = "a request cannot have a fairness key together with a unique key or "
+			+ "an ordering key";
 
 	private final String queue;
 
@@ -55,6 +61,8 @@ public final class TaskRequest {
 
 	private final DependencyFailure dependencyFailure;
 
+	private final @Nullable String fairnessKey;
+
 	private TaskRequest(String queue, Object payload, int priority, @Nullable Duration delay, @Nullable Instant runAt,
 			@Nullable String uniqueKey, UniqueMode uniqueMode, @Nullable String orderingKey) {
 		this(queue, payload, priority, delay, runAt, uniqueKey, uniqueMode, orderingKey, List.of(),
@@ -64,6 +72,13 @@ public final class TaskRequest {
 	private TaskRequest(String queue, Object payload, int priority, @Nullable Duration delay, @Nullable Instant runAt,
 			@Nullable String uniqueKey, UniqueMode uniqueMode, @Nullable String orderingKey, List<UUID> dependsOn,
 			DependencyFailure dependencyFailure) {
+		this(queue, payload, priority, delay, runAt, uniqueKey, uniqueMode, orderingKey, dependsOn, dependencyFailure,
+				null);
+	}
+
+	private TaskRequest(String queue, Object payload, int priority, @Nullable Duration delay, @Nullable Instant runAt,
+			@Nullable String uniqueKey, UniqueMode uniqueMode, @Nullable String orderingKey, List<UUID> dependsOn,
+			DependencyFailure dependencyFailure, @Nullable String fairnessKey) {
 		this.queue = queue;
 		this.payload = payload;
 		this.priority = priority;
@@ -74,6 +89,7 @@ public final class TaskRequest {
 		this.orderingKey = orderingKey;
 		this.dependsOn = dependsOn;
 		this.dependencyFailure = dependencyFailure;
+		this.fairnessKey = fairnessKey;
 	}
 
 	/**
@@ -91,8 +107,7 @@ public final class TaskRequest {
 	/** This request with another priority; higher runs first, the default is 0. */
 	public TaskRequest withPriority(int priority) {
 		return new TaskRequest(this.queue, this.payload, priority, this.delay, this.runAt, this.uniqueKey,
-				this.uniqueMode, this.orderingKey, this.dependsOn,
-				this.dependencyFailure);
+				this.uniqueMode, this.orderingKey, this.dependsOn, this.dependencyFailure, this.fairnessKey);
 	}
 
 	/**
@@ -110,8 +125,7 @@ public final class TaskRequest {
 					+ delay);
 		}
 		return new TaskRequest(this.queue, this.payload, this.priority, delay, null, this.uniqueKey, this.uniqueMode,
-				this.orderingKey, this.dependsOn,
-				this.dependencyFailure);
+				this.orderingKey, this.dependsOn, this.dependencyFailure, this.fairnessKey);
 	}
 
 	/**
@@ -128,8 +142,7 @@ public final class TaskRequest {
 					+ ") before or after now, from " + earliest + " to " + latest + ", but was " + runAt);
 		}
 		return new TaskRequest(this.queue, this.payload, this.priority, null, runAt, this.uniqueKey, this.uniqueMode,
-				this.orderingKey, this.dependsOn,
-				this.dependencyFailure);
+				this.orderingKey, this.dependsOn, this.dependencyFailure, this.fairnessKey);
 	}
 
 	/**
@@ -160,6 +173,9 @@ public final class TaskRequest {
 		if (!this.dependsOn.isEmpty()) {
 			throw new IllegalArgumentException(DEPENDS_COMBINED + " (queue '" + this.queue + "')");
 		}
+		if (this.fairnessKey != null) {
+			throw new IllegalArgumentException(FAIR_COMBINED + " (queue '" + this.queue + "')");
+		}
 		return new TaskRequest(this.queue, this.payload, this.priority, this.delay, this.runAt, key, mode, null,
 				this.dependsOn, this.dependencyFailure);
 	}
@@ -180,9 +196,32 @@ public final class TaskRequest {
 		if (!this.dependsOn.isEmpty()) {
 			throw new IllegalArgumentException(DEPENDS_COMBINED + " (queue '" + this.queue + "')");
 		}
+		if (this.fairnessKey != null) {
+			throw new IllegalArgumentException(FAIR_COMBINED + " (queue '" + this.queue + "')");
+		}
 		return new TaskRequest(this.queue, this.payload, this.priority, this.delay, this.runAt, null, this.uniqueMode,
 				key, this.dependsOn,
 				this.dependencyFailure);
+	}
+
+	/**
+	 * This request with a fairness key, the tenant its task belongs to: while a queue has tasks with fairness keys
+	 * waiting, the workers claim its due tasks round-robin across their keys, so that a tenant that enqueues 100,000
+	 * tasks does not hold back another that enqueues ten. Tasks of the queue without a key count as one more tenant.
+	 * Keys are per queue; a queue whose tasks have none claims exactly as before. See docs/fairness.md.
+	 * @throws IllegalArgumentException if the key is null, blank, longer than 255 characters or cannot be stored, or
+	 * the request has a unique key, an ordering key or prerequisites
+	 */
+	public TaskRequest withFairnessKey(String key) {
+		requireKey(key, "fairness key");
+		if (this.uniqueKey != null || this.orderingKey != null) {
+			throw new IllegalArgumentException(FAIR_COMBINED + " (queue '" + this.queue + "')");
+		}
+		if (!this.dependsOn.isEmpty()) {
+			throw new IllegalArgumentException(DEPENDS_COMBINED + " (queue '" + this.queue + "')");
+		}
+		return new TaskRequest(this.queue, this.payload, this.priority, this.delay, this.runAt, null, this.uniqueMode,
+				null, this.dependsOn, this.dependencyFailure, key);
 	}
 
 	/**
@@ -218,7 +257,7 @@ public final class TaskRequest {
 			}
 			distinct.add(id);
 		}
-		if (this.uniqueKey != null || this.orderingKey != null) {
+		if (this.uniqueKey != null || this.orderingKey != null || this.fairnessKey != null) {
 			throw new IllegalArgumentException(DEPENDS_COMBINED + " (queue '" + this.queue + "')");
 		}
 		return new TaskRequest(this.queue, this.payload, this.priority, this.delay, this.runAt, this.uniqueKey,
@@ -235,7 +274,7 @@ public final class TaskRequest {
 			throw new IllegalArgumentException("dependency failure must not be null (queue '" + this.queue + "')");
 		}
 		return new TaskRequest(this.queue, this.payload, this.priority, this.delay, this.runAt, this.uniqueKey,
-				this.uniqueMode, this.orderingKey, this.dependsOn, failure);
+				this.uniqueMode, this.orderingKey, this.dependsOn, failure, this.fairnessKey);
 	}
 
 	// Checked here, before any SQL: a bad key found by PostgreSQL would fail the caller's transaction.
@@ -291,6 +330,11 @@ public final class TaskRequest {
 		return this.orderingKey;
 	}
 
+	/** The fairness key, or {@code null} when none was given. */
+	public @Nullable String fairnessKey() {
+		return this.fairnessKey;
+	}
+
 	/** The ids of the tasks this request waits for, in the order given, without repeats; empty when none. */
 	public List<UUID> dependsOn() {
 		return this.dependsOn;
@@ -308,6 +352,7 @@ public final class TaskRequest {
 				+ ((this.runAt != null) ? ", runAt=" + this.runAt : "")
 				+ ((this.uniqueKey != null) ? ", uniqueKey=" + this.uniqueKey + ", uniqueMode=" + this.uniqueMode : "")
 				+ ((this.orderingKey != null) ? ", orderingKey=" + this.orderingKey : "")
+				+ ((this.fairnessKey != null) ? ", fairnessKey=" + this.fairnessKey : "")
 				+ (!this.dependsOn.isEmpty() ? ", dependsOn=" + this.dependsOn + ", dependencyFailure="
 						+ this.dependencyFailure : "")
 				+ "]";

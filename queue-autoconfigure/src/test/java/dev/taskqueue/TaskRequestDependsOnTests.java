@@ -54,8 +54,8 @@ class TaskRequestDependsOnTests {
 
 	@Test
 	void prerequisitesAreNotCombinedWithAUniqueOrAnOrderingKey() {
-		String message = "a request with prerequisites (dependsOn) cannot have a unique key or an ordering key "
-				+ "(queue 'reports')";
+		String message = "a request with prerequisites (dependsOn) cannot have a unique key, an ordering key or a "
+				+ "fairness key (queue 'reports')";
 		assertThatIllegalArgumentException().isThrownBy(() -> this.request.withUniqueKey("u").withDependsOn(A))
 			.withMessage(message);
 		assertThatIllegalArgumentException().isThrownBy(() -> this.request.withOrderingKey("o").withDependsOn(A))

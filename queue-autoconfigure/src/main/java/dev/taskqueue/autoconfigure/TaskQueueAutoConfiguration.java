@@ -157,9 +157,14 @@ public class TaskQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	EnqueueRepository taskQueueEnqueueRepository(DataSource dataSource, TaskTables tables,
-			ObjectProvider<TaskNotifications> notifications, TaskBuckets buckets) {
+			ObjectProvider<TaskNotifications> notifications, TaskBuckets buckets, DatabaseDialect dialect) {
 		TaskNotifications notifying = notifications.getIfAvailable();
-		return new EnqueueRepository(dataSource, tables, (notifying != null) ? notifying.channel() : null, buckets);
+		EnqueueRepository repository = new EnqueueRepository(dataSource, tables,
+				(notifying != null) ? notifying.channel() : null, buckets);
+		// The fair claim locks what it reads FOR UPDATE SKIP LOCKED; CockroachDB's claims do not (docs/fairness.md).
+		return (dialect.database() == Database.COCKROACHDB) ? repository.refusingFairnessKeys(
+				"CockroachDB's workers cannot claim fairly: fairness keys need PostgreSQL or YugabyteDB "
+						+ "(docs/fairness.md)") : repository;
 	}
 
 	@Bean

@@ -66,8 +66,8 @@ public final class BenchmarkMain {
 	}
 
 	private static void checkWorkload(String id) {
-		if (!id.matches("W([1-9]|10)")) {
-			throw new IllegalArgumentException("--workloads takes W1 to W10, but got '" + id + "'");
+		if (!id.matches("W([1-9]|1[01])")) {
+			throw new IllegalArgumentException("--workloads takes W1 to W11, but got '" + id + "'");
 		}
 	}
 
@@ -84,6 +84,7 @@ public final class BenchmarkMain {
 				case "W7" -> new BatchDrainWorkload(bench);
 				case "W9" -> new ShardedClaimsWorkload(bench);
 				case "W10" -> new DashboardScaleWorkload(bench);
+				case "W11" -> new FairnessWorkload(bench);
 				default -> new BloatWorkload(bench);
 			});
 		}

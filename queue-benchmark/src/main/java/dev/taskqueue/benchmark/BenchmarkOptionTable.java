@@ -45,7 +45,10 @@ final class BenchmarkOptionTable {
 			new Option("w10-dead", "1000000", "10000", "W10 dead letters loaded with COPY"),
 			new Option("w10-history", "1000000", "10000", "W10 completed tasks in the history, loaded with COPY"),
 			new Option("w10-requests", "50", "10", "W10 timed requests of each dashboard page"),
-			new Option("w10-warmup-requests", "3", "1", "W10 untimed requests of each page before those"));
+			new Option("w10-warmup-requests", "3", "1", "W10 untimed requests of each page before those"),
+			new Option("w11-big", "100000", "20000", "W11 tasks of the big tenant, enqueued before the small ones"),
+			new Option("w11-rate", "200", "100", "W11 tasks the ten small tenants enqueue per second, in all"),
+			new Option("w11-seconds", "10", "3", "W11 seconds the small tenants enqueue"));
 
 	private BenchmarkOptionTable() {
 	}

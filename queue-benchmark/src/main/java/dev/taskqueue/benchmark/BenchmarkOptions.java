@@ -139,6 +139,18 @@ final class BenchmarkOptions {
 		return list("modes").stream().map(Mode::of).toList();
 	}
 
+	int w11Big() {
+		return positiveInt("w11-big");
+	}
+
+	int w11Rate() {
+		return positiveInt("w11-rate");
+	}
+
+	int w11Seconds() {
+		return positiveInt("w11-seconds");
+	}
+
 	int w9Instances() {
 		return positiveInt("w9-instances");
 	}

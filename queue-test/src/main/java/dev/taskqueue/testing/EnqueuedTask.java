@@ -34,11 +34,13 @@ public final class EnqueuedTask {
 
 	private final Map<String, String> headers;
 
+	private final @Nullable String fairnessKey;
+
 	private final JsonMapper mapper;
 
 	EnqueuedTask(UUID id, String queue, String payloadJson, int priority, Instant runAt, boolean due,
 			Instant enqueuedAt, int attempt, @Nullable String lastError, Map<String, String> headers,
-			JsonMapper mapper) {
+			@Nullable String fairnessKey, JsonMapper mapper) {
 		this.id = id;
 		this.queue = queue;
 		this.payloadJson = payloadJson;
@@ -49,6 +51,7 @@ public final class EnqueuedTask {
 		this.attempt = attempt;
 		this.lastError = lastError;
 		this.headers = headers;
+		this.fairnessKey = fairnessKey;
 		this.mapper = mapper;
 	}
 
@@ -78,6 +81,11 @@ public final class EnqueuedTask {
 
 	public int priority() {
 		return this.priority;
+	}
+
+	/** The task's fairness key ({@code TaskRequest.withFairnessKey}), or {@code null} when it has none. */
+	public @Nullable String fairnessKey() {
+		return this.fairnessKey;
 	}
 
 	/** When the task is due: at once, after its delay, or at its next attempt. */
@@ -114,6 +122,9 @@ public final class EnqueuedTask {
 		StringBuilder text = new StringBuilder(this.queue).append(' ').append(this.payloadJson);
 		if (this.priority != 0) {
 			text.append(", priority ").append(this.priority);
+		}
+		if (this.fairnessKey != null) {
+			text.append(", fairness key ").append(this.fairnessKey);
 		}
 		if (!this.due) {
 			text.append(", due at ").append(this.runAt);

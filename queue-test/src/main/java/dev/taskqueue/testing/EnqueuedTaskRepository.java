@@ -23,7 +23,7 @@ final class EnqueuedTaskRepository {
 
 	private static final String SELECT = """
 			SELECT id, queue, payload::text AS payload, priority, run_at, run_at <= now() AS due, enqueued_at, attempt,
-			       last_error, headers::text AS headers
+			       last_error, headers::text AS headers, fairness_key
 			FROM %1$s
 			""";
 
@@ -85,7 +85,7 @@ final class EnqueuedTaskRepository {
 				rs.getObject("enqueued_at", OffsetDateTime.class).toInstant(), rs.getInt("attempt"),
 				rs.getString("last_error"),
 				(headers == null || headers.equals("{}")) ? Map.of() : Map.copyOf(this.mapper.readValue(headers, HEADERS)),
-				this.mapper);
+				rs.getString("fairness_key"), this.mapper);
 	}
 
 }

@@ -91,6 +91,7 @@ class DocsExamples {
         int deleted = operations.deleteAllDead("reports");  // also deleteDead(taskId)
         boolean cancelled = operations.cancel(taskId);      // waiting or running, on any instance; false once it ended
         List<TaskQueueOperations.QueueStats> queues = operations.queueStats();
+        TaskQueueOperations.QueueStats reports = operations.queueStats("reports"); // counts only this queue's tasks
         List<TaskQueueOperations.WorkerSessionInfo> sessions = operations.sessions();
         return sessions;
     }

@@ -228,13 +228,9 @@ final class DashboardPages {
 				(error != null) ? this.redactor.error(task.queue(), error) : null);
 	}
 
-	/** What the statistics say of one queue; zeros for a queue they do not list. */
+	/** What the statistics say of one queue; zeros for a queue that holds nothing. */
 	QueueStats stats(String queue) {
-		return this.operations.queueStats()
-			.stream()
-			.filter((stats) -> stats.queue().equals(queue))
-			.findFirst()
-			.orElseGet(() -> new QueueStats(queue, 0, 0, 0, 0, Duration.ZERO, false));
+		return this.operations.queueStats(queue);
 	}
 
 	PageContext context(ServerRequest request) {

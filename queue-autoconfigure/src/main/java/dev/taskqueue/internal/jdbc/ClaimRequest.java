@@ -22,9 +22,12 @@ import org.jspecify.annotations.Nullable;
  * claim: the statement hands their next tasks off to {@code session}; only with {@link Reach#BUCKET}
  * @param following with {@code headlessKeys}, how many of the due tasks that follow each task handed off to read as
  * well, unclaimed (a group commit runs them after it)
+ * @param fairAfter for a fair claim (docs/fairness.md), the fairness key it starts after ({@code ""} for the first),
+ * which the previous fair claim returned ({@link ClaimResult#nextFairnessKey()}); {@code null} for a claim in the
+ * queue's order. Only with {@link Reach#BUCKET}, from the head, without {@code headlessKeys}
  */
 public record ClaimRequest(String queue, UUID session, int bucket, Reach reach, @Nullable ClaimedTask after, int limit,
-		List<ClaimedTask> completed, List<String> headlessKeys, int following) {
+		List<ClaimedTask> completed, List<String> headlessKeys, int following, @Nullable String fairAfter) {
 
 	public ClaimRequest {
 		completed = List.copyOf(completed);
@@ -36,6 +39,15 @@ public record ClaimRequest(String queue, UUID session, int bucket, Reach reach, 
 		if (!completed.isEmpty() && !headlessKeys.isEmpty()) {
 			throw new IllegalArgumentException("A claim either deletes completions or hands keys off, not both");
 		}
+		if (fairAfter != null && (reach != Reach.BUCKET || after != null || !headlessKeys.isEmpty())) {
+			throw new IllegalArgumentException("A fair claim reads its bucket from the head and hands no keys off");
+		}
+	}
+
+	/** A claim in the queue's order. */
+	public ClaimRequest(String queue, UUID session, int bucket, Reach reach, @Nullable ClaimedTask after, int limit,
+			List<ClaimedTask> completed, List<String> headlessKeys, int following) {
+		this(queue, session, bucket, reach, after, limit, completed, headlessKeys, following, null);
 	}
 
 	/** Claims up to {@code limit} ready tasks of {@code queue}, every bucket's, in the queue's order of priority. */

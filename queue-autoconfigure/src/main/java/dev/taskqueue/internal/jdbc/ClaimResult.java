@@ -5,6 +5,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a claim that also completed tasks did, see {@link TaskRepository#completeAndClaim}, or what completions did
  * ({@link TaskRepository#completeAll(UUID, List, String)}).
@@ -17,9 +19,16 @@ import java.util.UUID;
  * @param following for a task handed off, the due tasks of its key that come next, in order, still held: a group
  * commit may run them after it in the same transaction, deleting them with it (see {@code worker/KeyRuns}); they are
  * shown as they will be once claimed by the same session, should one fail
+ * @param nextFairnessKey after a fair claim that listed fairness keys, the key the next one starts after
+ * ({@code ""} for the first key); {@code null} after any other claim
  */
 public record ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<ClaimedTask> handedOff,
-		Map<UUID, List<ClaimedTask>> following) {
+		Map<UUID, List<ClaimedTask>> following, @Nullable String nextFairnessKey) {
+
+	public ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<ClaimedTask> handedOff,
+			Map<UUID, List<ClaimedTask>> following) {
+		this(claimed, completed, handedOff, following, null);
+	}
 
 	public ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<ClaimedTask> handedOff) {
 		this(claimed, completed, handedOff, Map.of());

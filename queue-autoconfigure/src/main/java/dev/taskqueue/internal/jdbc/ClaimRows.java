@@ -50,6 +50,27 @@ final class ClaimRows {
 	}
 
 	/**
+	 * Reads the rows of a fair claim (TaskClaims), whose column {@code nextKeyColumn} is the key the next one starts
+	 * after; with {@code folded}, those of its fold with completions, read like {@link #claimResult}.
+	 */
+	static ClaimResult fairResult(ResultSet rows, int nextKeyColumn, boolean folded) throws SQLException {
+		List<ClaimedTask> claimed = new ArrayList<>();
+		Set<UUID> completed = new HashSet<>();
+		List<ClaimedTask> handedOff = new ArrayList<>();
+		String nextKey = null;
+		while (rows.next()) {
+			if (folded && rows.getBoolean(14)) {
+				completed.add(rows.getObject(1, UUID.class));
+				continue;
+			}
+			String key = rows.getString(nextKeyColumn);
+			nextKey = (key != null) ? key : nextKey;
+			(folded && rows.getBoolean(15) ? handedOff : claimed).add(claimedTask(rows));
+		}
+		return new ClaimResult(claimed, completed, handedOff, Map.of(), nextKey);
+	}
+
+	/**
 	 * Reads the rows of KeyHandOffs' claims: the claimed tasks, those handed off, and the tasks that follow each one
 	 * handed off, up to the first that is not due.
 	 */
@@ -109,6 +130,39 @@ final class ClaimRows {
 		statement.setInt(first + 3, limit);
 		statement.setObject(first + 4, session);
 		return first + 5;
+	}
+
+	/**
+	 * Binds StorageDriver's READY_FAIR and TAKE_READY from position {@code first}; returns the position after them.
+	 * @param after the key the claim starts after, {@code ""} for the first
+	 */
+	static int bindFairClaim(PreparedStatement statement, int first, String queue, int bucket, UUID session,
+			int limit, String after) throws SQLException {
+		// later, earlier
+		statement.setString(first, queue);
+		statement.setString(first + 1, after);
+		statement.setString(first + 2, queue);
+		statement.setString(first + 3, queue);
+		statement.setString(first + 4, queue);
+		statement.setString(first + 5, after);
+		// keys, share
+		statement.setString(first + 6, after);
+		statement.setInt(first + 7, limit);
+		statement.setInt(first + 8, limit);
+		statement.setInt(first + 9, limit);
+		statement.setInt(first + 10, limit);
+		statement.setObject(first + 11, session);
+		// picked: the keys' tasks, then those without a key
+		statement.setString(first + 12, queue);
+		statement.setString(first + 13, queue);
+		statement.setInt(first + 14, bucket);
+		statement.setInt(first + 15, limit);
+		// filled, then TAKE_READY
+		statement.setString(first + 16, queue);
+		statement.setInt(first + 17, bucket);
+		statement.setInt(first + 18, limit);
+		statement.setObject(first + 19, session);
+		return first + 20;
 	}
 
 	/**

@@ -27,14 +27,15 @@ public class EnqueueRepository {
 
 	// enqueue's insert, on plain JDBC like the worker's hot statements (see HotStatements): one call per task.
 	// Parameters: 1 id, 2 queue, 3 payload, 4 priority, 5 runAtMicros, 6 delayMicros, 7 headers, 8 bucket.
+	// %2$s and %3$s add the fairness key's column and parameter (9) to the insert of a task with one.
 	private static final String INSERT = """
-			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket)
+			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket%2$s)
 			VALUES (?, ?, CAST(? AS jsonb), ?,
 			        COALESCE(timestamptz 'epoch' + ? * interval '1 microsecond', now() + ? * interval '1 microsecond'),
-			        CAST(? AS jsonb), ?)
+			        CAST(? AS jsonb), ?%3$s)
 			""";
 
-	// INSERT with its wake-up. Parameters: INSERT's, then 9 the channel, 10 the queue.
+	// INSERT with its wake-up. Parameters: INSERT's, then the channel and the queue.
 	private static final String INSERT_NOTIFYING = """
 			WITH inserted AS (%1$s)
 			SELECT pg_notify(?, ?)
@@ -43,9 +44,10 @@ public class EnqueueRepository {
 	// enqueueAll's insert, one row per element of the arrays. It comes in four shapes (see insertAllSql): tasks that
 	// are all due now need no due-time arrays, and headers that are the same for every task (always so for
 	// enqueueAll, whose observation they come from) are one value rather than an array.
+	// %6$s and %7$s add the fairness keys' column and array to the insert of tasks with one (insertFair).
 	private static final String INSERT_ALL = """
-			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket)
-			SELECT t.id, t.queue, CAST(t.payload AS jsonb), t.priority, %2$s, CAST(%3$s AS jsonb), t.bucket
+			INSERT INTO %1$s (id, queue, payload, priority, run_at, headers, bucket%6$s)
+			SELECT t.id, t.queue, CAST(t.payload AS jsonb), t.priority, %2$s, CAST(%3$s AS jsonb), t.bucket%7$s
 			FROM unnest(:ids, :queues, :payloads, :priorities, :buckets%4$s)
 			    AS t(id, queue, payload, priority, bucket%5$s)
 			""";
@@ -69,14 +71,22 @@ public class EnqueueRepository {
 
 	private final String insert;
 
+	/** The insert of a task with a fairness key: {@link #insert} with the key's column. */
+	private final String insertFair;
+
+	/** Why this database refuses tasks with a fairness key, or {@code null} when it takes them. */
+	private @Nullable String fairnessRefused;
+
 	private final TaskBuckets buckets;
 
 	private final UniqueEnqueues unique;
 
 	private final OrderedKeys ordered;
 
-	/** The shapes of the {@code enqueueAll} insert: [scheduled ? 1 : 0][shared headers ? 1 : 0]. */
-	private final String[][] insertAll = new String[2][2];
+	/**
+	 * The shapes of the {@code enqueueAll} insert: [scheduled ? 1 : 0][shared headers ? 1 : 0][fairness keys ? 1 : 0].
+	 */
+	private final String[][][] insertAll = new String[2][2][2];
 
 	/**
 	 * @param dataSource the application's data source
@@ -108,17 +118,30 @@ public class EnqueueRepository {
 		this.jdbc = JdbcClient.create(jdbcTemplate);
 		this.statements = new HotStatements(dataSource, jdbcTemplate.getExceptionTranslator());
 		this.notifyChannel = notifyChannel;
-		String insert = INSERT.formatted(tables.task()).stripTrailing();
+		String insert = INSERT.formatted(tables.task(), "", "").stripTrailing();
 		this.insert = (notifyChannel != null) ? INSERT_NOTIFYING.formatted(insert) : insert;
+		String insertFair = INSERT.formatted(tables.task(), ", fairness_key", ", ?").stripTrailing();
+		this.insertFair = (notifyChannel != null) ? INSERT_NOTIFYING.formatted(insertFair) : insertFair;
 		this.unique = new UniqueEnqueues(this.statements, this.jdbc, tables, notifyChannel, buckets);
 		this.ordered = new OrderedKeys(this.jdbc, tables, notifyChannel, buckets);
 		for (int scheduled = 0; scheduled < 2; scheduled++) {
 			for (int shared = 0; shared < 2; shared++) {
-				String sql = insertAllSql(tables, scheduled == 1, shared == 1);
-				this.insertAll[scheduled][shared] = (notifyChannel != null)
-						? NOTIFYING.formatted(sql, "(SELECT DISTINCT unnest(:queues)) AS q(queue)") : sql;
+				for (int fair = 0; fair < 2; fair++) {
+					String sql = insertAllSql(tables, scheduled == 1, shared == 1, fair == 1);
+					this.insertAll[scheduled][shared][fair] = (notifyChannel != null)
+							? NOTIFYING.formatted(sql, "(SELECT DISTINCT unnest(:queues)) AS q(queue)") : sql;
+				}
 			}
 		}
+	}
+
+	/**
+	 * Refuses tasks with a fairness key, before any SQL, saying {@code why}: on a database whose workers do not claim
+	 * them fairly (CockroachDB, docs/fairness.md).
+	 */
+	public EnqueueRepository refusingFairnessKeys(String why) {
+		this.fairnessRefused = why;
+		return this;
 	}
 
 	/**
@@ -132,6 +155,7 @@ public class EnqueueRepository {
 		if (task.orderingKey() != null) {
 			return this.ordered.offer(task);
 		}
+		requireFairnessTaken(task);
 		insert(task);
 		return new EnqueueResult(task.id(), false);
 	}
@@ -148,6 +172,7 @@ public class EnqueueRepository {
 		if (tasks.stream().anyMatch((task) -> task.uniqueKey() != null)) {
 			return this.unique.offerAll(tasks);
 		}
+		tasks.forEach(this::requireFairnessTaken);
 		insertAll(tasks);
 		return tasks.stream().map((task) -> new EnqueueResult(task.id(), false)).toList();
 	}
@@ -166,13 +191,25 @@ public class EnqueueRepository {
 	}
 
 	public void insert(NewTask task) {
-		this.statements.execute(this.insert, (statement, connection) -> {
+		boolean fair = task.fairnessKey() != null;
+		this.statements.execute(fair ? this.insertFair : this.insert, (statement, connection) -> {
 			TaskRows.bind(statement, 1, task, this.buckets);
+			int next = 9;
+			if (fair) {
+				statement.setString(next++, task.fairnessKey());
+			}
 			if (this.notifyChannel != null) {
-				statement.setString(9, this.notifyChannel);
-				statement.setString(10, task.queue());
+				statement.setString(next, this.notifyChannel);
+				statement.setString(next + 1, task.queue());
 			}
 		});
+	}
+
+	private void requireFairnessTaken(NewTask task) {
+		if (task.fairnessKey() != null && this.fairnessRefused != null) {
+			throw new IllegalArgumentException("The task of queue '" + task.queue() + "' has fairness key '"
+					+ task.fairnessKey() + "', which " + this.fairnessRefused);
+		}
 	}
 
 	public void insertAll(List<NewTask> tasks) {
@@ -182,7 +219,9 @@ public class EnqueueRepository {
 		TaskRows rows = new TaskRows(tasks, this.buckets);
 		boolean scheduled = tasks.stream().anyMatch((task) -> task.runAt() != null || task.delay() != null);
 		boolean sharedHeaders = Arrays.stream(rows.headers).allMatch(rows.headers[0]::equals);
-		JdbcClient.StatementSpec insert = this.jdbc.sql(this.insertAll[scheduled ? 1 : 0][sharedHeaders ? 1 : 0])
+		boolean fair = tasks.stream().anyMatch((task) -> task.fairnessKey() != null);
+		JdbcClient.StatementSpec insert = this.jdbc
+			.sql(this.insertAll[scheduled ? 1 : 0][sharedHeaders ? 1 : 0][fair ? 1 : 0])
 			.param("ids", new SqlArrayValue("uuid", (Object[]) rows.ids))
 			.param("queues", new SqlArrayValue("text", (Object[]) rows.queues))
 			.param("payloads", new SqlArrayValue("text", (Object[]) rows.payloads))
@@ -193,14 +232,21 @@ public class EnqueueRepository {
 			insert = insert.param("runAtMicros", new SqlArrayValue("int8", (Object[]) rows.runAtMicros))
 				.param("delayMicros", new SqlArrayValue("int8", (Object[]) rows.delayMicros));
 		}
+		if (fair) {
+			insert = insert.param("fairnessKeys",
+					new SqlArrayValue("text", tasks.stream().map(NewTask::fairnessKey).toArray()));
+		}
 		execute(insert);
 	}
 
-	private static String insertAllSql(TaskTables tables, boolean scheduled, boolean sharedHeaders) {
+	private static String insertAllSql(TaskTables tables, boolean scheduled, boolean sharedHeaders, boolean fair) {
 		return INSERT_ALL.formatted(tables.task(), scheduled ? SCHEDULED_RUN_AT : "now()",
 				sharedHeaders ? ":headers" : "t.headers",
-				(scheduled ? ", :runAtMicros, :delayMicros" : "") + (sharedHeaders ? "" : ", :headers"),
-				(scheduled ? ", run_at_micros, delay_micros" : "") + (sharedHeaders ? "" : ", headers"));
+				(scheduled ? ", :runAtMicros, :delayMicros" : "") + (sharedHeaders ? "" : ", :headers")
+						+ (fair ? ", :fairnessKeys" : ""),
+				(scheduled ? ", run_at_micros, delay_micros" : "") + (sharedHeaders ? "" : ", headers")
+						+ (fair ? ", fairness_key" : ""),
+				fair ? ", fairness_key" : "", fair ? ", t.fairness_key" : "");
 	}
 
 	/** Runs an enqueue statement, which returns the rows of its {@code NOTIFY} when it sends one. */

@@ -21,10 +21,18 @@ import org.jspecify.annotations.Nullable;
  * @param replace whether it replaces a task with its unique key that has not started (REPLACE) rather than give way
  * to any task with it (KEEP)
  * @param orderingKey its ordering key in its queue, or {@code null}
+ * @param fairnessKey its fairness key in its queue (docs/fairness.md), or {@code null}
  */
 public record NewTask(UUID id, String queue, String payload, int priority, @Nullable Duration delay,
 		@Nullable Instant runAt, String headers, @Nullable String uniqueKey, boolean replace,
-		@Nullable String orderingKey) {
+		@Nullable String orderingKey, @Nullable String fairnessKey) {
+
+	/** A task without a fairness key. */
+	public NewTask(UUID id, String queue, String payload, int priority, @Nullable Duration delay,
+			@Nullable Instant runAt, String headers, @Nullable String uniqueKey, boolean replace,
+			@Nullable String orderingKey) {
+		this(id, queue, payload, priority, delay, runAt, headers, uniqueKey, replace, orderingKey, null);
+	}
 
 	/** A task without an ordering key. */
 	public NewTask(UUID id, String queue, String payload, int priority, @Nullable Duration delay,
@@ -47,7 +55,7 @@ public record NewTask(UUID id, String queue, String payload, int priority, @Null
 	/** This task with other headers. */
 	public NewTask withHeaders(String headers) {
 		return new NewTask(this.id, this.queue, this.payload, this.priority, this.delay, this.runAt, headers,
-				this.uniqueKey, this.replace, this.orderingKey);
+				this.uniqueKey, this.replace, this.orderingKey, this.fairnessKey);
 	}
 
 }

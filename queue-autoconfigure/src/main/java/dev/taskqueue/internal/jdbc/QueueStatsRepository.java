@@ -11,6 +11,7 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.TaskQueueOperations.WorkerSessionInfo;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -40,11 +41,7 @@ public class QueueStatsRepository {
 	 */
 	private static final String STATS = """
 			WITH RECURSIVE
-			waiting_queues AS (
-			    SELECT min(queue) AS queue FROM %1$s WHERE claimed_by IS NULL
-			    UNION ALL
-			    SELECT (SELECT min(t.queue) FROM %1$s t WHERE t.claimed_by IS NULL AND t.queue > w.queue)
-			    FROM waiting_queues w WHERE w.queue IS NOT NULL),
+			waiting_queues AS (%5$s),
 			buckets AS (
 			    SELECT w.queue, (SELECT min(t.bucket) FROM %1$s t
 			                     WHERE t.claimed_by IS NULL AND t.queue = w.queue) AS bucket
@@ -79,38 +76,25 @@ public class QueueStatsRepository {
 			    FROM waiting_queues w WHERE w.queue IS NOT NULL),
 			running AS (
 			    SELECT queue, count(*) AS running FROM %1$s
-			    WHERE claimed_by > uuid '00000000-0000-0000-0000-000000000000' GROUP BY queue),
-			held_queues AS (
-			    SELECT min(queue) AS queue FROM %1$s WHERE claimed_by = uuid '00000000-0000-0000-0000-000000000000'
-			    UNION ALL
-			    SELECT (SELECT min(t.queue) FROM %1$s t
-			            WHERE t.claimed_by = uuid '00000000-0000-0000-0000-000000000000' AND t.queue > h.queue)
-			    FROM held_queues h WHERE h.queue IS NOT NULL),
+			    WHERE claimed_by > uuid '00000000-0000-0000-0000-000000000000'%6$s GROUP BY queue),
+			held_queues AS (%7$s),
 			held AS (
 			    SELECT h.queue, (SELECT count(*) FROM (SELECT FROM %1$s t
 			                     WHERE t.claimed_by = uuid '00000000-0000-0000-0000-000000000000'
 			                       AND t.queue = h.queue LIMIT :limit) c) AS held
 			    FROM held_queues h WHERE h.queue IS NOT NULL),
-			dead_queues AS (
-			    SELECT min(queue) AS queue FROM %2$s
-			    UNION ALL
-			    SELECT (SELECT min(d.queue) FROM %2$s d WHERE d.queue > q.queue)
-			    FROM dead_queues q WHERE q.queue IS NOT NULL),
+			dead_queues AS (%8$s),
 			dead AS (
 			    SELECT q.queue,
 			           (SELECT count(*) FROM (SELECT FROM %2$s d WHERE d.queue = q.queue LIMIT :limit) c) AS dead
 			    FROM dead_queues q WHERE q.queue IS NOT NULL),
-			dependent_queues AS (
-			    SELECT min(queue) AS queue FROM %4$s
-			    UNION ALL
-			    SELECT (SELECT min(w.queue) FROM %4$s w WHERE w.queue > q.queue)
-			    FROM dependent_queues q WHERE q.queue IS NOT NULL),
+			dependent_queues AS (%9$s),
 			dependents AS (
 			    SELECT q.queue,
 			           (SELECT count(*) FROM (SELECT FROM %4$s w WHERE w.queue = q.queue LIMIT :limit) c) AS dependents
 			    FROM dependent_queues q WHERE q.queue IS NOT NULL),
 			paused AS (
-			    SELECT name AS queue FROM %3$s WHERE paused)
+			    SELECT name AS queue FROM %3$s WHERE paused%10$s)
 			SELECT queue, coalesce(w.ready, 0) AS ready, coalesce(w.scheduled, 0) AS scheduled,
 			       coalesce(r.running, 0) AS running, coalesce(d.dead, 0) AS dead,
 			       CASE WHEN w.first_run_at <= now()
@@ -121,6 +105,18 @@ public class QueueStatsRepository {
 			     FULL JOIN paused p USING (queue) FULL JOIN held k USING (queue) FULL JOIN dependents n USING (queue)
 			ORDER BY queue
 			""";
+
+	// The queues STATS reports on, all: each CTE of queues finds those its table has by skipping through an index
+	// whose first column is the queue (%1$s the table, %2$s a condition of its rows, %3$s the CTE).
+	private static final String ALL_QUEUES = """
+
+			    SELECT min(queue) AS queue FROM %1$s WHERE %2$s
+			    UNION ALL
+			    SELECT (SELECT min(t.queue) FROM %1$s t WHERE %2$s AND t.queue > q.queue)
+			    FROM %3$s q WHERE q.queue IS NOT NULL""";
+
+	// Or one: a queue's page shows only its own statistics, so it counts no other queue's tasks.
+	private static final String ONE_QUEUE = "SELECT CAST(:queue AS text) AS queue";
 
 	private static final String NO_JIT = """
 			SET LOCAL jit = off
@@ -143,13 +139,22 @@ public class QueueStatsRepository {
 
 	private final String stats;
 
+	private final String queueStats;
+
 	private final String sessions;
 
 	private final String handledQueues;
 
 	public QueueStatsRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
-		this.stats = STATS.formatted(tables.task(), tables.deadTask(), tables.queue(), tables.waitingTask());
+		this.stats = STATS.formatted(tables.task(), tables.deadTask(), tables.queue(), tables.waitingTask(),
+				ALL_QUEUES.formatted(tables.task(), "claimed_by IS NULL", "waiting_queues"), "",
+				ALL_QUEUES.formatted(tables.task(), "claimed_by = uuid '00000000-0000-0000-0000-000000000000'",
+						"held_queues"),
+				ALL_QUEUES.formatted(tables.deadTask(), "true", "dead_queues"),
+				ALL_QUEUES.formatted(tables.waitingTask(), "true", "dependent_queues"), "");
+		this.queueStats = STATS.formatted(tables.task(), tables.deadTask(), tables.queue(), tables.waitingTask(),
+				ONE_QUEUE, " AND queue = :queue", ONE_QUEUE, ONE_QUEUE, ONE_QUEUE, " AND name = :queue");
 		this.sessions = SESSIONS.formatted(tables.session(), tables.task());
 		this.handledQueues = HANDLED_QUEUES.formatted(tables.session());
 	}
@@ -162,6 +167,23 @@ public class QueueStatsRepository {
 	public List<QueueStats> stats(int limit) {
 		this.jdbc.sql(NO_JIT).update();
 		return this.jdbc.sql(this.stats).param("limit", limit).query(QueueStatsRepository::queueStats).list();
+	}
+
+	/**
+	 * What {@code queue} holds, as {@link #stats} reports it, reading none of the other queues' rows; {@code null}
+	 * when it holds nothing (no task, dead task, waiting dependent or pause). Call it in a transaction.
+	 * @param limit the count at which counting stops
+	 */
+	public @Nullable QueueStats stats(String queue, int limit) {
+		this.jdbc.sql(NO_JIT).update();
+		return this.jdbc.sql(this.queueStats)
+			.param("queue", queue)
+			.param("limit", limit)
+			.query(QueueStatsRepository::queueStats)
+			.stream()
+			.filter((stats) -> stats.hasWaitingTasks() || stats.running() > 0 || stats.dead() > 0 || stats.paused())
+			.findFirst()
+			.orElse(null);
 	}
 
 	/** The sessions in the table, oldest first. */

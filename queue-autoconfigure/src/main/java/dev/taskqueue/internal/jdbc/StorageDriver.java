@@ -30,12 +30,106 @@ enum StorageDriver {
 	// MATERIALIZED, so the set is computed once and the UPDATE never sees more than :limit rows. The UPDATE finds them
 	// by primary key (= ANY of an array, not a join): a join lets a generic plan, which guesses the LIMIT at a tenth of
 	// the table, hash the whole table instead, and it is large when it is bloated. %2$s is the driver's condition on
-	// the rows it takes. Parameters: 1 session.
+	// the rows it takes, %3$s what the fair claim returns after the task's columns (empty for the others).
+	// Parameters: 1 session.
 	private static final String TAKE_READY = """
 			UPDATE %1$s t SET claimed_by = ?, claimed_at = now(), attempt = t.attempt + 1
 			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))%2$s
 			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, t.enqueued_at, t.run_at,
-			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers, t.ordering_key, t.bucket
+			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers, t.ordering_key, t.bucket%3$s
+			""";
+
+	// What the fair claim's take returns after the task's columns: the key its next claim starts after.
+	private static final String NEXT_KEY = ",\n          (SELECT max(next_key) FROM ready) AS next_key";
+
+	// The fair claim (docs/fairness.md), for a queue whose waiting tasks have fairness keys: round-robin across the
+	// keys with due tasks, from the key after :after (the last one the previous fair claim of this instance listed),
+	// wrapping around. Tasks without a key take one turn of the round as one more key, listed where the round wraps.
+	// - later, earlier: a loose index scan of taskqueue_task_fair_idx (one probe per key), the keys after :after,
+	//   then from the first one to :after; each is read only as far as "keys" pulls it: at most :limit + 1 entries,
+	//   the last only to learn whether a key is due beyond the ones listed.
+	// - share: each listed key's share of :limit, n = :limit / c with c the keys listed (at most :limit), at least 1,
+	//   and one more for the first r = :limit % keys listed, so that the shares add up to :limit and the
+	//   remainder goes round with the start; 0 when the session has expired, which then claims and locks nothing.
+	// - picked: each listed key's first tasks in claim order, from its own range of the index, and the first tasks
+	//   without a key among the bucket's :limit first ready ones (those come from the ready index, which also holds
+	//   the keyed tasks: looking further would cost a heap visit per keyed task passed). Each branch locks what it
+	//   takes; at most :limit rows in all, the sum of the shares.
+	// - filled: when the keys had fewer than their shares, the rest of :limit from the bucket's head in claim order,
+	//   whatever its key: the keys that have more get it, so a fair claim is as full as a plain one.
+	// Each row carries the last key listed, for the next claim's :after ('' for the turn of the tasks without a key,
+	// and when the claim starts from the first key), or NULL when no key has due tasks: the worker then goes back to
+	// the plain claim. Rows are locked only when taken, as in READY.
+	// Parameters: 1 queue, 2 after; 3 queue; 4 queue; 5 queue, 6 after; 7 after, 8 limit; 9 limit, 10 limit,
+	// 11 limit, 12 session; 13 queue; 14 queue, 15 bucket, 16 limit; 17 queue, 18 bucket, 19 limit.
+	private static final String READY_FAIR = """
+			ready AS MATERIALIZED (
+			    WITH RECURSIVE later(k) AS (
+			        (SELECT fairness_key FROM %1$s
+			         WHERE queue = ? AND fairness_key > ? AND claimed_by IS NULL AND run_at <= now()
+			         ORDER BY fairness_key LIMIT 1)
+			        UNION ALL
+			        SELECT (SELECT t.fairness_key FROM %1$s t
+			                WHERE t.queue = ? AND t.fairness_key > l.k AND t.claimed_by IS NULL AND t.run_at <= now()
+			                ORDER BY t.fairness_key LIMIT 1)
+			        FROM later l WHERE l.k IS NOT NULL),
+			    earlier(k) AS (
+			        (SELECT fairness_key FROM %1$s
+			         WHERE queue = ? AND fairness_key IS NOT NULL AND claimed_by IS NULL AND run_at <= now()
+			         ORDER BY fairness_key LIMIT 1)
+			        UNION ALL
+			        SELECT (SELECT t.fairness_key FROM %1$s t
+			                WHERE t.queue = ? AND t.fairness_key > e.k AND t.claimed_by IS NULL AND t.run_at <= now()
+			                ORDER BY t.fairness_key LIMIT 1)
+			        FROM earlier e WHERE e.k < ?),
+			    keys AS MATERIALIZED (
+			        SELECT k, part, row_number() OVER () AS pos FROM (
+			            SELECT k, 0 AS part FROM later WHERE k IS NOT NULL
+			            UNION ALL
+			            SELECT '', 1
+			            UNION ALL
+			            SELECT k, 2 FROM earlier WHERE k <= ?) listed
+			        LIMIT ? + 1),
+			    share AS MATERIALIZED (
+			        SELECT (? / c) * alive AS n, mod(?, c) * alive AS r, c
+			        FROM (SELECT greatest(least(count(*), ?), 1) AS c,
+			                     CASE WHEN EXISTS (SELECT 1 FROM %2$s s WHERE s.id = ?) THEN 1 ELSE 0 END AS alive
+			              FROM keys) counted),
+			    picked AS MATERIALIZED (
+			        SELECT p.id FROM keys CROSS JOIN LATERAL (
+			            SELECT id FROM %1$s
+			            WHERE queue = ? AND fairness_key = keys.k AND claimed_by IS NULL AND run_at <= now()
+			            ORDER BY priority DESC, run_at, id
+			            LIMIT (SELECT n + CASE WHEN keys.pos <= r THEN 1 ELSE 0 END FROM share)
+			            %3$s) p
+			        WHERE keys.part <> 1 AND keys.pos <= (SELECT c FROM share)
+			        UNION ALL
+			        SELECT id FROM (
+			            SELECT id FROM %1$s
+			            WHERE id = ANY(ARRAY(
+			                    SELECT w.id FROM (
+			                        SELECT id, fairness_key FROM %1$s
+			                        WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND run_at <= now()
+			                        ORDER BY priority DESC, run_at, id
+			                        LIMIT ?) w
+			                    WHERE w.fairness_key IS NULL
+			                      AND EXISTS (SELECT 1 FROM keys WHERE part = 1 AND pos <= (SELECT c FROM share))
+			                    LIMIT (SELECT n + CASE WHEN (SELECT pos FROM keys WHERE part = 1) <= r THEN 1 ELSE 0 END
+			                           FROM share)))
+			              AND claimed_by IS NULL
+			            %3$s) unkeyed),
+			    filled AS MATERIALIZED (
+			        SELECT id FROM %1$s
+			        WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND run_at <= now()
+			          AND id <> ALL(ARRAY(SELECT id FROM picked))
+			        ORDER BY priority DESC, run_at, id
+			        LIMIT (SELECT CASE WHEN n = 0 THEN 0 ELSE greatest(0, ? - (SELECT count(*) FROM picked)) END
+			               FROM share)
+			        %3$s)
+			    SELECT id, (SELECT CASE WHEN EXISTS (SELECT 1 FROM keys WHERE part <> 1)
+			                            THEN (SELECT k FROM keys WHERE pos <= (SELECT c FROM share)
+			                                  ORDER BY pos DESC LIMIT 1) END) AS next_key
+			    FROM (SELECT id FROM picked UNION ALL SELECT id FROM filled) taken)
 			""";
 
 	// In the statements below, %3$s is the driver's lock on the rows each branch reads.
@@ -162,7 +256,17 @@ enum StorageDriver {
 
 	/** The UPDATE that takes the rows of a "ready" CTE for the claiming session. */
 	String takeReady(TaskTables tables) {
-		return TAKE_READY.formatted(tables.task(), this.takeGuard);
+		return TAKE_READY.formatted(tables.task(), this.takeGuard, "");
+	}
+
+	/** The "ready" CTE of a fair claim, see READY_FAIR. */
+	String readyFair(TaskTables tables) {
+		return READY_FAIR.formatted(tables.task(), tables.session(), this.rowLock);
+	}
+
+	/** {@link #takeReady} of a fair claim: it also returns the key the next fair claim starts after, column 14. */
+	String takeFair(TaskTables tables) {
+		return TAKE_READY.formatted(tables.task(), this.takeGuard, NEXT_KEY);
 	}
 
 }

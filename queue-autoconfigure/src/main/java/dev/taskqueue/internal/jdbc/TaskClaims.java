@@ -31,23 +31,28 @@ final class TaskClaims {
 			+ "\n    RETURNING t.%2$s)\n";
 
 	// The end of the fold: the claimed tasks, then the ids of the completed ones (done = true), then, with ordered
-	// keys, the next tasks of their keys handed off to the claiming session (handed = true).
+	// keys, the next tasks of their keys handed off to the claiming session (handed = true). %1$s: what a fair claim
+	// adds to each row, the key its next claim starts after (", next_key" here, ", NULL" in the rows below).
 	private static final String CLAIMED_AND_COMPLETED = """
 			SELECT id, queue, payload, priority, attempt, enqueued_at, run_at, claimed_at, claimed_by, last_error, headers,
-			       ordering_key, bucket, false AS done, false AS handed
+			       ordering_key, bucket, false AS done, false AS handed%1$s
 			FROM claimed
 			UNION ALL
 			""";
 
 	// The ids of the completed tasks and the tasks OrderedKeys.HAND_OFF handed off, as ClaimRows.claimResult reads them.
-	static final String COMPLETED_AND_HANDED_OFF = """
-			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false FROM completed
+	private static final String COMPLETED_AND_HANDED_OFF_OF = """
+			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false%1$s
+			FROM completed
 			UNION ALL
-			SELECT *, false, true FROM promoted WHERE claimed_by IS NOT NULL
+			SELECT *, false, true%1$s FROM promoted WHERE claimed_by IS NOT NULL
 			""";
 
+	static final String COMPLETED_AND_HANDED_OFF = COMPLETED_AND_HANDED_OFF_OF.formatted("");
+
 	private static final String COMPLETED_IDS = """
-			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false FROM completed
+			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false%1$s
+			FROM completed
 			""";
 
 	private final HotStatements statements;
@@ -61,6 +66,11 @@ final class TaskClaims {
 	final String completeAndClaim;
 
 	final String completeAndClaimAfter;
+
+	/** The fair claim (StorageDriver's READY_FAIR), plain and folded with completions like completeAndClaim. */
+	final String claimFair;
+
+	final String completeAndClaimFair;
 
 	/** Whether the fold hands the next task of a completed task's key off to the claiming session. */
 	private final boolean ordered;
@@ -91,9 +101,14 @@ final class TaskClaims {
 		if (ordered) {
 			completed = completed.stripTrailing() + ",\n" + OrderedKeys.handOff(tables, "completed");
 		}
-		String end = CLAIMED_AND_COMPLETED + (ordered ? COMPLETED_AND_HANDED_OFF : COMPLETED_IDS);
+		String rest = ordered ? COMPLETED_AND_HANDED_OFF_OF : COMPLETED_IDS;
+		String end = CLAIMED_AND_COMPLETED.formatted("") + rest.formatted("");
 		this.completeAndClaim = folded(completed, ready, take, end);
 		this.completeAndClaimAfter = folded(completed, readyAfter, take, end);
+		this.claimFair = "WITH " + driver.readyFair(tables) + driver.takeFair(tables);
+		// The fold's rows carry the next key as a 16th column, after done and handed.
+		String fairEnd = CLAIMED_AND_COMPLETED.formatted(", next_key") + rest.formatted(", NULL");
+		this.completeAndClaimFair = folded(completed, driver.readyFair(tables), driver.takeFair(tables), fairEnd);
 	}
 
 	static String folded(String completed, String ready, String take, String end) {
@@ -162,6 +177,26 @@ final class TaskClaims {
 			bindCompletions(statement, connection, completions, queue, session);
 			ClaimRows.bindClaimAfter(statement, firstOfClaim(), queue, bucket, session, limit, priority, afterMicros, afterId);
 		}, ClaimRows::claimResult);
+	}
+
+	/**
+	 * The fair claim: up to {@code limit} due tasks of {@code queue}, round-robin across its fairness keys from the
+	 * one after {@code after}, and when they have fewer, the rest from {@code bucket}'s head; with {@code done}, in
+	 * the statement that deletes them, like {@link #completeAndClaim}.
+	 */
+	ClaimResult completeAndClaimFair(List<ClaimedTask> done, String queue, int bucket, UUID session, int limit,
+			String after) {
+		if (done.isEmpty()) {
+			return this.statements.query(this.claimFair,
+					(statement, connection) -> ClaimRows.bindFairClaim(statement, 1, queue, bucket, session, limit,
+							after),
+					(rows) -> ClaimRows.fairResult(rows, 14, false));
+		}
+		CompletionFences completions = new CompletionFences(done);
+		return this.statements.query(this.completeAndClaimFair, (statement, connection) -> {
+			bindCompletions(statement, connection, completions, queue, session);
+			ClaimRows.bindFairClaim(statement, firstOfClaim(), queue, bucket, session, limit, after);
+		}, (rows) -> ClaimRows.fairResult(rows, 16, true));
 	}
 
 	/** Binds COMPLETED and, with ordered keys, the hand-off to the claiming session of tasks of {@code queue}. */

@@ -121,6 +121,14 @@ public class TaskRepository {
 
 	private final KeyHandOffs keyHandOffs;
 
+	// Whether tasks with a fairness key wait in a queue: one probe of the partial index taskqueue_task_fair_idx, which
+	// holds none of a queue that never used a key. Parameters: 1 queue.
+	private static final String HAS_FAIRNESS_KEYS = """
+			SELECT EXISTS (SELECT 1 FROM %1$s WHERE queue = ? AND fairness_key IS NOT NULL AND claimed_by IS NULL)
+			""";
+
+	private final String hasFairnessKeys;
+
 	private final String retryLater, moveToDead, releaseUnstarted, giveBackAtShutdown, keepResult, wasCancelled,
 			endCancelled;
 
@@ -152,6 +160,7 @@ public class TaskRepository {
 		this.ordered = new OrderedCompletions(this.statements, this.jdbc, tables, history);
 		this.completions = new TaskCompletions(this.statements, tables, history, this.ordered);
 		this.keyHandOffs = new KeyHandOffs(this.statements, tables, driver);
+		this.hasFairnessKeys = HAS_FAIRNESS_KEYS.formatted(tables.task());
 		this.retryLater = RETRY_LATER.formatted(tables.task());
 		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(), "");
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
@@ -185,6 +194,10 @@ public class TaskRepository {
 			case BUCKET_THEN_OTHERS -> new ClaimResult(claim(queue, bucket, session, limit), Set.of());
 			case OTHERS -> new ClaimResult(claimOthers(queue, bucket, session, limit), Set.of());
 			case BUCKET -> {
+				if (request.fairAfter() != null) {
+					yield claims(request.completed()).completeAndClaimFair(request.completed(), queue, bucket, session,
+							limit, request.fairAfter());
+				}
 				if (!request.headlessKeys().isEmpty()) {
 					yield (after != null) ? handOffAndClaimAfter(request.headlessKeys(), queue, bucket, session, limit,
 							request.following(), after.priority(), after.runAt(), after.id())
@@ -196,6 +209,12 @@ public class TaskRepository {
 						: completeAndClaim(request.completed(), queue, bucket, session, limit);
 			}
 		};
+	}
+
+	/** Whether unclaimed tasks with a fairness key wait in {@code queue}, due or not: then its claims are fair. */
+	public boolean hasFairnessKeys(String queue) {
+		return this.statements.query(this.hasFairnessKeys, (statement, connection) -> statement.setString(1, queue),
+				(rows) -> rows.next() && rows.getBoolean(1));
 	}
 
 	/**

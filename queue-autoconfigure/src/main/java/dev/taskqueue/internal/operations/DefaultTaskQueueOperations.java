@@ -425,6 +425,19 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	}
 
 	@Override
+	public QueueStats queueStats(String queue) {
+		QueueName.requireValid(queue, "queue");
+		Set<String> handled = new HashSet<>();
+		QueueStats found = this.transactions.execute((status) -> {
+			handled.addAll(this.stats.handledQueues());
+			return this.stats.stats(queue, this.countLimit);
+		});
+		QueueStats stats = (found != null) ? found.withUnhandled(found.hasWaitingTasks() && !handled.contains(queue))
+				: new QueueStats(queue, 0, 0, 0, 0, Duration.ZERO, false);
+		return this.limits.withLimits(List.of(stats)).get(0);
+	}
+
+	@Override
 	public List<QueueStats> queueStats() {
 		Set<String> handled = new HashSet<>();
 		List<QueueStats> found = this.transactions.execute((status) -> {

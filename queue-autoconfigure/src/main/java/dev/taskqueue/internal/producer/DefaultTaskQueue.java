@@ -321,7 +321,8 @@ public class DefaultTaskQueue implements TaskQueue {
 		}
 		return new NewTask(TaskIds.next(), request.queue(), json(request, argument), request.priority(),
 				request.delay(), request.runAt(), "{}", request.uniqueKey(),
-				request.uniqueKey() != null && request.uniqueMode() == UniqueMode.REPLACE, request.orderingKey());
+				request.uniqueKey() != null && request.uniqueMode() == UniqueMode.REPLACE, request.orderingKey(),
+				request.fairnessKey());
 	}
 
 	private String json(TaskRequest request, String argument) {

@@ -88,6 +88,10 @@ class TopicsAndBatches {
 			throw new IllegalArgumentException(argument + " has ordering key '" + request.orderingKey()
 					+ "'; the tasks of a batch and its then task cannot have one");
 		}
+		if (request.fairnessKey() != null) {
+			throw new IllegalArgumentException(argument + " has fairness key '" + request.fairnessKey()
+					+ "'; the tasks of a batch and its then task cannot have one");
+		}
 	}
 
 }

@@ -166,13 +166,18 @@ final class ClaimLoop implements Runnable {
 					true);
 			return true;
 		}
-		ClaimedTask from = queue.positions.claimFrom(bucket, started);
-		Claim claim = claim(queue, bucket, from, sessionId, free);
+		if (queue.fairness.mayProbe(started)) { // once a second while plain: one probe of the keyed tasks' index
+			queue.fairness.probed(this.tasks.hasFairnessKeys(queue.name()), started);
+		}
+		String fairAfter = queue.fairness.after();
+		// A fair claim reads from the heads, and keeps out of the positions' timings of the plain one's.
+		ClaimedTask from = (fairAfter == null) ? queue.positions.claimFrom(bucket, started) : null;
+		Claim claim = claim(queue, bucket, from, sessionId, free, fairAfter);
 		if (!claim.handedOff().isEmpty()) {
 			this.handlers.submit(queue, claim.handedOff()); // before handOver, which gives back what a pause stops
 		}
 		List<ClaimedTask> claimed = claim.claimed();
-		handOver(queue, bucket, claimed, from == null, started, claimed.size() == claim.limit(), true);
+		handOver(queue, bucket, claimed, from == null, started, claimed.size() == claim.limit(), fairAfter == null);
 		free -= claim.handedOff().size();
 		if (claimed.size() < free && queue.positions.wrapAround(System.nanoTime())) {
 			// The bucket had fewer: the rest from the other buckets, which hold tasks also with one bucket when a
@@ -189,12 +194,15 @@ final class ClaimLoop implements Runnable {
 
 	/**
 	 * One claim statement of {@code queue}, from {@code bucket}'s head or its position {@code from}, for up to
-	 * {@code free} tasks: those it claims, and those the outcomes it carries gave this worker.
+	 * {@code free} tasks: those it claims, and those the outcomes it carries gave this worker. With
+	 * {@code fairAfter}, the fair claim, round-robin across fairness keys from the one after it.
 	 */
-	private Claim claim(QueueState queue, int bucket, @Nullable ClaimedTask from, UUID sessionId, int free) {
+	private Claim claim(QueueState queue, int bucket, @Nullable ClaimedTask from, UUID sessionId, int free,
+			@Nullable String fairAfter) {
 		// The claim writes what waits for it in the mailbox: one round trip and one commit for both.
 		Mailbox.ForClaim carried = this.mailbox.takeForClaim(queue.name(), sessionId, bucket, from, free,
-				queue.spec.mode().claimsCarryDeletes(), this.completionBatchSize, queue.spec.mode().tasksPerThread());
+				queue.spec.mode().claimsCarryDeletes(), this.completionBatchSize, queue.spec.mode().tasksPerThread(),
+				fairAfter);
 		ClaimResult result;
 		try {
 			result = this.ownTransactions.execute((status) -> this.tasks.claim(carried.request()));
@@ -205,6 +213,9 @@ final class ClaimLoop implements Runnable {
 		}
 		this.mailbox.written(carried);
 		this.outcomes.deleted(carried.deletes(), result.completed());
+		if (carried.request().fairAfter() != null) {
+			queue.fairness.claimed(result, System.nanoTime());
+		}
 		queue.spec.mode().claimed(result); // before its tasks are handed to the threads
 		return new Claim(result.claimed(), result.handedOff(), carried.request().limit());
 	}

@@ -111,9 +111,10 @@ final class Mailbox {
 	 * {@link #written(ForClaim)} or, when the claim failed, {@link #putBack(ForClaim)}.
 	 * @param after where in {@code bucket} the claim starts, {@code null} for its head
 	 * @param tasksPerThread how many tasks one handler thread of the queue holds at once
+	 * @param fairAfter for a fair claim, the fairness key it starts after; {@code null} for a claim in queue order
 	 */
 	ForClaim takeForClaim(String queue, UUID session, int bucket, @Nullable ClaimedTask after, int free,
-			boolean carriesDeletes, int maxDeletes, int tasksPerThread) {
+			boolean carriesDeletes, int maxDeletes, int tasksPerThread, @Nullable String fairAfter) {
 		List<Outcome.DeletePending> done = carriesDeletes ? takeDeletes(maxDeletes) : List.of();
 		List<ClaimedTask> doneTasks = done.stream().map(Outcome.DeletePending::task).toList();
 		List<String> keys = carriesDeletes ? List.of() : takeKeys(queue, free);
@@ -121,8 +122,9 @@ final class Mailbox {
 		int limit = Math.max(0, free - keys.size() - (int) doneTasks.stream()
 			.filter((task) -> task.orderingKey() != null && task.queue().equals(queue))
 			.count());
+		// A claim that hands keys off claims in the queue's order: the hand-off is its own statement (KeyHandOffs).
 		return new ForClaim(new ClaimRequest(queue, session, bucket, ClaimRequest.Reach.BUCKET, after, limit, doneTasks,
-				keys, tasksPerThread - 1), done);
+				keys, tasksPerThread - 1, keys.isEmpty() ? fairAfter : null), done);
 	}
 
 	/** The claim of {@code carried} was written: the room of its deletes is free. */

@@ -44,6 +44,9 @@ final class QueueState {
 	/** Which bucket the next claim reads first, and where in it (see {@link ClaimPositions}). */
 	final ClaimPositions positions;
 
+	/** Whether its claims are fair, and from which fairness key (docs/fairness.md). */
+	final FairShares fairness = new FairShares();
+
 	/** A moving average of how long a handler of this queue runs, which decides when a group commits. */
 	private volatile long typicalHandlerNanos;
 

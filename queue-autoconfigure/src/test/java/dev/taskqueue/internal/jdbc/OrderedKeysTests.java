@@ -352,13 +352,16 @@ class OrderedKeysTests {
 		return transaction.execute((status) -> completionCommit.completeLeavingHeadAndCommit(task));
 	}
 
+	/** The tasks held behind their keys, as the statistics of all queues and those of this one count them. */
 	private long heldCount(String queue) {
-		return transaction.execute((status) -> stats.stats(100_000))
+		long held = transaction.execute((status) -> stats.stats(100_000))
 			.stream()
 			.filter((s) -> s.queue().equals(queue))
 			.findFirst()
 			.orElseThrow()
 			.waitingForKey();
+		assertThat(transaction.execute((status) -> stats.stats(queue, 100_000)).waitingForKey()).isEqualTo(held);
+		return held;
 	}
 
 	private static int waitingOnLock() {

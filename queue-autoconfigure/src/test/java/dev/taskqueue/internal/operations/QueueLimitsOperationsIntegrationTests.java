@@ -97,8 +97,17 @@ class QueueLimitsOperationsIntegrationTests {
 		}
 	}
 
+	/** A queue's entry in the list, which the statistics of that queue alone must equal, limits included. */
 	private static QueueStats stats(TaskQueueOperations operations, String queue) {
-		return operations.queueStats().stream().filter((stats) -> stats.queue().equals(queue)).findFirst().orElseThrow();
+		QueueStats listed = operations.queueStats()
+			.stream()
+			.filter((stats) -> stats.queue().equals(queue))
+			.findFirst()
+			.orElseThrow();
+		assertThat(operations.queueStats(queue)).usingRecursiveComparison()
+			.ignoringFields("oldestReadyAge")
+			.isEqualTo(listed);
+		return listed;
 	}
 
 	private static double heldBack(MeterRegistry meters, String queue, String limit) {

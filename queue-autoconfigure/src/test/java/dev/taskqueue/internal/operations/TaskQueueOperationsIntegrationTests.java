@@ -283,6 +283,11 @@ class TaskQueueOperationsIntegrationTests {
 			assertThat(context.getBean(TaskQueueOperations.class).queueStats()).extracting(QueueStats::queue)
 				.contains("ops-work", "ops-dead", "ops-stats", "ops-empty", "ops-block");
 			assertThat(operations.queueStats()).extracting(QueueStats::queue).doesNotContain("ops-work");
+			assertThat(operations.queueStats("ops-work"))
+				.isEqualTo(new QueueStats("ops-work", 0, 0, 0, 0, Duration.ZERO, false));
+			assertThat(stats(context.getBean(TaskQueueOperations.class), "ops-work"))
+				.isEqualTo(new QueueStats("ops-work", 0, 0, 0, 0, Duration.ZERO, false));
+			assertThatIllegalArgumentException().isThrownBy(() -> operations.queueStats("not a queue"));
 
 			List<WorkerSessionInfo> sessions = operations.sessions();
 			assertThat(sessions).hasSize(1);
@@ -311,12 +316,17 @@ class TaskQueueOperationsIntegrationTests {
 		}
 	}
 
+	/** A queue's entry in the list, which the statistics of that queue alone must equal. */
 	private static QueueStats stats(TaskQueueOperations operations, String queue) {
-		return operations.queueStats()
+		QueueStats listed = operations.queueStats()
 			.stream()
 			.filter((stats) -> stats.queue().equals(queue))
 			.findFirst()
 			.orElseThrow();
+		assertThat(operations.queueStats(queue)).usingRecursiveComparison()
+			.ignoringFields("oldestReadyAge") // on the clock of each read
+			.isEqualTo(listed);
+		return listed;
 	}
 
 	private static String[] withHistory() {

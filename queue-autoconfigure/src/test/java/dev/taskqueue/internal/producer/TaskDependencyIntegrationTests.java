@@ -210,6 +210,9 @@ class TaskDependencyIntegrationTests {
 				.findFirst()
 				.orElseThrow();
 			assertThat(stats).extracting(QueueStats::ready, QueueStats::waitingForPrerequisites).containsExactly(2L, 1L);
+			assertThat(producer.getBean(TaskQueueOperations.class).queueStats("graph"))
+				.extracting(QueueStats::ready, QueueStats::waitingForPrerequisites)
+				.containsExactly(2L, 1L);
 			assertThat(stats.hasWaitingTasks()).isTrue();
 			// c completes (as its completion would delete it); b still waits for a, so the batch is not done.
 			jdbc(url).update("DELETE FROM taskqueue_task WHERE id = ?", batch.taskIds().get(1));

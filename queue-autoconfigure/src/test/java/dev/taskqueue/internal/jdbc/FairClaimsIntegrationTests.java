@@ -1,0 +1,240 @@
+package dev.taskqueue.internal.jdbc;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+import javax.sql.DataSource;
+
+import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.test.TestDatabase;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The fair claim (StorageDriver's READY_FAIR) on its own, one statement at a time, so that each claim's share per
+ * fairness key can be counted exactly: round-robin across the keys with due tasks, the rest to the keys that have
+ * more, tasks without a key as one more key, and the keys after the previous claim's last one first.
+ */
+class FairClaimsIntegrationTests {
+
+	private static final AtomicLong ids = new AtomicLong();
+
+	private static TaskRepository tasks;
+
+	private static EnqueueRepository enqueue;
+
+	private static SessionRepository sessions;
+
+	private static JdbcTemplate jdbc;
+
+	private final UUID session = UUID.randomUUID();
+
+	@BeforeAll
+	static void migrate() {
+		DataSource dataSource = new DriverManagerDataSource(TestDatabase.createDatabase());
+		TaskTables tables = TaskTables.inSchema(null);
+		new TaskQueueSchemaMigrator(dataSource, tables).afterPropertiesSet();
+		tasks = new TaskRepository(dataSource, tables);
+		enqueue = new EnqueueRepository(dataSource, tables);
+		sessions = new SessionRepository(dataSource, tables);
+		jdbc = new JdbcTemplate(dataSource);
+	}
+
+	@BeforeEach
+	void emptyTables() {
+		jdbc.execute("TRUNCATE taskqueue_task, taskqueue_session");
+		sessions.register(this.session, "test");
+	}
+
+	@Test
+	void aBigTenantTakesOneShareOfEachClaimWhileSmallOnesHaveTasks() {
+		enqueue("fair", "big", 5_000); // enqueued first: the head of the queue's order
+		for (int i = 0; i < 10; i++) {
+			enqueue("fair", "small-" + i, 50);
+		}
+		assertThat(tasks.hasFairnessKeys("fair")).isTrue();
+		Set<UUID> claimed = new HashSet<>();
+		String after = "";
+		// 11 keys and the turn of the tasks without a key share 12: one each, and the turn nobody used goes to the
+		// queue's head, the big tenant. So each of the first 50 claims takes 2 of big and 1 of each small tenant.
+		for (int round = 1; round <= 50; round++) {
+			ClaimResult result = claimFair("fair", 12, after);
+			Map<String, Integer> byTenant = byTenant(result.claimed());
+			assertThat(byTenant).as("claim " + round).hasSize(11).containsEntry("big", 2);
+			for (int i = 0; i < 10; i++) {
+				assertThat(byTenant).as("claim " + round).containsEntry("small-" + i, 1);
+			}
+			result.claimed().forEach((task) -> assertThat(claimed.add(task.id())).isTrue());
+			after = result.nextFairnessKey();
+			assertThat(after).isNotNull();
+		}
+		// Every small task within the first 50 claims of 12 (600 tasks); in the queue's order, the last would be the
+		// 5,500th.
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE fairness_key LIKE 'small-%' "
+				+ "AND claimed_by IS NULL", Integer.class)).isZero();
+		ClaimResult onlyBig = claimFair("fair", 12, after);
+		assertThat(byTenant(onlyBig.claimed())).isEqualTo(Map.of("big", 12));
+		onlyBig.claimed().forEach((task) -> assertThat(claimed.add(task.id())).isTrue());
+		while (true) {
+			ClaimResult result = claimFair("fair", 512, onlyBig.nextFairnessKey());
+			if (result.claimed().isEmpty()) {
+				break;
+			}
+			result.claimed().forEach((task) -> assertThat(claimed.add(task.id())).as("claimed once").isTrue());
+		}
+		assertThat(claimed).hasSize(5_500);
+		assertThat(tasks.hasFairnessKeys("fair")).isFalse();
+	}
+
+	@Test
+	void keysBeyondOneClaimComeInTheNextClaimsInTurn() {
+		for (int i = 0; i < 30; i++) {
+			enqueue("many", "k" + (10 + i), 3);
+		}
+		Map<String, Integer> first = new TreeMap<>();
+		String after = "";
+		for (int round = 0; round < 3; round++) {
+			ClaimResult result = claimFair("many", 10, after);
+			assertThat(result.claimed()).hasSize(10);
+			byTenant(result.claimed()).forEach((key, count) -> first.merge(key, count, Integer::sum));
+			after = result.nextFairnessKey();
+		}
+		assertThat(first).as("one task of each of the 30 keys in 3 claims of 10").hasSize(30)
+			.allSatisfy((key, count) -> assertThat(count).isOne());
+		assertThat(after).isEqualTo("k39");
+	}
+
+	@Test
+	void aClaimOfOneAtTheWrapStaysFair() {
+		enqueue("one", "a", 3);
+		enqueue("one", "b", 3);
+		ClaimResult first = claimFair("one", 1, "b"); // lists only the turn of the tasks without a key (none)
+		assertThat(first.claimed()).hasSize(1);
+		assertThat(first.nextFairnessKey()).as("keys remain: the next claim starts from the first").isEmpty();
+		jdbc.update("DELETE FROM taskqueue_task WHERE fairness_key IS NOT NULL");
+		enqueue("one", null, 2);
+		assertThat(claimFair("one", 1, "").nextFairnessKey()).as("no key due: back to the plain claim").isNull();
+	}
+
+	@Test
+	void tasksWithoutAKeyTakeOneTurnOfTheRound() {
+		enqueue("mixed", null, 10);
+		for (String key : List.of("a", "b", "c")) {
+			enqueue("mixed", key, 10);
+		}
+		ClaimResult result = claimFair("mixed", 8, "");
+		assertThat(byTenant(result.claimed())).isEqualTo(Map.of("a", 2, "b", 2, "c", 2, "none", 2));
+	}
+
+	@Test
+	void theRemainderOfAClaimGoesToTheKeysThatHaveMore() {
+		enqueue("rest", "big", 100);
+		enqueue("rest", "small", 1);
+		ClaimResult result = claimFair("rest", 20, "");
+		assertThat(byTenant(result.claimed())).isEqualTo(Map.of("big", 19, "small", 1));
+	}
+
+	@Test
+	void aFairClaimDeletesTheCompletionsItCarries() {
+		enqueue("folded", "a", 3);
+		enqueue("folded", "b", 3);
+		List<ClaimedTask> first = claimFair("folded", 2, "").claimed();
+		ClaimResult result = tasks.claim(new ClaimRequest("folded", this.session, 0, ClaimRequest.Reach.BUCKET, null, 4,
+				first, List.of(), 0, ""));
+		assertThat(result.completed())
+			.containsExactlyInAnyOrderElementsOf(first.stream().map(ClaimedTask::id).toList());
+		assertThat(byTenant(result.claimed())).isEqualTo(Map.of("a", 2, "b", 2));
+		assertThat(result.nextFairnessKey()).isNotNull();
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class)).isEqualTo(4);
+	}
+
+	@Test
+	void anExpiredSessionClaimsAndLocksNothing() {
+		enqueue("gone", "a", 3);
+		ClaimResult result = tasks.claim(new ClaimRequest("gone", UUID.randomUUID(), 0, ClaimRequest.Reach.BUCKET,
+				null, 4, List.of(), List.of(), 0, ""));
+		assertThat(result.claimed()).isEmpty();
+		assertThat(claimFair("gone", 4, "").claimed()).hasSize(3);
+	}
+
+	@Test
+	void aTaskWithAKeyIsInsertedAloneOrWithOthersAndRefusedWhereClaimsCannotBeFair() {
+		enqueue.offer(new NewTask(UUID.randomUUID(), "insert", "{}", 0, null, null, "{}", null, false, null, "t1"));
+		enqueue.offerAll(List.of(new NewTask(UUID.randomUUID(), "insert", "{}", 0, null, null, "{}", null, false, null,
+				"t2"), new NewTask(UUID.randomUUID(), "insert", "{}", 0, null, null)));
+		assertThat(jdbc.queryForList("SELECT fairness_key FROM taskqueue_task WHERE queue = 'insert' "
+				+ "ORDER BY fairness_key NULLS LAST", String.class)).containsExactly("t1", "t2", null);
+		EnqueueRepository refusing = new EnqueueRepository(jdbc.getDataSource(), TaskTables.inSchema(null))
+			.refusingFairnessKeys("needs another database");
+		NewTask keyed = new NewTask(UUID.randomUUID(), "refused", "{}", 0, null, null, "{}", null, false, null, "t");
+		assertThatIllegalArgumentException().isThrownBy(() -> refusing.offer(keyed))
+			.withMessage("The task of queue 'refused' has fairness key 't', which needs another database");
+		assertThatIllegalArgumentException().isThrownBy(() -> refusing.offerAll(List.of(keyed)));
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE queue = 'refused'", Integer.class))
+			.isZero();
+	}
+
+	@Test
+	void aQueueWithoutKeysHasNoneToProbe() {
+		enqueue("plain", null, 5);
+		assertThat(tasks.hasFairnessKeys("plain")).isFalse();
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE fairness_key IS NOT NULL",
+				Integer.class)).isZero();
+	}
+
+	@Test
+	void theFairClaimReadsTheKeysFromTheirPartialIndexNeverTheWholeTable() {
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, priority, fairness_key) "
+				+ "SELECT gen_random_uuid(), 'p' || (i % 5), '{}', i % 3, CASE WHEN i % 4 = 0 THEN NULL "
+				+ "ELSE 'k' || (i % 50) END FROM generate_series(1, 20000) i");
+		jdbc.execute("ANALYZE taskqueue_task");
+		TaskClaims claims = new TaskClaims(new HotStatements(jdbc.getDataSource(),
+				new JdbcTemplate().getExceptionTranslator()), TaskTables.inSchema(null), false, false);
+		for (String statement : List.of(claims.claimFair, claims.completeAndClaimFair)) {
+			String plan = GenericPlans.of(jdbc, statement);
+			assertThat(plan).as(plan).contains("taskqueue_task_fair_idx")
+				.contains("taskqueue_task_ready_bucket_idx")
+				.doesNotContain("Seq Scan on taskqueue_task");
+		}
+	}
+
+	private ClaimResult claimFair(String queue, int limit, @Nullable String after) {
+		return tasks.claim(new ClaimRequest(queue, this.session, 0, ClaimRequest.Reach.BUCKET, null, limit, List.of(),
+				List.of(), 0, (after != null) ? after : ""));
+	}
+
+	private static void enqueue(String queue, @Nullable String key, int count) {
+		List<NewTask> batch = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			// Ids in enqueue order, as UUID v7 are: the queue's order among tasks due at the same time.
+			batch.add(new NewTask(new UUID(0x7000L, ids.incrementAndGet()), queue,
+					"{\"tenant\": \"" + ((key != null) ? key : "none") + "\"}", 0, null, null, "{}", null, false, null,
+					key));
+		}
+		enqueue.insertAll(batch);
+	}
+
+	private static Map<String, Integer> byTenant(List<ClaimedTask> claimed) {
+		Map<String, Integer> counts = new TreeMap<>();
+		for (ClaimedTask task : claimed) {
+			String tenant = task.payload().replaceAll(".*\"tenant\": \"([^\"]*)\".*", "$1");
+			counts.merge(tenant, 1, Integer::sum);
+		}
+		return counts;
+	}
+
+}

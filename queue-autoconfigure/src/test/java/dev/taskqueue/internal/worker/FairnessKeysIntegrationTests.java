@@ -1,0 +1,117 @@
+package dev.taskqueue.internal.worker;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import dev.taskqueue.TaskContext;
+import dev.taskqueue.TaskHandler;
+import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.test.Await;
+import dev.taskqueue.test.TestApplications;
+import dev.taskqueue.test.TestDatabase;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A big tenant's 5,000 tasks and ten small tenants' 50 each, all enqueued (big first) before the workers start, on
+ * one instance and on three: every task runs exactly once, and the small tenants' 500 tasks run among the first
+ * ones, where in the queue's order they would run last.
+ */
+class FairnessKeysIntegrationTests {
+
+	private static final int BIG = 5_000;
+
+	private static final int SMALL_TENANTS = 10;
+
+	private static final int SMALL = 50;
+
+	private static final int CONCURRENCY = 4;
+
+	private static final int MAX_PREFETCH = 8;
+
+	@ParameterizedTest
+	@ValueSource(ints = { 1, 3 })
+	void smallTenantsRunWithinTheirRoundRobinShare(int instances) {
+		String url = TestDatabase.createDatabase();
+		DataSource dataSource = new DriverManagerDataSource(url);
+		new TaskQueueSchemaMigrator(dataSource, TaskTables.inSchema(null)).afterPropertiesSet();
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		jdbc.execute("CREATE TABLE handled (seq bigserial PRIMARY KEY, task_id uuid NOT NULL, tenant text NOT NULL)");
+		// Ids in enqueue order, as UUID v7 are: in the queue's order the big tenant's tasks all come first.
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, fairness_key) "
+				+ "SELECT CAST('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0') AS uuid), 'fair', "
+				+ "jsonb_build_object('tenant', 'big'), 'big' FROM generate_series(1, ?) g", BIG);
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, fairness_key) "
+				+ "SELECT CAST('00000000-0000-7000-8000-' || lpad(to_hex(? + g), 12, '0') AS uuid), 'fair', "
+				+ "jsonb_build_object('tenant', 'small-' || g % ?), 'small-' || g % ? FROM generate_series(1, ?) g",
+				BIG, SMALL_TENANTS, SMALL_TENANTS, SMALL_TENANTS * SMALL);
+		List<ConfigurableApplicationContext> started = new ArrayList<>();
+		try {
+			for (int i = 0; i < instances; i++) {
+				started.add(TestApplications.start(url, List.of(Config.class), "taskqueue.worker.concurrency="
+						+ CONCURRENCY, "taskqueue.worker.max-prefetch=" + MAX_PREFETCH));
+			}
+			int total = BIG + SMALL_TENANTS * SMALL;
+			Await.until("all tasks are done", Duration.ofSeconds(120),
+					() -> jdbc.queryForObject("SELECT count(*) FROM handled", Integer.class) >= total
+							&& jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class) == 0);
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM handled", Integer.class)).isEqualTo(total);
+			assertThat(jdbc.queryForObject("SELECT count(DISTINCT task_id) FROM handled", Integer.class))
+				.isEqualTo(total);
+			// The round-robin: 10 small keys, the big one and the turn of the tasks without a key (none here, so it
+			// goes to the queue's head, the big tenant) share every claim; the small tenants get 10 of each 12 until
+			// their 500 tasks are gone, by the 600th task claimed. A task runs after its claim by at most what each
+			// instance holds claimed (CONCURRENCY + MAX_PREFETCH), and each instance's last round may be cut short.
+			int bound = SMALL_TENANTS * SMALL * 12 / 10 + instances * 2 * (CONCURRENCY + MAX_PREFETCH);
+			List<Map<String, Object>> last = jdbc.queryForList("SELECT tenant, max(rank) AS last FROM "
+					+ "(SELECT tenant, row_number() OVER (ORDER BY seq) AS rank FROM handled) r "
+					+ "WHERE tenant LIKE 'small-%' GROUP BY tenant");
+			assertThat(last).hasSize(SMALL_TENANTS)
+				.allSatisfy((row) -> assertThat(((Number) row.get("last")).intValue()).as("%s", row.get("tenant"))
+					.isLessThanOrEqualTo(bound));
+		}
+		finally {
+			started.forEach(ConfigurableApplicationContext::close);
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Config {
+
+		@Bean
+		TenantHandler tenantHandler(JdbcTemplate jdbc) {
+			return new TenantHandler(jdbc);
+		}
+
+	}
+
+	static class TenantHandler {
+
+		private final JdbcTemplate jdbc;
+
+		TenantHandler(JdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+		}
+
+		@TaskHandler(queue = "fair")
+		void handle(Map<String, String> payload, TaskContext context) {
+			this.jdbc.update("INSERT INTO handled (task_id, tenant) VALUES (?, ?)", context.id(),
+					payload.get("tenant"));
+		}
+
+	}
+
+}
