@@ -51,13 +51,14 @@ public class QueueRepository {
 			""";
 
 	// A cancelled task in the history (taskqueue.history.enabled), with who asked; %1$s is the history table, %2$s
-	// the CTE of the deleted rows. Its attempts are those it was claimed for: 0 if it never ran.
+	// the CTE of the deleted rows. Its attempts are those it was claimed for: 0 if it never ran. %4$s is its attempt
+	// log: a running task's with the cancelled attempt appended (AttemptLog), NULL for a task waiting on others.
 	private static final String KEPT_CANCELLED = """
 			,
 			kept AS (
 			    INSERT INTO %1$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers, outcome,
-			                      cancelled_by)
-			    SELECT id, queue, payload, priority, %3$s, enqueued_at, now(), headers, 'cancelled', :requestedBy
+			                      cancelled_by, attempt_log)
+			    SELECT id, queue, payload, priority, %3$s, enqueued_at, now(), headers, 'cancelled', :requestedBy, %4$s
 			    FROM %2$s
 			    ON CONFLICT (id) DO NOTHING)""";
 
@@ -128,10 +129,14 @@ public class QueueRepository {
 		this.isPaused = IS_PAUSED.formatted(tables.queue());
 		this.cancel = CANCEL.formatted(tables.task(), OrderedKeys.promote(tables, "completed").stripTrailing(),
 				OrderedKeys.HELD, tables.cancelRequest(),
-				history ? KEPT_CANCELLED.formatted(tables.history(), "completed", "attempt") : "");
+				history ? KEPT_CANCELLED.formatted(tables.history(), "completed", "attempt",
+						"CASE WHEN completed.claimed_by > " + OrderedKeys.HELD + " THEN "
+								+ AttemptLog.append("completed", tables, "'" + AttemptLog.CANCELLED + "'", "NULL")
+								+ " ELSE completed.attempt_log END")
+						: "");
 		this.cancelWaiting = CANCEL_WAITING.formatted(tables.task(), OrderedKeys.HELD);
 		this.cancelDependent = CANCEL_DEPENDENT.formatted(tables.waitingTask(),
-				history ? KEPT_CANCELLED.formatted(tables.history(), "completed", "0") : "");
+				history ? KEPT_CANCELLED.formatted(tables.history(), "completed", "0", "NULL") : "");
 		this.cancelDependents = CANCEL_DEPENDENTS.formatted(tables.waitingTask());
 	}
 

@@ -45,22 +45,28 @@ sealed interface Outcome {
 
 	}
 
-	/** The attempt failed: the task runs again after {@code delay}. */
-	record RetryLater(ClaimedTask task, Duration delay, String error) implements Written {
+	/**
+	 * The attempt failed: the task runs again after {@code delay}. {@code outcome} is what its attempt log says of
+	 * the attempt (AttemptLog's FAILED or TIMED_OUT).
+	 */
+	record RetryLater(ClaimedTask task, Duration delay, String error, String outcome) implements Written {
 
 		@Override
 		public boolean writeWith(TaskRepository tasks) {
-			return tasks.retryLater(this.task, this.delay, this.error);
+			return tasks.retryLater(this.task, this.delay, this.error, this.outcome);
 		}
 
 	}
 
-	/** The task goes to the dead letters, showing at most {@code maxAttempts} attempts. */
-	record Dead(ClaimedTask task, String error, int maxAttempts) implements Written {
+	/**
+	 * The task goes to the dead letters, showing at most {@code maxAttempts} attempts; {@code outcome} is what its
+	 * attempt log says of the last (AttemptLog's DEAD or TIMED_OUT).
+	 */
+	record Dead(ClaimedTask task, String error, int maxAttempts, String outcome) implements Written {
 
 		@Override
 		public boolean writeWith(TaskRepository tasks) {
-			return tasks.moveToDead(this.task, this.error, this.maxAttempts);
+			return tasks.moveToDead(this.task, this.error, this.maxAttempts, this.outcome);
 		}
 
 	}
