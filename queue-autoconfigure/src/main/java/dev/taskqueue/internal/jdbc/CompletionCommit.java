@@ -30,10 +30,13 @@ public class CompletionCommit {
 			%2$sSELECT 1 / (SELECT count(*)::int FROM done);
 			COMMIT""";
 
+	// The history copies the attempt log (%2$s, AttemptLog.completed): NULL for a task that never failed.
 	private static final String KEEP_IN_HISTORY = """
-			, kept AS (INSERT INTO %1$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)
-			    SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers FROM done
-			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
+			, kept AS (INSERT INTO %1$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers,
+			                             attempt_log)
+			    SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers, %2$s FROM done
+			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at,
+			           attempt_log = excluded.attempt_log)
 			""";
 
 	private final HotStatements statements;
@@ -50,7 +53,7 @@ public class CompletionCommit {
 	 */
 	public CompletionCommit(DataSource dataSource, TaskTables tables, boolean history) {
 		this.statements = new HotStatements(dataSource, new JdbcTemplate(dataSource).getExceptionTranslator());
-		String kept = history ? KEEP_IN_HISTORY.formatted(tables.history()) : "";
+		String kept = history ? KEEP_IN_HISTORY.formatted(tables.history(), AttemptLog.completed("done", tables)) : "";
 		this.sql = COMPLETE.formatted(tables.task(), kept);
 		this.promotingSql = COMPLETE.formatted(tables.task(),
 				kept + ", " + OrderedKeys.promote(tables, "done").stripTrailing() + "\n");
