@@ -73,10 +73,11 @@ final class TaskPage {
 				"failed", Formats.when(task.failedAt(), context.now()))));
 		body.add(tag("p", Forms.button(context, "/tasks/" + task.id() + "/retry", "Retry", ""), " ",
 				Forms.button(context, "/tasks/" + task.id() + "/delete", "Delete", "danger")));
+		// The story first: the whole trace of the last attempt that follows is long.
+		attempts(body, context, task.attemptLog(), task.attempts());
 		body.add(tag("h2", "Error"));
 		body.add(preview(view.errorBytes()));
 		body.add(element("pre", attrs("class", "error"), task.error()));
-		attempts(body, context, task.attemptLog(), task.attempts());
 		payload(body, task.payload(), view.payloadBytes());
 		return Layout.page(context, "Dead task " + task.id(), null, join(body));
 	}
@@ -111,12 +112,13 @@ final class TaskPage {
 					+ (first - 1) + " before are not kept (a task keeps its last " + AttemptLog.SIZE + ")."));
 		}
 		body.add(Column.table(List.of(Column.number("#", DeadTask.Attempt::attempt),
-				Column.text("started", (a) -> (a.startedAt() != null) ? Formats.when(a.startedAt(), context.now()) : ""),
-				Column.text("took",
-						(a) -> (a.startedAt() != null) ? Formats.age(Duration.between(a.startedAt(), a.endedAt())) : ""),
+				Column.text("started",
+						(a) -> (a.startedAt() != null) ? Formats.when(a.startedAt(), context.now()) : ""),
+				Column.text("took", (a) -> (a.startedAt() != null)
+						? Formats.age(Duration.between(a.startedAt(), a.endedAt())) : ""),
 				Column.text("instance", (a) -> (a.instance() != null) ? a.instance() : "(gone)"),
-				Column.text("outcome", (a) -> element("span", attrs("class", "outcome " + a.outcome().replace(' ', '-')),
-						a.outcome())),
+				Column.text("outcome", (a) -> element("span",
+						attrs("class", "outcome " + a.outcome().replace(' ', '-')), a.outcome())),
 				Column.wide("error", (a) -> element("span", attrs("class", "error", "title", a.error()),
 						Formats.shorten(Formats.firstLine(a.error()), 200)))), log, ""));
 	}

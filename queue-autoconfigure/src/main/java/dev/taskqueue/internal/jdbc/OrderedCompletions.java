@@ -41,7 +41,8 @@ final class OrderedCompletions {
 		this.complete = COMPLETE.formatted(tables.task(), promote + kept);
 		this.completeAll = TaskCompletions.COMPLETE_ALL_AND.formatted(tables.task(),
 				OrderedKeys.handOff(tables, "completed").stripTrailing() + kept, TaskClaims.COMPLETED_AND_HANDED_OFF);
-		this.moveToDead = TaskRepository.moveToDead(tables, ",\n" + OrderedKeys.promote(tables, "dead").stripTrailing());
+		this.moveToDead = TaskRepository.moveToDead(tables,
+				",\n" + OrderedKeys.promote(tables, "dead").stripTrailing());
 	}
 
 	boolean complete(ClaimedTask task) {

@@ -40,12 +40,13 @@ public final class Redaction {
 			return task;
 		}
 		return new DeadTask(task.id(), task.queue(), task.priority(), task.attempts(), task.enqueuedAt(),
-				task.failedAt(), redactor.payload(task.queue(), task.payload()), redactor.error(task.queue(), task.error()),
-				attempts(redactor, task.queue(), task.attemptLog()));
+				task.failedAt(), redactor.payload(task.queue(), task.payload()),
+				redactor.error(task.queue(), task.error()), attempts(redactor, task.queue(), task.attemptLog()));
 	}
 
 	/** {@code attempts} of a task of {@code queue} with their errors as {@code redactor} shows them. */
-	public static List<DeadTask.Attempt> attempts(TaskRedactor redactor, String queue, List<DeadTask.Attempt> attempts) {
+	public static List<DeadTask.Attempt> attempts(TaskRedactor redactor, String queue,
+			List<DeadTask.Attempt> attempts) {
 		if (redactor == TaskRedactor.NONE) {
 			return attempts;
 		}

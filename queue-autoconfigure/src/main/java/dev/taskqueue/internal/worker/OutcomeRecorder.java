@@ -117,7 +117,8 @@ final class OutcomeRecorder {
 			}
 			boolean timedOut = failure instanceof HandlerTimeoutException;
 			if (dead) {
-				write(new Outcome.Dead(task, error, Integer.MAX_VALUE, timedOut ? AttemptLog.TIMED_OUT : AttemptLog.DEAD));
+				write(new Outcome.Dead(task, error, Integer.MAX_VALUE,
+						timedOut ? AttemptLog.TIMED_OUT : AttemptLog.DEAD));
 			}
 			else {
 				write(new Outcome.RetryLater(task, delay, error, timedOut ? AttemptLog.TIMED_OUT : AttemptLog.FAILED));

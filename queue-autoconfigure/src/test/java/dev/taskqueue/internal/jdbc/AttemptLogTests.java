@@ -137,8 +137,9 @@ class AttemptLogTests {
 		ClaimedTask next = claimOne();
 		List<UUID> completed = transaction.execute((status) -> tasks.completeAll(this.session, List.of(next)));
 		assertThat(completed).hasSize(1);
-		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_history WHERE attempt_log IS NULL AND id IN (?, ?)",
-				Integer.class, one, many)).isEqualTo(2);
+		assertThat(jdbc.queryForObject(
+				"SELECT count(*) FROM taskqueue_history WHERE attempt_log IS NULL AND id IN (?, ?)", Integer.class, one,
+				many)).isEqualTo(2);
 	}
 
 	@Test
