@@ -21,23 +21,23 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * completions write nothing more. A completion kept in the history copies the column and appends the completed
  * attempt when the task failed before ({@link #completed}).
  */
-public final class AttemptLog {
+final class AttemptLog {
 
 	/**
 	 * How many attempts a task keeps, the latest: a constant rather than a property, because it bounds the size of a
 	 * row (at most about {@code SIZE * (ERROR_LENGTH + 200)} bytes) rather than tuning anything, and the latest ten
 	 * attempts tell the story of a task that keeps failing (the older ones failed alike, or the count says so).
 	 */
-	public static final int SIZE = 10;
+	static final int SIZE = 10;
 
 	/**
 	 * How many characters of an attempt's error the log keeps: the exception, its message and the first frames. The
 	 * whole error of the last failed attempt is in {@code last_error}, and the dead letter's.
 	 */
-	public static final int ERROR_LENGTH = 500;
+	static final int ERROR_LENGTH = 500;
 
 	/** The outcomes, as stored. */
-	public static final String FAILED = "failed", TIMED_OUT = "timed out", DEAD = "dead", CANCELLED = "cancelled",
+	static final String FAILED = "failed", TIMED_OUT = "timed out", DEAD = "dead", CANCELLED = "cancelled",
 			LOST = "lost", COMPLETED = "completed";
 
 	// The log %1$s with the element %2$s appended, trimmed to its last SIZE elements: one expression, no function of

@@ -110,6 +110,9 @@ public class TaskRepository {
 	 */
 	public static final int FREE_SHUTDOWN_GIVE_BACKS = 3;
 
+	/** How many attempts a task's attempt log keeps, the latest (see AttemptLog and docs/failure-semantics.md). */
+	public static final int ATTEMPT_LOG_SIZE = AttemptLog.SIZE;
+
 	private final JdbcClient jdbc;
 
 	private final HotStatements statements;
@@ -338,10 +341,14 @@ public class TaskRepository {
 	}
 
 	/**
-	 * Makes a failed task ready again after {@code delay}, its attempt logged with {@code outcome} (an
-	 * {@link AttemptLog} outcome); {@code false} when the claim was lost.
+	 * Makes a failed task ready again after {@code delay}, its attempt logged as {@code timed out} when
+	 * {@code timedOut}, else as {@code failed}; {@code false} when the claim was lost.
 	 */
-	public boolean retryLater(ClaimedTask task, Duration delay, String error, String outcome) {
+	public boolean retryLater(ClaimedTask task, Duration delay, String error, boolean timedOut) {
+		return retryLater(task, delay, error, timedOut ? AttemptLog.TIMED_OUT : AttemptLog.FAILED);
+	}
+
+	boolean retryLater(ClaimedTask task, Duration delay, String error, String outcome) {
 		return fenced(this.retryLater, task).param("delayMicros", Micros.of(delay), Types.BIGINT)
 			.param("error", error)
 			.param("outcome", outcome)
@@ -362,10 +369,14 @@ public class TaskRepository {
 	}
 
 	/**
-	 * {@link #moveToDead(ClaimedTask, String, int)} with its last attempt logged with {@code outcome} (an
-	 * {@link AttemptLog} outcome).
+	 * {@link #moveToDead(ClaimedTask, String, int)} with its last attempt logged as {@code timed out} when
+	 * {@code timedOut}, else as {@code dead}.
 	 */
-	public boolean moveToDead(ClaimedTask task, String error, int maxAttempts, String outcome) {
+	public boolean moveToDead(ClaimedTask task, String error, int maxAttempts, boolean timedOut) {
+		return moveToDead(task, error, maxAttempts, timedOut ? AttemptLog.TIMED_OUT : AttemptLog.DEAD);
+	}
+
+	private boolean moveToDead(ClaimedTask task, String error, int maxAttempts, String outcome) {
 		if (task.orderingKey() != null) {
 			return this.ordered.moveToDead(task, error, maxAttempts, outcome);
 		}

@@ -46,27 +46,27 @@ sealed interface Outcome {
 	}
 
 	/**
-	 * The attempt failed: the task runs again after {@code delay}. {@code outcome} is what its attempt log says of
-	 * the attempt (AttemptLog's FAILED or TIMED_OUT).
+	 * The attempt failed: the task runs again after {@code delay}. {@code timedOut}: its handler overran its
+	 * timeout, as the task's attempt log says.
 	 */
-	record RetryLater(ClaimedTask task, Duration delay, String error, String outcome) implements Written {
+	record RetryLater(ClaimedTask task, Duration delay, String error, boolean timedOut) implements Written {
 
 		@Override
 		public boolean writeWith(TaskRepository tasks) {
-			return tasks.retryLater(this.task, this.delay, this.error, this.outcome);
+			return tasks.retryLater(this.task, this.delay, this.error, this.timedOut);
 		}
 
 	}
 
 	/**
-	 * The task goes to the dead letters, showing at most {@code maxAttempts} attempts; {@code outcome} is what its
-	 * attempt log says of the last (AttemptLog's DEAD or TIMED_OUT).
+	 * The task goes to the dead letters, showing at most {@code maxAttempts} attempts; {@code timedOut}: its last
+	 * handler overran its timeout, as the task's attempt log says.
 	 */
-	record Dead(ClaimedTask task, String error, int maxAttempts, String outcome) implements Written {
+	record Dead(ClaimedTask task, String error, int maxAttempts, boolean timedOut) implements Written {
 
 		@Override
 		public boolean writeWith(TaskRepository tasks) {
-			return tasks.moveToDead(this.task, this.error, this.maxAttempts, this.outcome);
+			return tasks.moveToDead(this.task, this.error, this.maxAttempts, this.timedOut);
 		}
 
 	}

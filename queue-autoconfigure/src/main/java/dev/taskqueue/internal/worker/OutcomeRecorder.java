@@ -13,7 +13,6 @@ import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
-import dev.taskqueue.internal.jdbc.AttemptLog;
 import dev.taskqueue.internal.jdbc.ClaimedTask;
 import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.support.DatabaseOutage;
@@ -117,18 +116,17 @@ final class OutcomeRecorder {
 			}
 			boolean timedOut = failure instanceof HandlerTimeoutException;
 			if (dead) {
-				write(new Outcome.Dead(task, error, Integer.MAX_VALUE,
-						timedOut ? AttemptLog.TIMED_OUT : AttemptLog.DEAD));
+				write(new Outcome.Dead(task, error, Integer.MAX_VALUE, timedOut));
 			}
 			else {
-				write(new Outcome.RetryLater(task, delay, error, timedOut ? AttemptLog.TIMED_OUT : AttemptLog.FAILED));
+				write(new Outcome.RetryLater(task, delay, error, timedOut));
 			}
 		}
 		catch (Throwable ex) {
 			// Deciding the outcome failed (a retry policy that throws, say): retry the task soon all the same.
 			logger.error(describe(task) + " failed and its outcome could not be worked out; retrying it", ex);
 			dead = false;
-			write(new Outcome.RetryLater(task, Duration.ofSeconds(1), ErrorText.of(failure), AttemptLog.FAILED));
+			write(new Outcome.RetryLater(task, Duration.ofSeconds(1), ErrorText.of(failure), false));
 		}
 		this.listener.failed(context, duration, failure, dead);
 	}
@@ -153,7 +151,7 @@ final class OutcomeRecorder {
 	void deadLetter(ClaimedTask task, TaskContext context, Exception reason, int maxAttempts) {
 		logger.warn(describe(task) + " goes to the dead letters: " + summary(task, reason));
 		String error = ErrorText.of(reason);
-		write(new Outcome.Dead(task, error, maxAttempts, AttemptLog.DEAD));
+		write(new Outcome.Dead(task, error, maxAttempts, false));
 		this.listener.failed(context, Duration.ZERO, reason, true);
 	}
 
