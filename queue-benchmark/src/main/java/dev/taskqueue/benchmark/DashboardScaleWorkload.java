@@ -142,8 +142,8 @@ final class DashboardScaleWorkload implements Workload {
 
 	/**
 	 * The pages, each checked for what it must show: the queue's views and their next pages (the pages' own links),
-	 * the dead letters, a task, a dead letter, and the search by id (of a task and of a completed one), unique key,
-	 * ordering key and batch.
+	 * the dead letters, a task, a dead letter, and the search by id (of a task and of a completed one), unique key
+	 * (of a waiting, a dead and a completed task), ordering key and batch.
 	 */
 	private List<DashboardClient.Page> pages(DashboardClient client, ScaleRows.Found found) {
 		String queue = "/taskqueue/queues/" + QUEUE;
@@ -182,6 +182,8 @@ final class DashboardScaleWorkload implements Workload {
 		pages.add(search("search-unique-key", found.uniqueKey, ">unique key<"));
 		pages.add(search("search-ordering-key", found.orderingKey, ">held<"));
 		pages.add(search("search-batch", found.batch.toString(), ">batch<"));
+		pages.add(search("search-dead-unique-key", found.deadUniqueKey, ">dead<"));
+		pages.add(search("search-history-unique-key", found.historyUniqueKey, ">completed<"));
 		return pages;
 	}
 

@@ -99,10 +99,10 @@ final class ScaleRows {
 				this.tasks, this::task);
 		progress.note("copied " + this.tasks + " waiting tasks");
 		copy(connection, "taskqueue_dead_task (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, "
-				+ "headers, batch_id)", this.dead, this::deadTask);
+				+ "headers, batch_id, unique_key, ordering_key)", this.dead, this::deadTask);
 		progress.note("copied " + this.dead + " dead letters");
-		copy(connection, "taskqueue_history (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers)",
-				this.history, this::completed);
+		copy(connection, "taskqueue_history (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers, "
+				+ "unique_key, ordering_key, batch_id)", this.history, this::completed);
 		progress.note("copied " + this.history + " history rows");
 		copy(connection, "taskqueue_batch (id, total, then_task_id, then_queue, then_payload, then_priority, created_at)",
 				this.batches.length, this::batch);
@@ -219,7 +219,8 @@ final class ScaleRows {
 				(orderingKey != null) ? String.valueOf(i + 1L) : "\\N", text((batch != null) ? batch.toString() : null));
 	}
 
-	// Dead letter j failed (13 days / dead) after dead letter j - 1; every tenth was in a batch.
+	// Dead letter j failed (13 days / dead) after dead letter j - 1; every tenth was in a batch. Of each 100, 2-4 had
+	// a unique key and 5-9 an ordering key (the waiting tasks' keys: a customer's older tasks that failed).
 	private String deadTask(int j) {
 		Instant failed = this.base.minusMillis((this.dead - (long) j) * Duration.ofDays(13).toMillis() / this.dead);
 		Instant enqueued = failed.minusSeconds(600);
@@ -231,22 +232,44 @@ final class ScaleRows {
 		// One in 10,000 in a queue of its own: its page must not read the others' dead letters to find them.
 		String queue = (j % 10_000 == 7) ? RARE_QUEUE : queue(j);
 		this.found.dead(j, id, queue, failed);
+		String uniqueKey = (j % 100 >= 2 && j % 100 < 5) ? "order-dead-" + j : null;
+		if (uniqueKey != null && this.found.deadUniqueKey == null && j >= this.dead / 2) {
+			this.found.deadUniqueKey = uniqueKey;
+		}
 		String error = (j == this.dead / 2) ? "java.lang.IllegalStateException: " + Found.RARE
 				: "java.lang.IllegalStateException: payment provider answered 503 for order " + j
 						+ "\\n\\tat com.example.billing.PaymentClient.charge(PaymentClient.java:88)"
 						+ "\\n\\tat com.example.billing.ChargeHandler.handle(ChargeHandler.java:31)";
 		return String.join("\t", id.toString(), queue, payload(j), String.valueOf(PRIORITIES[j % 4]),
 				String.valueOf(1 + j % 5), enqueued.toString(), failed.toString(), error, headers(j),
-				text((batch != null) ? batch.toString() : null));
+				text((batch != null) ? batch.toString() : null), text(uniqueKey), text(customer(j)));
 	}
 
+	// History row h completed (6 days / history) after row h - 1. Of each 100, 0-4 had a unique key, 5-9 an ordering
+	// key (the waiting tasks' keys), 10-19 were in a batch, as the waiting tasks (schema V21 keeps them).
 	private String completed(int h) {
 		Instant done = this.base.minusMillis((this.history - (long) h) * Duration.ofDays(6).toMillis() / this.history);
 		Instant enqueued = done.minusSeconds(5);
 		UUID id = id(enqueued.toEpochMilli());
 		this.found.completed(h, id);
+		String uniqueKey = (h % 100 < 5) ? "order-done-" + h : null;
+		if (uniqueKey != null && this.found.historyUniqueKey == null && h >= this.history / 2) {
+			this.found.historyUniqueKey = uniqueKey;
+		}
+		UUID batch = null;
+		if (h % 100 >= 10 && h % 100 < 20) {
+			int b = (h / 100) % this.batches.length;
+			batch = this.batches[b];
+			this.batchTotals[b]++;
+		}
 		return String.join("\t", id.toString(), queue(h), payload(h), String.valueOf(PRIORITIES[h % 4]), "1",
-				enqueued.toString(), done.toString(), headers(h));
+				enqueued.toString(), done.toString(), headers(h), text(uniqueKey), text(customer(h)),
+				text((batch != null) ? batch.toString() : null));
+	}
+
+	/** The ordering key of row {@code n} of the dead letters or the history (5-9 of each 100), as task n's. */
+	private String customer(int n) {
+		return (n % 100 >= 5 && n % 100 < 10) ? "customer-" + (n / 100) % Math.max(1, this.tasks / 1_000) : null;
 	}
 
 	private String batch(int b) {
@@ -309,6 +332,12 @@ final class ScaleRows {
 		String deadQueue;
 
 		UUID completedTask;
+
+		/** A dead letter's unique key, from the second half of the table. */
+		String deadUniqueKey;
+
+		/** A completed task's unique key, from the second half of the history. */
+		String historyUniqueKey;
 
 		String uniqueKey;
 

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
+import dev.taskqueue.TaskContext;
 import dev.taskqueue.internal.worker.TaskRunner;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -19,7 +20,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * <li>{@link #run(String)}, {@link #runAll()} and {@link #runUntilEmpty()} claim the tasks that are due and run each
  * one on the calling thread as the worker would: payload reading, interceptors, listeners, the handler and the
  * task's fenced completion in one transaction; a failure is recorded as a retry (the task is not run again at
- * once: see {@link #makeDue(String)}) or a dead letter. There is no handler timeout, and every task commits alone,
+ * once: see {@link #makeDue(String)}) or a dead letter. Each {@link TaskRun} has the handler's result and last
+ * progress. There is no handler timeout, and every task commits alone,
  * on queues with group commit or batched completion too.
  * </ul>
  * Inside a {@code @Transactional} test each handler runs in a nested transaction (a savepoint) of the test's, so
@@ -127,8 +129,7 @@ public class TaskQueueTester {
 		}
 		return new TaskRuns(this.runner.run(queues)
 			.stream()
-			.map((ran) -> new TaskRun(ran.task().id(), ran.task().queue(), ran.task().attempt(), outcome(ran.outcome()),
-					ran.failure()))
+			.map(TaskQueueTester::taskRun)
 			.toList());
 	}
 
@@ -175,6 +176,13 @@ public class TaskQueueTester {
 
 	private static String list(List<EnqueuedTask> tasks) {
 		return tasks.stream().map((task) -> "\n  " + task).collect(Collectors.joining());
+	}
+
+	private static TaskRun taskRun(TaskRunner.Ran ran) {
+		TaskContext task = ran.task();
+		TaskRun.Outcome outcome = outcome(ran.outcome());
+		Object result = (outcome == TaskRun.Outcome.COMPLETED) ? task.result() : null; // as the worker keeps it
+		return new TaskRun(task.id(), task.queue(), task.attempt(), outcome, ran.failure(), result, task.progress());
 	}
 
 	private static TaskRun.Outcome outcome(TaskRunner.Outcome outcome) {

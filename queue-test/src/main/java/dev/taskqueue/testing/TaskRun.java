@@ -2,6 +2,7 @@ package dev.taskqueue.testing;
 
 import java.util.UUID;
 
+import dev.taskqueue.TaskProgress;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,8 +13,40 @@ import org.jspecify.annotations.Nullable;
  * @param attempt the attempt this run was, 1 on the first
  * @param outcome what became of it
  * @param failure what its handler threw (or why it could not run), or {@code null} when it completed
+ * @param result what the handler returned or gave to {@code TaskContext.result}, when it completed (the worker stores
+ * it as JSON with the completion: {@code TaskQueueOperations.result}), else {@code null}
+ * @param progress the progress the handler last reported with {@code TaskContext.progress}, or {@code null}
  */
-public record TaskRun(UUID id, String queue, int attempt, Outcome outcome, @Nullable Throwable failure) {
+public record TaskRun(UUID id, String queue, int attempt, Outcome outcome, @Nullable Throwable failure,
+		@Nullable Object result, @Nullable TaskProgress progress) {
+
+	/**
+	 * A run that gave no result and reported no progress.
+	 * @param id the task's id
+	 * @param queue its queue
+	 * @param attempt the attempt this run was, 1 on the first
+	 * @param outcome what became of it
+	 * @param failure what its handler threw, or {@code null} when it completed
+	 */
+	public TaskRun(UUID id, String queue, int attempt, Outcome outcome, @Nullable Throwable failure) {
+		this(id, queue, attempt, outcome, failure, null, null);
+	}
+
+	/**
+	 * The result as {@code type}, for a handler that returned one.
+	 * @param <T> the result's type
+	 * @param type the type the handler returned
+	 * @return the result
+	 * @throws AssertionError if the run gave no result, or one of another type
+	 */
+	public <T> T result(Class<T> type) {
+		if (!type.isInstance(this.result)) {
+			throw new AssertionError("Expected a result of type " + type.getName() + " from " + this + ", but it "
+					+ ((this.result != null) ? "gave a " + this.result.getClass().getName() + ": " + this.result
+							: "gave none"));
+		}
+		return type.cast(this.result);
+	}
 
 	@Override
 	public String toString() {

@@ -10,6 +10,7 @@ import dev.taskqueue.TaskRequest;
 import dev.taskqueue.testing.TesterTestApplication.Chain;
 import dev.taskqueue.testing.TesterTestApplication.Handlers;
 import dev.taskqueue.testing.TesterTestApplication.Note;
+import dev.taskqueue.testing.TesterTestApplication.Receipt;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -131,6 +132,29 @@ class TaskQueueTesterIntegrationTests {
 			.satisfies((run) -> assertThat(run.attempt()).isEqualTo(2))
 			.satisfies((run) -> assertThat(run.outcome()).isEqualTo(TaskRun.Outcome.RETRIED));
 		assertThat(this.handlers.calls("fail")).isEqualTo(2);
+	}
+
+	@Test
+	void aRunCarriesTheHandlersResultAndLastProgress() {
+		UUID id = this.taskQueue.enqueue("receipt", new Note("hello"));
+		TaskRun run = this.tester.run("receipt").assertAllCompleted().all().get(0);
+		assertThat(run.result(Receipt.class)).isEqualTo(new Receipt(5));
+		assertThat(run.progress().percent()).isEqualTo(90);
+		assertThat(run.progress().message()).isEqualTo("nearly done");
+		assertThat(this.jdbc.sql("SELECT result->>'characters' FROM taskqueue_result WHERE id = ?")
+			.param(id)
+			.query(String.class)
+			.single()).isEqualTo("5");
+		assertThatThrownBy(() -> run.result(Note.class)).isInstanceOf(AssertionError.class)
+			.hasMessageContaining("Expected a result of type " + Note.class.getName())
+			.hasMessageContaining("gave a " + Receipt.class.getName());
+
+		this.taskQueue.enqueue("write", new Note("no result"));
+		TaskRun written = this.tester.run("write").all().get(0);
+		assertThat(written.result()).isNull();
+		assertThat(written.progress()).isNull();
+		assertThatThrownBy(() -> written.result(Receipt.class)).isInstanceOf(AssertionError.class)
+			.hasMessageEndingWith("but it gave none");
 	}
 
 	@Test

@@ -30,6 +30,9 @@ class TesterTestApplication {
 	record Chain(int left) {
 	}
 
+	record Receipt(int characters) {
+	}
+
 	static class Handlers {
 
 		final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
@@ -81,6 +84,14 @@ class TesterTestApplication {
 			if (chain.left() > 0) {
 				this.taskQueue.enqueue("chain", new Chain(chain.left() - 1));
 			}
+		}
+
+		@TaskHandler(queue = "receipt")
+		Receipt receipt(Note note, TaskContext context) {
+			called(context);
+			context.progress(50, "half way through " + note.text());
+			context.progress(90, "nearly done");
+			return new Receipt(note.text().length());
 		}
 
 		@TaskHandler(queue = "forever")

@@ -29,14 +29,14 @@ final class SearchPage {
 		List<Html> body = new ArrayList<>();
 		if (text == null) {
 			body.add(element("p", attrs("class", "note"), "Type a task's id, a unique key, an ordering key or a batch "
-					+ "id in the box above: it finds waiting and running tasks by any of them, dead letters by id and "
-					+ "batch id, completed tasks kept in the history by id."));
+					+ "id in the box above: it finds waiting, running and dead tasks, and those kept in the history, "
+					+ "by any of them."));
 			return Layout.page(context, "Find a task", null, join(body));
 		}
 		String count = found.isEmpty() ? "No task" : more ? "The first " + limit + " tasks"
 				: (found.size() == 1) ? "1 task" : found.size() + " tasks";
 		body.add(tag("p", count + " whose id, unique key, ordering key or batch id is ", element("code", attrs(), text),
-				found.isEmpty() ? ". Dead letters and the history keep no keys: find them by id or batch id." : "."));
+				"."));
 		if (!found.isEmpty()) {
 			body.add(Column.table(columns(context), found, ""));
 		}
@@ -48,7 +48,7 @@ final class SearchPage {
 	}
 
 	private static List<Column<Found>> columns(PageContext context) {
-		return List.of(Column.wide("task", (f) -> f.state().equals("completed")
+		return List.of(Column.wide("task", (f) -> inHistory(f)
 				? element("span", attrs("class", "id"), f.id().toString())
 				: element("a", attrs("href", context.url("/tasks/" + f.id()), "class", "id"), f.id().toString())),
 				Column.text("queue", (f) -> element("a", attrs("href", context.url("/queues/" + f.queue())), f.queue())),
@@ -63,8 +63,14 @@ final class SearchPage {
 			case "running" -> "claimed";
 			case "dead" -> "failed";
 			case "completed" -> "completed";
+			case "cancelled" -> "cancelled";
 			default -> "due";
 		};
+	}
+
+	/** A completed or cancelled task, found in the history: it has no page. */
+	private static boolean inHistory(Found found) {
+		return found.state().equals("completed") || found.state().equals("cancelled");
 	}
 
 }

@@ -57,12 +57,14 @@ public class TaskRepository {
 			WITH dead AS (DELETE FROM %1$s
 			    WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt RETURNING *)%3$s
 			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, headers, batch_id,
-			                  attempt_log)
+			                  unique_key, ordering_key, attempt_log)
 			SELECT id, queue, payload, priority, LEAST(attempt, :maxAttempts), enqueued_at, now(), :error, headers,
-			       batch_id, CASE WHEN dead.attempt > :maxAttempts THEN dead.attempt_log ELSE %4$s END FROM dead
+			       batch_id, unique_key, ordering_key,
+			       CASE WHEN dead.attempt > :maxAttempts THEN dead.attempt_log ELSE %4$s END FROM dead
 			ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, attempts = excluded.attempts,
 			       failed_at = excluded.failed_at, error = excluded.error, headers = excluded.headers,
-			       batch_id = excluded.batch_id, attempt_log = excluded.attempt_log
+			       batch_id = excluded.batch_id, unique_key = excluded.unique_key, ordering_key = excluded.ordering_key,
+			       attempt_log = excluded.attempt_log
 			""";
 
 	/** {@link #MOVE_TO_DEAD} of {@code tables}, with {@code more} CTEs on "dead". */

@@ -3,8 +3,6 @@ package dev.taskqueue.internal.jdbc;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
@@ -34,12 +32,6 @@ class DashboardSearchTests {
 
 	/** What a search may read, all nodes of its plan together: a plan that scans a table reads 100,000 rows. */
 	private static final int MAX_ROWS_READ = 2_000;
-
-	/** Rows a node returned per loop (PostgreSQL 18 writes them with two decimals), and its loops. */
-	private static final Pattern ROWS = Pattern.compile("actual rows=([0-9.]+) loops=(\\d+)");
-
-	/** The pages the whole statement touched, from its top node: a scan of the task table touches thousands. */
-	private static final Pattern BUFFERS = Pattern.compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?");
 
 	private static final int MAX_PAGES = 500;
 
@@ -101,18 +93,37 @@ class DashboardSearchTests {
 				""").param("waiting", WAITING).param("batch", BATCH).update();
 		jdbc.sql("""
 				INSERT INTO taskqueue_dead_task (id, queue, payload, priority, attempts, enqueued_at, failed_at, error,
-				                                 batch_id)
+				                                 batch_id, unique_key, ordering_key)
 				SELECT CASE WHEN i = 1 THEN :dead ELSE gen_random_uuid() END, 'q' || (i % 8), '{}', 0, 3,
 				       now() - interval '1 day', now() - i * interval '1 second', 'boom',
-				       CASE WHEN i <= 3 THEN :batch WHEN i % 10 = 0 THEN gen_random_uuid() END
+				       CASE WHEN i <= 3 THEN :batch WHEN i % 10 = 0 THEN gen_random_uuid() END,
+				       CASE WHEN i % 10 = 2 THEN 'du-' || i END, CASE WHEN i % 10 = 4 THEN 'do-' || (i % 1000) END
 				FROM generate_series(1, 100000) i
 				""").param("dead", DEAD).param("batch", BATCH).update();
 		jdbc.sql("""
-				INSERT INTO taskqueue_history (id, queue, payload, priority, attempts, enqueued_at, completed_at)
+				INSERT INTO taskqueue_history (id, queue, payload, priority, attempts, enqueued_at, completed_at,
+				                               outcome, unique_key, ordering_key, batch_id)
 				SELECT CASE WHEN i = 1 THEN :completed ELSE gen_random_uuid() END, 'q' || (i % 8), '{}', 0, 1,
-				       now() - interval '1 day', now() - i * interval '1 second'
+				       now() - interval '1 day', now() - i * interval '1 second',
+				       CASE WHEN i % 7 = 2 THEN 'cancelled' ELSE 'completed' END,
+				       CASE WHEN i % 10 = 3 THEN 'hu-' || i END, CASE WHEN i % 10 = 5 THEN 'ho-' || (i % 1000) END,
+				       CASE WHEN i <= 2 THEN :batch WHEN i % 10 = 0 THEN gen_random_uuid() END
 				FROM generate_series(1, 100000) i
-				""").param("completed", COMPLETED).update();
+				""").param("completed", COMPLETED).param("batch", BATCH).update();
+		// One key everywhere: a waiting task's unique key, a dead letter's unique and ordering keys, a cancelled
+		// task's unique key in the history.
+		jdbc.sql("INSERT INTO taskqueue_task (id, queue, payload, unique_key) VALUES (gen_random_uuid(), 'q7', '{}', 'all')")
+			.update();
+		jdbc.sql("""
+				INSERT INTO taskqueue_dead_task (id, queue, payload, priority, attempts, enqueued_at, error, unique_key,
+				                                 ordering_key)
+				VALUES (gen_random_uuid(), 'q7', '{}', 0, 3, now(), 'boom', 'all', NULL),
+				       (gen_random_uuid(), 'q4', '{}', 0, 3, now(), 'boom', NULL, 'all')
+				""").update();
+		jdbc.sql("""
+				INSERT INTO taskqueue_history (id, queue, payload, priority, attempts, enqueued_at, outcome, unique_key)
+				VALUES (gen_random_uuid(), 'q7', '{}', 0, 1, now(), 'cancelled', 'all')
+				""").update();
 		// A unique key that reads as a UUID, the id of a dead letter.
 		jdbc.sql("INSERT INTO taskqueue_task (id, queue, payload, unique_key) VALUES (gen_random_uuid(), 'q6', '{}', :key)")
 			.param("key", DEAD.toString())
@@ -151,13 +162,30 @@ class DashboardSearchTests {
 	}
 
 	@Test
-	void findsTheWaitingTasksAndDeadLettersOfABatch() {
+	void findsTheWaitingTasksDeadLettersAndHistoryOfABatch() {
 		List<Found> found = queries.search(BATCH.toString(), LIMIT);
-		assertThat(found).hasSize(10);
+		assertThat(found).hasSize(12);
 		assertThat(found).extracting(Found::matched).containsOnly("batch");
 		assertThat(found).extracting(Found::state)
 			.containsExactlyInAnyOrder("ready", "ready", "ready", "ready", "ready", "scheduled", "running", "dead",
-					"dead", "dead");
+					"dead", "dead", "completed", "cancelled");
+	}
+
+	@Test
+	void findsDeadLettersAndTheHistoryByTheKeysTheTasksHad() {
+		assertThat(queries.search("du-12342", LIMIT)).extracting(Found::queue, Found::state, Found::matched, Found::key)
+			.containsExactly(tuple("q6", "dead", "unique key", "du-12342"));
+		assertThat(queries.search("hu-12353", LIMIT)).extracting(Found::queue, Found::state, Found::matched)
+			.containsExactly(tuple("q1", "completed", "unique key"));
+		assertThat(queries.search("hu-23", LIMIT)).extracting(Found::state).containsExactly("cancelled");
+		List<Found> ordering = queries.search("do-4", LIMIT);
+		assertThat(ordering).hasSize(100);
+		assertThat(ordering).extracting(Found::state, Found::matched).containsOnly(tuple("dead", "ordering key"));
+		assertThat(queries.search("ho-5", LIMIT)).hasSize(100).extracting(Found::matched).containsOnly("ordering key");
+		// Waiting first, then by what matched.
+		assertThat(queries.search("all", LIMIT)).extracting(Found::queue, Found::state, Found::matched)
+			.containsExactly(tuple("q7", "ready", "unique key"), tuple("q7", "dead", "unique key"),
+					tuple("q7", "cancelled", "unique key"), tuple("q4", "dead", "ordering key"));
 	}
 
 	@Test
@@ -169,24 +197,14 @@ class DashboardSearchTests {
 
 	@Test
 	void everySearchReadsIndexRangesOnly() {
-		for (String text : List.of("u-12341", "o-17", "many", "nothing-has-this-key", BATCH.toString(),
+		for (String text : List.of("u-12341", "o-17", "many", "nothing-has-this-key", "du-12342", "do-4", "ho-5",
+				"all", BATCH.toString(),
 				DEAD.toString(), COMPLETED.toString())) {
-			String plan = String.join("\n", jdbc.sql("EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) " + queries.searchStatement(text))
-				.params(params(text))
-				.query(String.class)
-				.list());
+			ExplainAnalyze explained = ExplainAnalyze.run(jdbc, queries.searchStatement(text), params(text));
+			String plan = explained.plan;
 			assertThat(plan).as(plan).doesNotContain("Seq Scan");
-			double read = 0;
-			Matcher rows = ROWS.matcher(plan);
-			while (rows.find()) {
-				read += Double.parseDouble(rows.group(1)) * Long.parseLong(rows.group(2));
-			}
-			assertThat(read).as(text + ":\n" + plan).isPositive().isLessThanOrEqualTo(MAX_ROWS_READ);
-			Matcher buffers = BUFFERS.matcher(plan);
-			assertThat(buffers.find()).as(plan).isTrue();
-			long pages = ((buffers.group(1) != null) ? Long.parseLong(buffers.group(1)) : 0)
-					+ ((buffers.group(2) != null) ? Long.parseLong(buffers.group(2)) : 0);
-			assertThat(pages).as(text + ":\n" + plan).isPositive().isLessThanOrEqualTo(MAX_PAGES);
+			assertThat(explained.rowsRead()).as(text + ":\n" + plan).isPositive().isLessThanOrEqualTo(MAX_ROWS_READ);
+			assertThat(explained.pages()).as(text + ":\n" + plan).isPositive().isLessThanOrEqualTo(MAX_PAGES);
 		}
 	}
 

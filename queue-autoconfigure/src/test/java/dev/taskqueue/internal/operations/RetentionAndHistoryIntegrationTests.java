@@ -12,6 +12,7 @@ import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskHandler.Completion;
 import dev.taskqueue.TaskQueue;
+import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
 import dev.taskqueue.internal.jdbc.ClaimRequest;
@@ -138,6 +139,43 @@ class RetentionAndHistoryIntegrationTests {
 	}
 
 	@Test
+	void theHistoryAndTheDeadLettersKeepTheKeysAndBatchTheTasksWereEnqueuedWith() {
+		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
+				List.of(Config.class), "taskqueue.history.enabled=true", "taskqueue.queues.h-fails.max-attempts=1",
+				"taskqueue.queues.h-group.group-commit-size=4")) {
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			TaskQueue taskQueue = context.getBean(TaskQueue.class);
+			UUID unique = taskQueue.enqueue(TaskRequest.of("h-work", Map.of("n", 1)).withUniqueKey("u-work"));
+			List<UUID> ordered = taskQueue.enqueueAll(List.of(
+					TaskRequest.of("h-work", Map.of("n", 2)).withOrderingKey("o-work"),
+					TaskRequest.of("h-work", Map.of("n", 3)).withOrderingKey("o-work")));
+			UUID grouped = taskQueue.enqueue(TaskRequest.of("h-group", "g").withUniqueKey("u-group"));
+			UUID batched = taskQueue.enqueue(TaskRequest.of("h-batched", "b").withOrderingKey("o-batched"));
+			UUID deadUnique = taskQueue.enqueue(TaskRequest.of("h-fails", "f").withUniqueKey("u-dead"));
+			UUID deadOrdered = taskQueue.enqueue(TaskRequest.of("h-fails", "f").withOrderingKey("o-dead"));
+			UUID cancelled = taskQueue.enqueue(
+					TaskRequest.of("h-work", Map.of("n", 4)).withUniqueKey("u-cancel").withDelay(Duration.ofHours(1)));
+			UUID batch = taskQueue.enqueueBatch(List.of(TaskRequest.of("h-work", Map.of("n", 5))),
+					TaskRequest.of("h-work", Map.of("n", 6))).id();
+			assertThat(context.getBean(TaskQueueOperations.class).cancel(cancelled, "test")).isTrue();
+			Await.until("all are settled", WAIT, () -> jdbc.queryForObject(
+					"SELECT (SELECT count(*) FROM taskqueue_task) = 0 AND (SELECT count(*) FROM taskqueue_dead_task) = 2",
+					Boolean.class));
+			assertThat(jdbc.queryForList("SELECT id::text || ' ' || outcome || ' ' || coalesce(unique_key, '-') || ' ' "
+					+ "|| coalesce(ordering_key, '-') FROM taskqueue_history WHERE unique_key IS NOT NULL "
+					+ "OR ordering_key IS NOT NULL", String.class))
+				.containsExactlyInAnyOrder(unique + " completed u-work -", ordered.get(0) + " completed - o-work",
+						ordered.get(1) + " completed - o-work", grouped + " completed u-group -",
+						batched + " completed - o-batched", cancelled + " cancelled u-cancel -");
+			assertThat(jdbc.queryForList("SELECT id::text || ' ' || coalesce(unique_key, '-') || ' ' "
+					+ "|| coalesce(ordering_key, '-') FROM taskqueue_dead_task", String.class))
+				.containsExactlyInAnyOrder(deadUnique + " u-dead -", deadOrdered + " - o-dead");
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_history WHERE batch_id = ?", Integer.class,
+					batch)).isOne();
+		}
+	}
+
+	@Test
 	void historyStaysEmptyWhenDisabled() {
 		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
 				List.of(Config.class))) {
@@ -184,6 +222,11 @@ class RetentionAndHistoryIntegrationTests {
 
 		@TaskHandler(queue = "h-batched", completion = Completion.BATCHED)
 		void batched(String payload, TaskContext context) {
+			this.handled.put(context.id(), context.queue());
+		}
+
+		@TaskHandler(queue = "h-group")
+		void grouped(String payload, TaskContext context) {
 			this.handled.put(context.id(), context.queue());
 		}
 
