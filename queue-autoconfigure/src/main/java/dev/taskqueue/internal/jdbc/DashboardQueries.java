@@ -278,6 +278,8 @@ public class DashboardQueries {
 
 	private final String findDead;
 
+	private final String taskTable;
+
 	private final String deadQueue;
 
 	private final String deadTable;
@@ -307,6 +309,7 @@ public class DashboardQueries {
 				"octet_length(error)").strip() + " WHERE id = :id";
 		this.deadQueue = "SELECT queue FROM " + tables.deadTask() + " WHERE id = :id";
 		this.deadTable = tables.deadTask();
+		this.taskTable = tables.task();
 		String found = FOUND_TASK.formatted(tables.task(), OrderedKeys.HELD, TASK_STATE.formatted(OrderedKeys.HELD),
 				TASK_AT).strip();
 		String byId = SEARCH_ID.formatted(found.formatted(1, "id", "0"), found.formatted(5, "batch", "0"),
@@ -471,7 +474,8 @@ public class DashboardQueries {
 			.param("id", id)
 			.param("preview", PAGE_PREVIEW)
 			.query(DashboardQueries::task)
-			.optional();
+			.optional()
+			.map((task) -> task.withAttempts(AttemptLog.read(this.jdbc, this.taskTable, id)));
 	}
 
 	/**
@@ -487,7 +491,9 @@ public class DashboardQueries {
 				return new DeadTaskView(task, cut(task.payload(), rs.getLong("payload_bytes")),
 						cut(task.error(), rs.getLong("error_bytes")));
 			})
-			.optional();
+			.optional()
+			.map((view) -> new DeadTaskView(DeadTaskRepository.withLog(view.task(),
+					AttemptLog.read(this.jdbc, this.deadTable, id)), view.payloadBytes(), view.errorBytes()));
 	}
 
 	/** The queue of the dead task {@code id}, if there is one: no payload read to tell an action where it goes. */
@@ -541,7 +547,7 @@ public class DashboardQueries {
 				rs.getObject("claimed_by", UUID.class), (claimedAt != null) ? claimedAt.toInstant() : null,
 				rs.getString("last_error"), rs.getString("unique_key"), rs.getString("ordering_key"),
 				rs.getObject("ordering_seq", Long.class), cut(rs.getString("payload"), rs.getLong("payload_bytes")),
-				cut(rs.getString("last_error"), rs.getLong("error_bytes")));
+				cut(rs.getString("last_error"), rs.getLong("error_bytes")), List.of());
 	}
 
 	/**
