@@ -237,6 +237,17 @@ public interface TaskQueueOperations {
 	}
 
 	/**
+	 * The story of task {@code id}: its last attempts (at most 10) with their start, end, instance, outcome and the
+	 * start of their error, oldest first, wherever the task is (waiting, running, dead, or completed or cancelled in
+	 * the history, {@code taskqueue.history.enabled}). Only a task that failed at least once has a log: a task whose
+	 * first attempt completed has none (see docs/failure-semantics.md).
+	 * @return its attempts; empty when it never failed, or there is no such task
+	 */
+	default List<DeadTask.Attempt> attempts(UUID id) {
+		throw new UnsupportedOperationException("This TaskQueueOperations does not read attempt logs");
+	}
+
+	/**
 	 * The result of task {@code id} (its handler's return value, or what it gave {@link TaskContext#result(Object)}),
 	 * read from JSON as {@code type} with the application's {@code JsonMapper}. A result is kept for
 	 * {@code taskqueue.retention.history} (7 days) after its task completed, whether the history is on or not.

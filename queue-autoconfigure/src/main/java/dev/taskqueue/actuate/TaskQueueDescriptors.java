@@ -71,16 +71,29 @@ public final class TaskQueueDescriptors {
 	 * @param errorLine the first line of its error
 	 * @param error its whole error, with the stack trace
 	 * @param payload its payload
+	 * @param attemptLog its last attempts (at most 10), oldest first: start, end, instance, outcome, the start of
+	 * the error
 	 */
 	public record DeadTaskDescriptor(UUID id, String queue, int priority, int attempts, Instant enqueuedAt,
-			Instant failedAt, String errorLine, String error, @JsonRawValue String payload)
-			implements OperationResponseBody {
+			Instant failedAt, String errorLine, String error, @JsonRawValue String payload,
+			List<DeadTask.Attempt> attemptLog) implements OperationResponseBody {
 
 		static DeadTaskDescriptor of(DeadTask task) {
 			return new DeadTaskDescriptor(task.id(), task.queue(), task.priority(), task.attempts(),
-					task.enqueuedAt(), task.failedAt(), task.errorLine(), task.error(), task.payload());
+					task.enqueuedAt(), task.failedAt(), task.errorLine(), task.error(), task.payload(),
+					task.attemptLog());
 		}
 
+	}
+
+	/**
+	 * What {@code GET /actuator/taskqueue/tasks/{id}/attempts} shows: the task's story.
+	 *
+	 * @param id the task's id
+	 * @param attempts its last attempts (at most 10), oldest first, wherever the task is (waiting, running, dead, or
+	 * in the history); empty when it never failed
+	 */
+	public record TaskAttemptsDescriptor(UUID id, List<DeadTask.Attempt> attempts) implements OperationResponseBody {
 	}
 
 	/**

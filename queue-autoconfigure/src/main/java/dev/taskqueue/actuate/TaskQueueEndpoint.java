@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
+import dev.taskqueue.DeadTask;
 import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueueOperations;
@@ -16,6 +17,7 @@ import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskDescriptor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskList;
 import dev.taskqueue.actuate.TaskQueueDescriptors.QueueActionResult;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskActionResult;
+import dev.taskqueue.actuate.TaskQueueDescriptors.TaskAttemptsDescriptor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskProgressDescriptor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskQueueDescriptor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskResultDescriptor;
@@ -242,17 +244,28 @@ public class TaskQueueEndpoint {
 	}
 
 	/**
-	 * A running task's progress ({@code tasks/{id}/progress}) or a completed task's result
-	 * ({@code tasks/{id}/result}).
+	 * A running task's progress ({@code tasks/{id}/progress}), a completed task's result ({@code tasks/{id}/result})
+	 * or any task's attempts ({@code tasks/{id}/attempts}).
 	 */
 	@ReadOperation
 	public WebEndpointResponse<Object> taskDetail(@Selector String tasks, @Selector String id, @Selector String what) {
-		if (!tasks.equals("tasks") || !(what.equals("progress") || what.equals("result"))) {
-			return badRequest("Use GET /taskqueue/tasks/{id}/progress or /taskqueue/tasks/{id}/result");
+		if (!tasks.equals("tasks")
+				|| !(what.equals("progress") || what.equals("result") || what.equals("attempts"))) {
+			return badRequest("Use GET /taskqueue/tasks/{id}/progress, /taskqueue/tasks/{id}/result or "
+					+ "/taskqueue/tasks/{id}/attempts");
 		}
 		UUID taskId = taskId(id);
 		if (taskId == null) {
 			return notATaskId(id);
+		}
+		if (what.equals("attempts")) {
+			// Without the queue a redactor cannot be asked: errors show only when nothing is redacted.
+			List<DeadTask.Attempt> attempts = this.operations.attempts(taskId);
+			return ok(new TaskAttemptsDescriptor(taskId, (this.redactor == TaskRedactor.NONE) ? attempts
+					: attempts.stream()
+						.map((a) -> new DeadTask.Attempt(a.attempt(), a.startedAt(), a.endedAt(), a.instance(),
+								a.outcome(), (a.error() != null) ? "(hidden)" : null))
+						.toList()));
 		}
 		if (what.equals("progress")) {
 			return this.operations.progress(taskId)

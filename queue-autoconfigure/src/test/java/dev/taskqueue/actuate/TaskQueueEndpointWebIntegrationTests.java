@@ -287,9 +287,24 @@ class TaskQueueEndpointWebIntegrationTests {
 			.jsonPath("$.error").value(String.class, (error) -> assertThat(error)
 				.startsWith("dev.taskqueue.NonRetryableTaskException: doomed: second\n\tat "))
 			.jsonPath("$.enqueuedAt").isNotEmpty()
-			.jsonPath("$.failedAt").isNotEmpty();
+			.jsonPath("$.failedAt").isNotEmpty()
+			.jsonPath("$.attemptLog.length()").isEqualTo(1)
+			.jsonPath("$.attemptLog[0].attempt").isEqualTo(1)
+			.jsonPath("$.attemptLog[0].outcome").isEqualTo("dead")
+			.jsonPath("$.attemptLog[0].startedAt").isNotEmpty()
+			.jsonPath("$.attemptLog[0].endedAt").isNotEmpty()
+			.jsonPath("$.attemptLog[0].instance").isNotEmpty()
+			.jsonPath("$.attemptLog[0].error").value(String.class, (error) -> assertThat(error)
+				.startsWith("dev.taskqueue.NonRetryableTaskException: doomed: second\n\tat ").hasSize(500));
+		this.http.get().uri("/taskqueue/tasks/" + ids.get(1) + "/attempts").exchange().expectStatus().isOk()
+			.expectBody()
+			.jsonPath("$.id").isEqualTo(ids.get(1).toString())
+			.jsonPath("$.attempts[*].outcome").isEqualTo(List.of("dead"));
 		UUID unknown = UUID.randomUUID();
 		notFound(this.http.get().uri("/taskqueue/tasks/" + unknown), "No dead task " + unknown);
+		this.http.get().uri("/taskqueue/tasks/" + unknown + "/attempts").exchange().expectStatus().isOk()
+			.expectBody()
+			.jsonPath("$.attempts.length()").isEqualTo(0);
 		delete("/taskqueue/web-doomed/dead").jsonPath("$.tasks").isEqualTo(3);
 		this.http.get().uri("/taskqueue/web-doomed/dead").exchange().expectStatus().isOk().expectBody()
 			.jsonPath("$.tasks.length()").isEqualTo(0);

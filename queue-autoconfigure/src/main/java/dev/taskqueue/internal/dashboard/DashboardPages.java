@@ -225,7 +225,8 @@ final class DashboardPages {
 		}
 		String error = task.lastError();
 		return task.withText(this.redactor.payload(task.queue(), task.payload()),
-				(error != null) ? this.redactor.error(task.queue(), error) : null);
+				(error != null) ? this.redactor.error(task.queue(), error) : null,
+				Redaction.attempts(this.redactor, task.queue(), task.attempts()));
 	}
 
 	/** What the statistics say of one queue; zeros for a queue that holds nothing. */

@@ -1,5 +1,6 @@
 package dev.taskqueue.internal.dashboard;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -8,6 +9,7 @@ import dev.taskqueue.DeadTask;
 import dev.taskqueue.TaskProgress;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.DeadTaskView;
+import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.jdbc.TaskView;
 import org.jspecify.annotations.Nullable;
 
@@ -52,6 +54,7 @@ final class TaskPage {
 		body.add(fields(fields));
 		// A running task too: its handler is interrupted and its work rolled back, on whichever instance runs it.
 		body.add(tag("p", Forms.button(context, "/tasks/" + task.id() + "/cancel", "Cancel this task", "danger")));
+		attempts(body, context, task.attempts(), task.attempt());
 		payload(body, task.payload(), task.payloadBytes());
 		if (task.lastError() != null) {
 			body.add(tag("h2", "Last error"));
@@ -70,6 +73,8 @@ final class TaskPage {
 				"failed", Formats.when(task.failedAt(), context.now()))));
 		body.add(tag("p", Forms.button(context, "/tasks/" + task.id() + "/retry", "Retry", ""), " ",
 				Forms.button(context, "/tasks/" + task.id() + "/delete", "Delete", "danger")));
+		// The story first: the whole trace of the last attempt that follows is long.
+		attempts(body, context, task.attemptLog(), task.attempts());
 		body.add(tag("h2", "Error"));
 		body.add(preview(view.errorBytes()));
 		body.add(element("pre", attrs("class", "error"), task.error()));
@@ -90,6 +95,32 @@ final class TaskPage {
 		body.add(note);
 		body.add(element("pre", attrs("class", "payload"), (note == Html.EMPTY) ? Formats.prettyJson(result) : result));
 		return Layout.page(context, "Completed task " + id, null, join(body));
+	}
+
+	/**
+	 * The task's story: its attempts as its log keeps them, the latest {@link TaskRepository#ATTEMPT_LOG_SIZE}, with a note when
+	 * {@code attempts} (how many it had) is more. Nothing for a task that never failed: it has no log.
+	 */
+	private static void attempts(List<Html> body, PageContext context, List<DeadTask.Attempt> log, int attempts) {
+		if (log.isEmpty()) {
+			return;
+		}
+		body.add(tag("h2", "Attempts"));
+		int first = log.get(0).attempt();
+		if (first > 1) {
+			body.add(element("p", attrs("class", "note"), "The last " + log.size() + " attempts; the "
+					+ (first - 1) + " before are not kept (a task keeps its last " + TaskRepository.ATTEMPT_LOG_SIZE + ")."));
+		}
+		body.add(Column.table(List.of(Column.number("#", DeadTask.Attempt::attempt),
+				Column.text("started",
+						(a) -> (a.startedAt() != null) ? Formats.when(a.startedAt(), context.now()) : ""),
+				Column.text("took", (a) -> (a.startedAt() != null)
+						? Formats.age(Duration.between(a.startedAt(), a.endedAt())) : ""),
+				Column.text("instance", (a) -> (a.instance() != null) ? a.instance() : "(gone)"),
+				Column.text("outcome", (a) -> element("span",
+						attrs("class", "outcome " + a.outcome().replace(' ', '-')), a.outcome())),
+				Column.wide("error", (a) -> element("span", attrs("class", "error", "title", a.error()),
+						Formats.shorten(Formats.firstLine(a.error()), 200)))), log, ""));
 	}
 
 	/**

@@ -30,12 +30,14 @@ public class CompletionCommit {
 			%2$sSELECT 1 / (SELECT count(*)::int FROM done);
 			COMMIT""";
 
+	// The history copies the attempt log (%2$s, AttemptLog.completed): NULL for a task that never failed.
 	private static final String KEEP_IN_HISTORY = """
 			, kept AS (INSERT INTO %1$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers,
-			                             unique_key, ordering_key, batch_id)
+			                             unique_key, ordering_key, batch_id, attempt_log)
 			    SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers, unique_key, ordering_key,
-			           batch_id FROM done
-			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
+			           batch_id, %2$s FROM done
+			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at,
+			           attempt_log = excluded.attempt_log)
 			""";
 
 	private final HotStatements statements;
@@ -52,7 +54,7 @@ public class CompletionCommit {
 	 */
 	public CompletionCommit(DataSource dataSource, TaskTables tables, boolean history) {
 		this.statements = new HotStatements(dataSource, new JdbcTemplate(dataSource).getExceptionTranslator());
-		String kept = history ? KEEP_IN_HISTORY.formatted(tables.history()) : "";
+		String kept = history ? KEEP_IN_HISTORY.formatted(tables.history(), AttemptLog.completed("done", tables)) : "";
 		this.sql = COMPLETE.formatted(tables.task(), kept);
 		this.promotingSql = COMPLETE.formatted(tables.task(),
 				kept + ", " + OrderedKeys.promote(tables, "done").stripTrailing() + "\n");

@@ -278,11 +278,11 @@ public class DashboardQueries {
 
 	private final String findDead;
 
+	private final String taskTable;
+
 	private final String deadQueue;
 
 	private final String deadTable;
-
-	private final String taskTable;
 
 	private final String taskSelect;
 
@@ -477,7 +477,8 @@ public class DashboardQueries {
 			.param("id", id)
 			.param("preview", PAGE_PREVIEW)
 			.query(DashboardQueries::task)
-			.optional();
+			.optional()
+			.map((task) -> task.withAttempts(AttemptLog.read(this.jdbc, this.taskTable, id)));
 	}
 
 	/**
@@ -493,7 +494,9 @@ public class DashboardQueries {
 				return new DeadTaskView(task, cut(task.payload(), rs.getLong("payload_bytes")),
 						cut(task.error(), rs.getLong("error_bytes")));
 			})
-			.optional();
+			.optional()
+			.map((view) -> new DeadTaskView(DeadTaskRepository.withLog(view.task(),
+					AttemptLog.read(this.jdbc, this.deadTable, id)), view.payloadBytes(), view.errorBytes()));
 	}
 
 	/** The queue of the dead task {@code id}, if there is one: no payload read to tell an action where it goes. */
@@ -580,7 +583,7 @@ public class DashboardQueries {
 				rs.getObject("claimed_by", UUID.class), (claimedAt != null) ? claimedAt.toInstant() : null,
 				rs.getString("last_error"), rs.getString("unique_key"), rs.getString("ordering_key"),
 				rs.getObject("ordering_seq", Long.class), cut(rs.getString("payload"), rs.getLong("payload_bytes")),
-				cut(rs.getString("last_error"), rs.getLong("error_bytes")));
+				cut(rs.getString("last_error"), rs.getLong("error_bytes")), List.of());
 	}
 
 	/**

@@ -31,8 +31,9 @@ public class DeadTaskRepository {
 	private static final String RETRY = """
 			WITH dead AS (DELETE FROM %2$s WHERE %3$s RETURNING *)
 			INSERT INTO %1$s (id, queue, payload, priority, run_at, enqueued_at, attempt, last_error, headers, batch_id,
-			                  bucket)
-			SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers, batch_id, %4$s FROM dead
+			                  bucket, attempt_log)
+			SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers, batch_id, %4$s, attempt_log
+			FROM dead
 			""";
 
 	private static final String DELETE = """
@@ -72,8 +73,9 @@ public class DeadTaskRepository {
 	private static final String RETRY_CHUNK = """
 			, dead AS (DELETE FROM %1$s d USING picked p WHERE d.id = p.id RETURNING d.*),
 			moved AS (INSERT INTO %2$s (id, queue, payload, priority, run_at, enqueued_at, attempt, last_error, headers,
-			                            batch_id, bucket)
-			          SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers, batch_id, %3$s FROM dead)
+			                            batch_id, bucket, attempt_log)
+			          SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers, batch_id, %3$s,
+			                 attempt_log FROM dead)
 			SELECT failed_at, id FROM dead ORDER BY failed_at, id
 			""";
 
@@ -100,6 +102,8 @@ public class DeadTaskRepository {
 
 	private final String deadTable;
 
+	private final TaskTables tables;
+
 	private final String retryChunk;
 
 	private final String deleteChunk;
@@ -118,6 +122,7 @@ public class DeadTaskRepository {
 		this.deleteOne = DELETE.formatted(tables.deadTask(), "id = :id");
 		this.deleteQueue = DELETE.formatted(tables.deadTask(), "queue = :queue");
 		this.deadTable = tables.deadTask();
+		this.tables = tables;
 		this.retryChunk = RETRY_CHUNK.formatted(tables.deadTask(), tables.task(), bucket);
 		this.deleteChunk = DELETE_CHUNK.formatted(tables.deadTask());
 		String select = COLUMNS.formatted(tables.deadTask()).strip();
@@ -222,9 +227,23 @@ public class DeadTaskRepository {
 		return this.pages[(byQueue ? 2 : 0) + (afterCursor ? 1 : 0)];
 	}
 
-	/** Dead task {@code id}, if there is one. */
+	/** Dead task {@code id}, if there is one, with its attempt log. */
 	public Optional<DeadTask> find(UUID id) {
-		return this.jdbc.sql(this.findOne).param("id", id).query(DeadTaskRepository::deadTask).optional();
+		return this.jdbc.sql(this.findOne).param("id", id).query(DeadTaskRepository::deadTask).optional()
+			.map((task) -> withLog(task, AttemptLog.read(this.jdbc, this.deadTable, id)));
+	}
+
+	/**
+	 * The attempt log of task {@code id}, waiting, running, dead or completed in the history, oldest first; empty
+	 * when it never failed or there is no such task.
+	 */
+	public List<DeadTask.Attempt> attempts(UUID id) {
+		return AttemptLog.readAnywhere(this.jdbc, this.tables, id);
+	}
+
+	static DeadTask withLog(DeadTask task, List<DeadTask.Attempt> log) {
+		return new DeadTask(task.id(), task.queue(), task.priority(), task.attempts(), task.enqueuedAt(),
+				task.failedAt(), task.payload(), task.error(), log);
 	}
 
 	private static DeadTask deadTask(ResultSet rs, int row) throws SQLException {

@@ -36,12 +36,12 @@ final class OrderedCompletions {
 		this.statements = statements;
 		this.jdbc = jdbc;
 		String promote = OrderedKeys.promote(tables, "completed").stripTrailing();
-		String kept = history ? ",\n" + TaskCompletions.KEPT.formatted(tables.task(), tables.history()).stripTrailing()
+		String kept = history ? ",\n" + TaskCompletions.kept(tables).stripTrailing()
 				: "";
 		this.complete = COMPLETE.formatted(tables.task(), promote + kept);
 		this.completeAll = TaskCompletions.COMPLETE_ALL_AND.formatted(tables.task(),
 				OrderedKeys.handOff(tables, "completed").stripTrailing() + kept, TaskClaims.COMPLETED_AND_HANDED_OFF);
-		this.moveToDead = TaskRepository.MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(),
+		this.moveToDead = TaskRepository.moveToDead(tables,
 				",\n" + OrderedKeys.promote(tables, "dead").stripTrailing());
 	}
 
@@ -64,13 +64,14 @@ final class OrderedCompletions {
 		}, ClaimRows::claimResult);
 	}
 
-	boolean moveToDead(ClaimedTask task, String error, int maxAttempts) {
+	boolean moveToDead(ClaimedTask task, String error, int maxAttempts, String outcome) {
 		return this.jdbc.sql(this.moveToDead)
 			.param("id", task.id())
 			.param("session", TaskRepository.session(task.claimedBy()))
 			.param("attempt", task.attempt())
 			.param("error", error)
 			.param("maxAttempts", maxAttempts)
+			.param("outcome", outcome)
 			.update() == 1;
 	}
 

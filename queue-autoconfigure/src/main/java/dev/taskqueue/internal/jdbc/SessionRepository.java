@@ -37,14 +37,15 @@ public class SessionRepository {
 	// OrderedKeys) are no session's: "> nil" leaves them out and keeps the scan of the claimed index off them.
 	// The cancel requests of tasks that expired sessions ran go too (%3$s): nobody else acts on them, and a cancel that
 	// raced with the delete of its session leaves one whose session is gone already.
+	// Each task released logs its attempt as lost (%4$s, AttemptLog), with the name of the expired instance.
 	private static final String EXPIRE = """
 			WITH expired AS (
 			    DELETE FROM %1$s WHERE heartbeat_at < now() - :timeoutMicros * interval '1 microsecond'
-			    RETURNING id),
+			    RETURNING id, name),
 			forgotten AS (
 			    DELETE FROM %3$s c WHERE c.session_id IN (SELECT id FROM expired)
 			       OR NOT EXISTS (SELECT 1 FROM %1$s s WHERE s.id = c.session_id))
-			UPDATE %2$s t SET claimed_by = NULL, claimed_at = NULL
+			UPDATE %2$s t SET claimed_by = NULL, claimed_at = NULL, attempt_log = %4$s
 			WHERE t.claimed_by > uuid '00000000-0000-0000-0000-000000000000'
 			  AND (t.claimed_by IN (SELECT id FROM expired)
 			       OR NOT EXISTS (SELECT 1 FROM %1$s s WHERE s.id = t.claimed_by))
@@ -82,7 +83,9 @@ public class SessionRepository {
 		this.ordered = new OrderedKeys(this.jdbc, tables, null, TaskBuckets.NONE); // promotes orphans, inserts nothing
 		this.register = REGISTER.formatted(tables.session());
 		this.heartbeat = HEARTBEAT.formatted(tables.session());
-		this.expire = EXPIRE.formatted(tables.session(), tables.task(), tables.cancelRequest());
+		this.expire = EXPIRE.formatted(tables.session(), tables.task(), tables.cancelRequest(),
+				AttemptLog.append("t", "(SELECT e.name FROM expired e WHERE e.id = t.claimed_by)",
+						"'" + AttemptLog.LOST + "'", "NULL"));
 		this.end = END.formatted(tables.session(), tables.task(), tables.cancelRequest());
 		this.cancelRequests = CANCEL_REQUESTS.formatted(tables.cancelRequest());
 	}

@@ -96,7 +96,7 @@ final class TaskClaims {
 		this.claimAfter = "WITH " + readyAfter + take;
 		String completed = COMPLETED.formatted(tables.task(), (history || ordered) ? "*" : "id");
 		if (history) { // keeps the completed tasks as COMPLETE_ALL_AND with KEPT does
-			completed = completed.stripTrailing() + ",\n" + TaskCompletions.KEPT.formatted(tables.task(), tables.history());
+			completed = completed.stripTrailing() + ",\n" + TaskCompletions.kept(tables);
 		}
 		if (ordered) {
 			completed = completed.stripTrailing() + ",\n" + OrderedKeys.handOff(tables, "completed");

@@ -25,14 +25,17 @@ final class TaskCompletions {
 
 	// COMPLETE that also keeps the task in the history (taskqueue.history.enabled). Counts as one row exactly when
 	// the fenced delete does; DO UPDATE rather than DO NOTHING so that a conflict cannot pass for a lost claim.
+	// The history copies the task's attempt log (%3$s, AttemptLog.completed): NULL for a task that never failed.
 	private static final String COMPLETE_WITH_HISTORY = """
 			WITH done AS (DELETE FROM %1$s
 			    WHERE id = ? AND claimed_by IS NOT DISTINCT FROM ? AND attempt = ? RETURNING *)
 			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers, unique_key,
-			                  ordering_key, batch_id)
-			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers, unique_key, ordering_key, batch_id
+			                  ordering_key, batch_id, attempt_log)
+			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers, unique_key, ordering_key, batch_id,
+			       %3$s
 			FROM done
-			ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at
+			ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at,
+			       attempt_log = excluded.attempt_log
 			""";
 
 	// Many completions in one statement, each fenced by its own claim (CompletionFences).
@@ -41,15 +44,21 @@ final class TaskCompletions {
 
 	// Keeps the tasks of a "completed" CTE in the history (%2$s), here and in TaskClaims' fold of completions into a
 	// claim. A task that followed its key's head in a group (worker/KeyRuns) is deleted unclaimed, at attempt 0: it
-	// ran once.
-	static final String KEPT = """
+	// ran once. The attempt log is copied as in COMPLETE_WITH_HISTORY (%3$s).
+	private static final String KEPT = """
 			kept AS (
 			    INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers,
-			                      unique_key, ordering_key, batch_id)
+			                      unique_key, ordering_key, batch_id, attempt_log)
 			    SELECT id, queue, payload, priority, greatest(attempt, 1), enqueued_at, now(), headers, unique_key,
-			           ordering_key, batch_id FROM completed
-			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at)
+			           ordering_key, batch_id, %3$s FROM completed
+			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at,
+			           attempt_log = excluded.attempt_log)
 			""";
+
+	/** {@link #KEPT} of {@code tables}. */
+	static String kept(TaskTables tables) {
+		return KEPT.formatted(tables.task(), tables.history(), AttemptLog.completed("completed", tables));
+	}
 
 	// COMPLETE_ALL as a "completed" CTE, followed by more CTEs on it (%2$s): KEPT with history, OrderedKeys'
 	// HAND_OFF for tasks with an ordering key (OrderedCompletions), or both; then the SELECT %3$s, by default
@@ -70,11 +79,10 @@ final class TaskCompletions {
 	TaskCompletions(HotStatements statements, TaskTables tables, boolean history, OrderedCompletions ordered) {
 		this.statements = statements;
 		this.ordered = ordered;
-		this.complete = history ? COMPLETE_WITH_HISTORY.formatted(tables.task(), tables.history())
-				: COMPLETE.formatted(tables.task());
+		this.complete = history ? COMPLETE_WITH_HISTORY.formatted(tables.task(), tables.history(),
+				AttemptLog.completed("done", tables)) : COMPLETE.formatted(tables.task());
 		this.completeAll = history
-				? COMPLETE_ALL_AND.formatted(tables.task(), KEPT.formatted(tables.task(), tables.history()).stripTrailing(),
-						COMPLETED_IDS)
+				? COMPLETE_ALL_AND.formatted(tables.task(), kept(tables).stripTrailing(), COMPLETED_IDS)
 				: COMPLETE_ALL.formatted(tables.task());
 	}
 

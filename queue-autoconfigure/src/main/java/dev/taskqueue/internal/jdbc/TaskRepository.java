@@ -41,27 +41,37 @@ public class TaskRepository {
 			ON CONFLICT (id) DO UPDATE SET result = excluded.result, completed_at = now()
 			""";
 
+	// %2$s appends the attempt to the task's log (AttemptLog), from the values the row has before this update.
 	private static final String RETRY_LATER = """
-			UPDATE %1$s SET claimed_by = NULL, claimed_at = NULL, last_error = :error,
-			       run_at = now() + :delayMicros * interval '1 microsecond'
+			UPDATE %1$s t SET claimed_by = NULL, claimed_at = NULL, last_error = :error,
+			       run_at = now() + :delayMicros * interval '1 microsecond', attempt_log = %2$s
 			WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt
 			""";
 
 	// The dead letter keeps batch_id: a dead task of a batch counts as dead in it. %3$s is more CTEs on "dead", empty
 	// but for OrderedCompletions, which promotes the next task of the key there. Its attempts are at most
 	// :maxAttempts: a task whose last attempt ended without an outcome (its worker died) is claimed once more only
-	// to be given up, and that claim ran nothing.
-	static final String MOVE_TO_DEAD = """
+	// to be given up, and that claim ran nothing: its log (%4$s, AttemptLog) gets no element for it, the attempt
+	// before was recorded as lost when its instance's claim was taken back.
+	private static final String MOVE_TO_DEAD = """
 			WITH dead AS (DELETE FROM %1$s
 			    WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt RETURNING *)%3$s
 			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, headers, batch_id,
-			                  unique_key, ordering_key)
+			                  unique_key, ordering_key, attempt_log)
 			SELECT id, queue, payload, priority, LEAST(attempt, :maxAttempts), enqueued_at, now(), :error, headers,
-			       batch_id, unique_key, ordering_key FROM dead
+			       batch_id, unique_key, ordering_key,
+			       CASE WHEN dead.attempt > :maxAttempts THEN dead.attempt_log ELSE %4$s END FROM dead
 			ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, attempts = excluded.attempts,
 			       failed_at = excluded.failed_at, error = excluded.error, headers = excluded.headers,
-			       batch_id = excluded.batch_id, unique_key = excluded.unique_key, ordering_key = excluded.ordering_key
+			       batch_id = excluded.batch_id, unique_key = excluded.unique_key, ordering_key = excluded.ordering_key,
+			       attempt_log = excluded.attempt_log
 			""";
+
+	/** {@link #MOVE_TO_DEAD} of {@code tables}, with {@code more} CTEs on "dead". */
+	static String moveToDead(TaskTables tables, String more) {
+		return MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(), more,
+				AttemptLog.append("dead", tables, ":outcome", ":error"));
+	}
 
 	// A claimed task that never started does not use up an attempt, unless it has a unique key and this would make
 	// it unstarted again: another task with its key may have been enqueued since, and the unique index of unstarted
@@ -101,6 +111,9 @@ public class TaskRepository {
 	 * an attempt; from the next one on, such a give-back counts (see docs/failure-semantics.md).
 	 */
 	public static final int FREE_SHUTDOWN_GIVE_BACKS = 3;
+
+	/** How many attempts a task's attempt log keeps, the latest (see AttemptLog and docs/failure-semantics.md). */
+	public static final int ATTEMPT_LOG_SIZE = AttemptLog.SIZE;
 
 	private final JdbcClient jdbc;
 
@@ -161,8 +174,8 @@ public class TaskRepository {
 		this.completions = new TaskCompletions(this.statements, tables, history, this.ordered);
 		this.keyHandOffs = new KeyHandOffs(this.statements, tables, driver);
 		this.hasFairnessKeys = HAS_FAIRNESS_KEYS.formatted(tables.task());
-		this.retryLater = RETRY_LATER.formatted(tables.task());
-		this.moveToDead = MOVE_TO_DEAD.formatted(tables.task(), tables.deadTask(), "");
+		this.retryLater = RETRY_LATER.formatted(tables.task(), AttemptLog.append("t", tables, ":outcome", ":error"));
+		this.moveToDead = moveToDead(tables, "");
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
 		this.giveBackAtShutdown = GIVE_BACK_AT_SHUTDOWN.formatted(tables.task());
 		this.keepResult = KEEP_RESULT.formatted(tables.task(), tables.result());
@@ -345,8 +358,21 @@ public class TaskRepository {
 
 	/** Makes a failed task ready again after {@code delay}; {@code false} when the claim was lost. */
 	public boolean retryLater(ClaimedTask task, Duration delay, String error) {
+		return retryLater(task, delay, error, AttemptLog.FAILED);
+	}
+
+	/**
+	 * Makes a failed task ready again after {@code delay}, its attempt logged as {@code timed out} when
+	 * {@code timedOut}, else as {@code failed}; {@code false} when the claim was lost.
+	 */
+	public boolean retryLater(ClaimedTask task, Duration delay, String error, boolean timedOut) {
+		return retryLater(task, delay, error, timedOut ? AttemptLog.TIMED_OUT : AttemptLog.FAILED);
+	}
+
+	boolean retryLater(ClaimedTask task, Duration delay, String error, String outcome) {
 		return fenced(this.retryLater, task).param("delayMicros", Micros.of(delay), Types.BIGINT)
 			.param("error", error)
+			.param("outcome", outcome)
 			.update() == 1;
 	}
 
@@ -360,10 +386,25 @@ public class TaskRepository {
 	 * lost.
 	 */
 	public boolean moveToDead(ClaimedTask task, String error, int maxAttempts) {
+		return moveToDead(task, error, maxAttempts, AttemptLog.DEAD);
+	}
+
+	/**
+	 * {@link #moveToDead(ClaimedTask, String, int)} with its last attempt logged as {@code timed out} when
+	 * {@code timedOut}, else as {@code dead}.
+	 */
+	public boolean moveToDead(ClaimedTask task, String error, int maxAttempts, boolean timedOut) {
+		return moveToDead(task, error, maxAttempts, timedOut ? AttemptLog.TIMED_OUT : AttemptLog.DEAD);
+	}
+
+	private boolean moveToDead(ClaimedTask task, String error, int maxAttempts, String outcome) {
 		if (task.orderingKey() != null) {
-			return this.ordered.moveToDead(task, error, maxAttempts);
+			return this.ordered.moveToDead(task, error, maxAttempts, outcome);
 		}
-		return fenced(this.moveToDead, task).param("error", error).param("maxAttempts", maxAttempts).update() == 1;
+		return fenced(this.moveToDead, task).param("error", error)
+			.param("maxAttempts", maxAttempts)
+			.param("outcome", outcome)
+			.update() == 1;
 	}
 
 	/** Gives back tasks that were claimed but never started, without counting an attempt. */

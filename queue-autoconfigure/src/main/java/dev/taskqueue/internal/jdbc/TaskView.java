@@ -1,7 +1,10 @@
 package dev.taskqueue.internal.jdbc;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
+
+import dev.taskqueue.DeadTask;
 
 import org.jspecify.annotations.Nullable;
 
@@ -24,20 +27,29 @@ import org.jspecify.annotations.Nullable;
  * @param payloadBytes the whole payload's length in bytes when {@code payload} is only its start (the page of one
  * task), else 0
  * @param errorBytes the same of {@code lastError}
+ * @param attempts its attempt log (AttemptLog), oldest first: empty when it never failed, or on the lists
  */
 public record TaskView(UUID id, String queue, String payload, int priority, Instant runAt, Instant enqueuedAt,
 		int attempt, @Nullable UUID claimedBy, @Nullable Instant claimedAt, @Nullable String lastError,
 		@Nullable String uniqueKey, @Nullable String orderingKey, @Nullable Long orderingSeq, long payloadBytes,
-		long errorBytes) {
+		long errorBytes, List<DeadTask.Attempt> attempts) {
 
 	/** The {@code claimed_by} of a task held behind an earlier task of its ordering key (see OrderedKeys). */
 	public static final UUID HELD = new UUID(0, 0);
 
-	/** This task with {@code payload} and {@code lastError} shown instead of its own (a TaskRedactor's). */
-	public TaskView withText(String payload, @Nullable String lastError) {
+	/**
+	 * This task with {@code payload}, {@code lastError} and {@code attempts} shown instead of its own (a
+	 * TaskRedactor's).
+	 */
+	public TaskView withText(String payload, @Nullable String lastError, List<DeadTask.Attempt> attempts) {
 		return new TaskView(this.id, this.queue, payload, this.priority, this.runAt, this.enqueuedAt, this.attempt,
 				this.claimedBy, this.claimedAt, lastError, this.uniqueKey, this.orderingKey, this.orderingSeq,
-				this.payloadBytes, this.errorBytes);
+				this.payloadBytes, this.errorBytes, attempts);
+	}
+
+	/** This task with its attempt log. */
+	TaskView withAttempts(List<DeadTask.Attempt> attempts) {
+		return withText(this.payload, this.lastError, attempts);
 	}
 
 	/** Whether it waits behind an earlier task of its ordering key. */

@@ -310,6 +310,11 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	}
 
 	@Override
+	public List<DeadTask.Attempt> attempts(UUID id) {
+		return this.deadTasks.attempts(requireId(id));
+	}
+
+	@Override
 	public boolean retryDead(UUID id) {
 		UUID task = requireId(id);
 		return audited("retry-dead", "task " + task, () -> this.deadTasks.retry(task), DefaultTaskQueueOperations::one);

@@ -1,5 +1,7 @@
 package dev.taskqueue.internal.support;
 
+import java.util.List;
+
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.TaskRedactor;
 
@@ -38,7 +40,20 @@ public final class Redaction {
 			return task;
 		}
 		return new DeadTask(task.id(), task.queue(), task.priority(), task.attempts(), task.enqueuedAt(),
-				task.failedAt(), redactor.payload(task.queue(), task.payload()), redactor.error(task.queue(), task.error()));
+				task.failedAt(), redactor.payload(task.queue(), task.payload()),
+				redactor.error(task.queue(), task.error()), attempts(redactor, task.queue(), task.attemptLog()));
+	}
+
+	/** {@code attempts} of a task of {@code queue} with their errors as {@code redactor} shows them. */
+	public static List<DeadTask.Attempt> attempts(TaskRedactor redactor, String queue,
+			List<DeadTask.Attempt> attempts) {
+		if (redactor == TaskRedactor.NONE) {
+			return attempts;
+		}
+		return attempts.stream()
+			.map((a) -> new DeadTask.Attempt(a.attempt(), a.startedAt(), a.endedAt(), a.instance(), a.outcome(),
+					(a.error() != null) ? redactor.error(queue, a.error()) : null))
+			.toList();
 	}
 
 }

@@ -45,22 +45,28 @@ sealed interface Outcome {
 
 	}
 
-	/** The attempt failed: the task runs again after {@code delay}. */
-	record RetryLater(ClaimedTask task, Duration delay, String error) implements Written {
+	/**
+	 * The attempt failed: the task runs again after {@code delay}. {@code timedOut}: its handler overran its
+	 * timeout, as the task's attempt log says.
+	 */
+	record RetryLater(ClaimedTask task, Duration delay, String error, boolean timedOut) implements Written {
 
 		@Override
 		public boolean writeWith(TaskRepository tasks) {
-			return tasks.retryLater(this.task, this.delay, this.error);
+			return tasks.retryLater(this.task, this.delay, this.error, this.timedOut);
 		}
 
 	}
 
-	/** The task goes to the dead letters, showing at most {@code maxAttempts} attempts. */
-	record Dead(ClaimedTask task, String error, int maxAttempts) implements Written {
+	/**
+	 * The task goes to the dead letters, showing at most {@code maxAttempts} attempts; {@code timedOut}: its last
+	 * handler overran its timeout, as the task's attempt log says.
+	 */
+	record Dead(ClaimedTask task, String error, int maxAttempts, boolean timedOut) implements Written {
 
 		@Override
 		public boolean writeWith(TaskRepository tasks) {
-			return tasks.moveToDead(this.task, this.error, this.maxAttempts);
+			return tasks.moveToDead(this.task, this.error, this.maxAttempts, this.timedOut);
 		}
 
 	}

@@ -114,18 +114,19 @@ final class OutcomeRecorder {
 				logger.warn(describe(task) + " failed; retrying in " + delay.toMillis() + " ms: "
 						+ summary(task, failure));
 			}
+			boolean timedOut = failure instanceof HandlerTimeoutException;
 			if (dead) {
-				write(new Outcome.Dead(task, error, Integer.MAX_VALUE));
+				write(new Outcome.Dead(task, error, Integer.MAX_VALUE, timedOut));
 			}
 			else {
-				write(new Outcome.RetryLater(task, delay, error));
+				write(new Outcome.RetryLater(task, delay, error, timedOut));
 			}
 		}
 		catch (Throwable ex) {
 			// Deciding the outcome failed (a retry policy that throws, say): retry the task soon all the same.
 			logger.error(describe(task) + " failed and its outcome could not be worked out; retrying it", ex);
 			dead = false;
-			write(new Outcome.RetryLater(task, Duration.ofSeconds(1), ErrorText.of(failure)));
+			write(new Outcome.RetryLater(task, Duration.ofSeconds(1), ErrorText.of(failure), false));
 		}
 		this.listener.failed(context, duration, failure, dead);
 	}
@@ -150,7 +151,7 @@ final class OutcomeRecorder {
 	void deadLetter(ClaimedTask task, TaskContext context, Exception reason, int maxAttempts) {
 		logger.warn(describe(task) + " goes to the dead letters: " + summary(task, reason));
 		String error = ErrorText.of(reason);
-		write(new Outcome.Dead(task, error, maxAttempts));
+		write(new Outcome.Dead(task, error, maxAttempts, false));
 		this.listener.failed(context, Duration.ZERO, reason, true);
 	}
 
