@@ -49,6 +49,21 @@ class DocsExamples {
                 .withOrderingKey("account-" + accountId));
     }
 
+    // docs/fairness.md
+    void fairness(Object payload, String customerId) {
+        taskQueue.enqueue(TaskRequest.of("reports", payload).withFairnessKey(customerId));
+    }
+
+    // docs/operations.md, bulk actions on waiting tasks
+    int bulkWaiting() {
+        // Every task of "emails" waiting to be retried after a timeout: due now, with the attempts it has left.
+        int due = operations.retryWaiting(new TaskQueueOperations.TaskFilter("emails", "timeout", null, null));
+        // What a bad deploy enqueued between 14:00 and 14:05 UTC, in every queue.
+        int deleted = operations.deleteWaiting(new TaskQueueOperations.TaskFilter(null, null,
+                Instant.parse("2026-11-27T14:00:00Z"), Instant.parse("2026-11-27T14:05:00Z")));
+        return due + deleted;
+    }
+
     // docs/unique-tasks.md
     UUID uniqueKey(long orderId) {
         UUID id = taskQueue.enqueue(TaskRequest.of("invoices", new SendInvoice(orderId))
