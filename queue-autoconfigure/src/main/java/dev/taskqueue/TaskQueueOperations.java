@@ -298,7 +298,8 @@ public interface TaskQueueOperations {
 				errorContains = null;
 			}
 			if (from != null && before != null && !from.isBefore(before)) {
-				throw new IllegalArgumentException("from must be earlier than before, but was " + from + " and " + before);
+				throw new IllegalArgumentException(
+						"from must be earlier than before, but was " + from + " and " + before);
 			}
 		}
 

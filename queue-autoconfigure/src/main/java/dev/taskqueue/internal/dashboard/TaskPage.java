@@ -98,8 +98,8 @@ final class TaskPage {
 	}
 
 	/**
-	 * The task's story: its attempts as its log keeps them, the latest {@link TaskRepository#ATTEMPT_LOG_SIZE}, with a note when
-	 * {@code attempts} (how many it had) is more. Nothing for a task that never failed: it has no log.
+	 * The task's story: its attempts as its log keeps them, the latest {@link TaskRepository#ATTEMPT_LOG_SIZE}, with
+	 * a note when {@code attempts} (how many it had) is more. Nothing for a task that never failed: it has no log.
 	 */
 	private static void attempts(List<Html> body, PageContext context, List<DeadTask.Attempt> log, int attempts) {
 		if (log.isEmpty()) {
