@@ -102,7 +102,7 @@ class BenchmarkSmokeIntegrationTests {
 		for (String page : List.of("overview", "ready", "ready-next", "ready-page-20", "scheduled", "running", "held",
 				"held-next", "dead", "dead-next", "dead-queue", "dead-rare-queue", "dead-queue-window", "task", "dead-task", "search-id",
 				"search-history-id", "search-dead-id", "search-unique-key", "search-ordering-key", "search-batch",
-				"dead-rare-text")) {
+				"search-dead-unique-key", "search-history-unique-key", "dead-rare-text")) {
 			assertThat(printed).containsPattern("RESULT W10 page=" + page + " p50=\\S+ms p95=\\S+ms max=\\S+ms");
 		}
 		assertThat(printed).contains("W10 statements whose plan reads a whole task, dead-letter or history table: ");
@@ -117,9 +117,9 @@ class BenchmarkSmokeIntegrationTests {
 	@Test
 	void badOptionsAreNamedWithTheUsage() {
 		ByteArrayOutputStream output = new ByteArrayOutputStream();
-		int exitCode = BenchmarkMain.run(new PrintStream(output, true, StandardCharsets.UTF_8), "--workloads=W11");
+		int exitCode = BenchmarkMain.run(new PrintStream(output, true, StandardCharsets.UTF_8), "--workloads=W12");
 		assertThat(exitCode).isEqualTo(2);
-		assertThat(output.toString(StandardCharsets.UTF_8)).contains("--workloads takes W1 to W10, but got 'W11'",
+		assertThat(output.toString(StandardCharsets.UTF_8)).contains("--workloads takes W1 to W11, but got 'W12'",
 				"Usage:");
 	}
 
