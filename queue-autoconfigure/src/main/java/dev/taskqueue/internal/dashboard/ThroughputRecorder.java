@@ -103,6 +103,7 @@ class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 		if (taken.isEmpty() && !pruning && !sampling) {
 			return; // nothing to write: no statement, so nothing learnt of the database (not "it is back")
 		}
+		long tried = System.nanoTime();
 		try {
 			if (sampling) {
 				for (QueueStats queue : this.queues.get()) {
@@ -120,7 +121,7 @@ class ThroughputRecorder implements TaskQueueListener, SmartLifecycle {
 				this.lastSampleMinute = minute;
 			}
 			this.warned = false;
-			this.outage.succeeded();
+			this.outage.succeeded(tried);
 		}
 		catch (RuntimeException ex) {
 			for (QueueCount count : taken.values()) {

@@ -94,12 +94,13 @@ class QueueGauges implements SmartLifecycle {
 	}
 
 	private void refreshQueues() {
+		long tried = System.nanoTime();
 		try {
 			Map<String, QueueStats> read = new ConcurrentHashMap<>();
 			for (QueueStats stats : this.operations.queueStats()) {
 				read.put(stats.queue(), stats);
 			}
-			this.outage.succeeded();
+			this.outage.succeeded(tried);
 			this.latest.replaceAll((queue, stats) -> read.getOrDefault(queue, EMPTY));
 			read.forEach((queue, stats) -> {
 				if (this.latest.put(queue, stats) == null) {

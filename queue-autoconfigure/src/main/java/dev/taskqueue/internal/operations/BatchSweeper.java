@@ -101,13 +101,14 @@ public class BatchSweeper implements SmartLifecycle {
 		if (!this.open && !slowLook) {
 			return;
 		}
+		long tried = System.nanoTime();
 		try {
 			sweep();
 			if (slowLook) {
 				this.lastSlowLook = System.nanoTime();
 				this.transactions.execute((status) -> this.batches.pruneFinished(this.keepFinished, 1000));
 			}
-			this.outage.succeeded();
+			this.outage.succeeded(tried);
 		}
 		catch (RuntimeException ex) {
 			// Tried again at the next slow look: a missing table or grant must not fill the log at the fast pace.

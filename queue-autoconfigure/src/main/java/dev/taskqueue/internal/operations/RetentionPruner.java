@@ -99,6 +99,7 @@ public class RetentionPruner implements SmartLifecycle {
 	 * @return how many dead letters, history rows and audit log entries were deleted
 	 */
 	public int prune() {
+		long tried = System.nanoTime();
 		try {
 			int dead = pruneAll(this.retention::pruneDead, this.deadLetters);
 			int completed = pruneAll(this.retention::pruneHistory, this.history);
@@ -113,7 +114,7 @@ public class RetentionPruner implements SmartLifecycle {
 				logger.debug("Deleted " + dead + " dead letters and " + audit + " audit log entries older than "
 						+ this.deadLetters + " and " + completed + " history rows older than " + this.history);
 			}
-			this.outage.succeeded();
+			this.outage.succeeded(tried);
 			return dead + completed + audit;
 		}
 		catch (RuntimeException ex) {

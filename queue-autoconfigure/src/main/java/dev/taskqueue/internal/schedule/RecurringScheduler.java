@@ -120,13 +120,14 @@ class RecurringScheduler implements SmartLifecycle {
 		long lastSeen = System.nanoTime();
 		while (this.running) {
 			Duration sleep = this.pollInterval;
+			long tried = System.nanoTime();
 			try {
 				sleep = runDue();
 				if (System.nanoTime() - lastSeen >= this.seenInterval.toNanos()) {
 					this.repository.seen(this.schedules.keySet());
 					lastSeen = System.nanoTime();
 				}
-				this.outage.succeeded();
+				this.outage.succeeded(tried);
 			}
 			catch (RuntimeException ex) {
 				if (!this.outage.failed("tick the recurring schedules", ex)) {

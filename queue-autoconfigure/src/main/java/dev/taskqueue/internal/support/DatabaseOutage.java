@@ -16,6 +16,9 @@ import org.springframework.transaction.TransactionSystemException;
  * {@link #failed} and each success to {@link #succeeded}; only the first failure of an outage is a WARN line, the
  * recovery one INFO line with the outage's duration, and the stack traces are at DEBUG.
  * <p>
+ * Only a try that began after the outage was noticed ends it: a statement sent just before the server went away may
+ * still answer after another loop saw the connection drop. Counting that answer as "back" said the outage twice.
+ * <p>
  * One per application context (a bean), so that each instance says it once, even with several in one JVM.
  */
 public final class DatabaseOutage {
@@ -47,10 +50,14 @@ public final class DatabaseOutage {
 		return true;
 	}
 
-	/** A background loop reached the database: an INFO line if that ends an outage. */
-	public void succeeded() {
+	/**
+	 * A background loop reached the database: an INFO line if that ends an outage.
+	 * @param triedAt when the try began ({@link System#nanoTime()}, taken before its first statement); a try begun
+	 * before the outage was noticed does not end it
+	 */
+	public void succeeded(long triedAt) {
 		long began = this.since.get();
-		if (began != NONE && this.since.compareAndSet(began, NONE)) {
+		if (began != NONE && triedAt - began > 0 && this.since.compareAndSet(began, NONE)) {
 			logger.info("TaskQueue reached the database again after an outage of "
 					+ Duration.ofNanos(System.nanoTime() - began).toMillis() + " ms");
 		}

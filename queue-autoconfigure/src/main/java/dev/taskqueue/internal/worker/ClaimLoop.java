@@ -95,6 +95,7 @@ final class ClaimLoop implements Runnable {
 	@Override
 	public void run() {
 		while (this.running.getAsBoolean()) {
+			long tried = System.nanoTime();
 			try {
 				this.outcomes.recordPending();
 				releasePaused();
@@ -105,7 +106,7 @@ final class ClaimLoop implements Runnable {
 					asked |= claim(this.queues.get((this.nextQueue + i) % this.queues.size()));
 				}
 				if (asked) { // a round that ran no statement learnt nothing of the database: not "it is back"
-					this.outage.succeeded();
+					this.outage.succeeded(tried);
 				}
 				this.wakeUp.await(this.limited.sleep(System.nanoTime()));
 			}

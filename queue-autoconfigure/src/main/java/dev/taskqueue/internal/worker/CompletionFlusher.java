@@ -83,6 +83,7 @@ final class CompletionFlusher implements Runnable {
 	private boolean write(List<Outcome.DeletePending> batch) {
 		Set<UUID> deleted = new HashSet<>();
 		List<ClaimedTask> given = new ArrayList<>(); // tasks the completions gave this worker to run
+		long tried = System.nanoTime();
 		try {
 			Map<UUID, List<ClaimedTask>> bySession = batch.stream()
 				.map(Outcome.DeletePending::task)
@@ -106,7 +107,7 @@ final class CompletionFlusher implements Runnable {
 			this.mailbox.putBack(batch);
 			return false;
 		}
-		this.outage.succeeded();
+		this.outage.succeeded(tried);
 		this.completer.run(given);
 		this.mailbox.written(batch);
 		this.outcomes.deleted(batch, deleted);

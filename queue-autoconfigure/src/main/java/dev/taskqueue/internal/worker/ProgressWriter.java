@@ -72,6 +72,7 @@ final class ProgressWriter {
 
 	/** Writes the latest reports, then deletes the progress of the attempts that ended. */
 	void write() {
+		long tried = System.nanoTime();
 		try {
 			List<ProgressRepository.Report> reports = new ArrayList<>(this.latest.size());
 			for (UUID id : this.latest.keySet()) {
@@ -88,7 +89,7 @@ final class ProgressWriter {
 			// A task may have ended after its report was taken: its row is written, then deleted right after.
 			this.repository.write(reports);
 			this.repository.delete(done);
-			this.outage.succeeded();
+			this.outage.succeeded(tried);
 		}
 		catch (RuntimeException ex) {
 			if (!this.outage.failed("write the progress of running tasks", ex)) {

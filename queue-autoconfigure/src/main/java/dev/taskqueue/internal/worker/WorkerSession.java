@@ -141,10 +141,11 @@ public class WorkerSession {
 	 * @return how many tasks of expired sessions were made ready again
 	 */
 	int beat() {
+		long tried = System.nanoTime();
 		try {
 			Set<String> handled = this.handledQueues.get();
 			Boolean alive = this.transactions.execute((status) -> this.sessions.heartbeat(this.id, handled));
-			this.outage.succeeded();
+			this.outage.succeeded(tried);
 			if (!Boolean.TRUE.equals(alive)) {
 				UUID lost = this.id;
 				open();
