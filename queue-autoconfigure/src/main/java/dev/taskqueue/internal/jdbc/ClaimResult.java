@@ -21,13 +21,15 @@ import org.jspecify.annotations.Nullable;
  * shown as they will be once claimed by the same session, should one fail
  * @param nextFairnessKey after a fair claim that listed fairness keys, the key the next one starts after
  * ({@code ""} for the first key); {@code null} after any other claim
+ * @param fairTenants after a fair claim that took tasks, the tenants with due tasks it found; {@code null} after any
+ * other claim
  */
 public record ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<ClaimedTask> handedOff,
-		Map<UUID, List<ClaimedTask>> following, @Nullable String nextFairnessKey) {
+		Map<UUID, List<ClaimedTask>> following, @Nullable String nextFairnessKey, @Nullable FairTenants fairTenants) {
 
 	public ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<ClaimedTask> handedOff,
 			Map<UUID, List<ClaimedTask>> following) {
-		this(claimed, completed, handedOff, following, null);
+		this(claimed, completed, handedOff, following, null, null);
 	}
 
 	public ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<ClaimedTask> handedOff) {
@@ -36,6 +38,16 @@ public record ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<C
 
 	public ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed) {
 		this(claimed, completed, List.of());
+	}
+
+	/**
+	 * The tenants of a queue with due tasks, as a fair claim or the fairness probe found them (docs/fairness.md).
+	 *
+	 * @param count the fairness keys with due tasks, plus one when tasks without a key are due among the queue's
+	 * first ones; counted as far as the reader needs (a fair claim lists at most as many keys as it claims tasks)
+	 * @param soleKey with a count of 1, the key when the tenant is one: the worker then claims in the queue's order
+	 */
+	public record FairTenants(int count, @Nullable String soleKey) {
 	}
 
 }

@@ -51,13 +51,16 @@ final class ClaimRows {
 
 	/**
 	 * Reads the rows of a fair claim (TaskClaims), whose column {@code nextKeyColumn} is the key the next one starts
-	 * after; with {@code folded}, those of its fold with completions, read like {@link #claimResult}.
+	 * after, followed by the tenants it found and its first key; with {@code folded}, those of its fold with
+	 * completions, read like {@link #claimResult}.
 	 */
 	static ClaimResult fairResult(ResultSet rows, int nextKeyColumn, boolean folded) throws SQLException {
 		List<ClaimedTask> claimed = new ArrayList<>();
 		Set<UUID> completed = new HashSet<>();
 		List<ClaimedTask> handedOff = new ArrayList<>();
 		String nextKey = null;
+		int tenants = -1;
+		String soleKey = null;
 		while (rows.next()) {
 			if (folded && rows.getBoolean(14)) {
 				completed.add(rows.getObject(1, UUID.class));
@@ -65,9 +68,14 @@ final class ClaimRows {
 			}
 			String key = rows.getString(nextKeyColumn);
 			nextKey = (key != null) ? key : nextKey;
+			int found = rows.getInt(nextKeyColumn + 1);
+			tenants = rows.wasNull() ? tenants : found;
+			String first = rows.getString(nextKeyColumn + 2);
+			soleKey = (first != null) ? first : soleKey;
 			(folded && rows.getBoolean(15) ? handedOff : claimed).add(claimedTask(rows));
 		}
-		return new ClaimResult(claimed, completed, handedOff, Map.of(), nextKey);
+		return new ClaimResult(claimed, completed, handedOff, Map.of(), nextKey,
+				(tenants < 0) ? null : new ClaimResult.FairTenants(tenants, (tenants == 1) ? soleKey : null));
 	}
 
 	/**

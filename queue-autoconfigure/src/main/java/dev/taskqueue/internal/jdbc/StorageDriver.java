@@ -39,27 +39,31 @@ enum StorageDriver {
 			          t.claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers, t.ordering_key, t.bucket%3$s
 			""";
 
-	// What the fair claim's take returns after the task's columns: the key its next claim starts after.
-	private static final String NEXT_KEY = ",\n          (SELECT max(next_key) FROM ready) AS next_key";
+	// What the fair claim's take returns after the task's columns: the key its next claim starts after, how many
+	// tenants it found with due tasks (the keys it listed, and the tasks without a key if it took one) and, when it
+	// listed one key, that key (the worker goes back to the plain claim while one tenant has due tasks).
+	private static final String NEXT_KEY = ",\n          (SELECT max(next_key) FROM ready) AS next_key,"
+			+ " (SELECT max(tenants) FROM ready) AS tenants, (SELECT max(sole_key) FROM ready) AS sole_key";
 
 	// The fair claim (docs/fairness.md), for a queue whose waiting tasks have fairness keys: round-robin across the
 	// keys with due tasks, from the key after :after (the last one the previous fair claim of this instance listed),
 	// wrapping around. Tasks without a key take one turn of the round as one more key, listed where the round wraps.
 	// - later, earlier: a loose index scan of taskqueue_task_fair_idx (one probe per key), the keys after :after,
-	//   then from the first one to :after; each is read only as far as "keys" pulls it: at most :limit + 1 entries,
-	//   the last only to learn whether a key is due beyond the ones listed.
+	//   then from the first one to :after; each is read only as far as "keys" pulls it: at most :limit + 1 entries
+	//   (3 for a claim of 1), the last only to learn whether a key is due beyond the ones listed.
 	// - share: each listed key's share of :limit, n = :limit / c with c the keys listed (at most :limit), at least 1,
 	//   and one more for the first r = :limit % keys listed, so that the shares add up to :limit and the
 	//   remainder goes round with the start; 0 when the session has expired, which then claims and locks nothing.
-	// - picked: each listed key's first tasks in claim order, from its own range of the index, and the first tasks
-	//   without a key among the bucket's :limit first ready ones (those come from the ready index, which also holds
-	//   the keyed tasks: looking further would cost a heap visit per keyed task passed). Each branch locks what it
-	//   takes; at most :limit rows in all, the sum of the shares.
+	// - keyed, unkeyed (picked): each listed key's first tasks in claim order, from its own range of the index, and
+	//   the first tasks without a key among the bucket's :limit first ready ones (those come from the ready index,
+	//   which also holds the keyed tasks: looking further would cost a heap visit per keyed task passed). Each branch
+	//   locks what it takes; at most :limit rows in all, the sum of the shares.
 	// - filled: when the keys had fewer than their shares, the rest of :limit from the bucket's head in claim order,
 	//   whatever its key: the keys that have more get it, so a fair claim is as full as a plain one.
 	// Each row carries the last key listed, for the next claim's :after ('' for the turn of the tasks without a key,
-	// and when the claim starts from the first key), or NULL when no key has due tasks: the worker then goes back to
-	// the plain claim. Rows are locked only when taken, as in READY.
+	// and when the claim starts from the first key), or NULL when no key has due tasks; the tenants with due tasks it
+	// found (the keys listed, one more if it took tasks without a key) and the first key listed: with one tenant the
+	// worker goes back to the plain claim (worker/FairShares). Rows are locked only when taken, as in READY.
 	// Parameters: 1 queue, 2 after; 3 queue; 4 queue; 5 queue, 6 after; 7 after, 8 limit; 9 limit, 10 limit,
 	// 11 limit, 12 session; 13 queue; 14 queue, 15 bucket, 16 limit; 17 queue, 18 bucket, 19 limit.
 	private static final String READY_FAIR = """
@@ -89,21 +93,21 @@ enum StorageDriver {
 			            SELECT '', 1
 			            UNION ALL
 			            SELECT k, 2 FROM earlier WHERE k <= ?) listed
-			        LIMIT ? + 1),
+			        LIMIT greatest(?, 2) + 1),
 			    share AS MATERIALIZED (
 			        SELECT (? / c) * alive AS n, mod(?, c) * alive AS r, c
 			        FROM (SELECT greatest(least(count(*), ?), 1) AS c,
 			                     CASE WHEN EXISTS (SELECT 1 FROM %2$s s WHERE s.id = ?) THEN 1 ELSE 0 END AS alive
 			              FROM keys) counted),
-			    picked AS MATERIALIZED (
+			    keyed AS MATERIALIZED (
 			        SELECT p.id FROM keys CROSS JOIN LATERAL (
 			            SELECT id FROM %1$s
 			            WHERE queue = ? AND fairness_key = keys.k AND claimed_by IS NULL AND run_at <= now()
 			            ORDER BY priority DESC, run_at, id
 			            LIMIT (SELECT n + CASE WHEN keys.pos <= r THEN 1 ELSE 0 END FROM share)
 			            %3$s) p
-			        WHERE keys.part <> 1 AND keys.pos <= (SELECT c FROM share)
-			        UNION ALL
+			        WHERE keys.part <> 1 AND keys.pos <= (SELECT c FROM share)),
+			    unkeyed AS MATERIALIZED (
 			        SELECT id FROM (
 			            SELECT id FROM %1$s
 			            WHERE id = ANY(ARRAY(
@@ -117,7 +121,8 @@ enum StorageDriver {
 			                    LIMIT (SELECT n + CASE WHEN (SELECT pos FROM keys WHERE part = 1) <= r THEN 1 ELSE 0 END
 			                           FROM share)))
 			              AND claimed_by IS NULL
-			            %3$s) unkeyed),
+			            %3$s) turn),
+			    picked AS MATERIALIZED (SELECT id FROM keyed UNION ALL SELECT id FROM unkeyed),
 			    filled AS MATERIALIZED (
 			        SELECT id FROM %1$s
 			        WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND run_at <= now()
@@ -128,8 +133,25 @@ enum StorageDriver {
 			        %3$s)
 			    SELECT id, (SELECT CASE WHEN EXISTS (SELECT 1 FROM keys WHERE part <> 1)
 			                            THEN (SELECT k FROM keys WHERE pos <= (SELECT c FROM share)
-			                                  ORDER BY pos DESC LIMIT 1) END) AS next_key
+			                                  ORDER BY pos DESC LIMIT 1) END) AS next_key,
+			           (SELECT count(*) FROM keys WHERE part <> 1)
+			               + (SELECT count(*) FROM (SELECT 1 FROM unkeyed LIMIT 1) one) AS tenants,
+			           (SELECT min(k) FROM keys WHERE part <> 1) AS sole_key
 			    FROM (SELECT id FROM picked UNION ALL SELECT id FROM filled) taken)
+			""";
+
+	// The claim of one fairness key's first tasks in claim order, from its range of taskqueue_task_fair_idx: the tasks
+	// of a key that showed up beside the one key a queue claims in its order (worker/FairShares). A statement as
+	// small as READY, planned as cheaply: it runs for each such key.
+	// Parameters: 1 queue, 2 key, 3 session, 4 limit.
+	private static final String READY_KEY = """
+			ready AS MATERIALIZED (
+			    SELECT id FROM %1$s
+			    WHERE queue = ? AND fairness_key = ? AND claimed_by IS NULL AND run_at <= now()
+			      AND EXISTS (SELECT 1 FROM %2$s s WHERE s.id = ?)
+			    ORDER BY priority DESC, run_at, id
+			    LIMIT ?
+			    %3$s)
 			""";
 
 	// In the statements below, %3$s is the driver's lock on the rows each branch reads.
@@ -262,6 +284,11 @@ enum StorageDriver {
 	/** The "ready" CTE of a fair claim, see READY_FAIR. */
 	String readyFair(TaskTables tables) {
 		return READY_FAIR.formatted(tables.task(), tables.session(), this.rowLock);
+	}
+
+	/** The "ready" CTE of the claim of one fairness key's tasks, see READY_KEY. */
+	String readyKey(TaskTables tables) {
+		return READY_KEY.formatted(tables.task(), tables.session(), this.rowLock);
 	}
 
 	/** {@link #takeReady} of a fair claim: it also returns the key the next fair claim starts after, column 14. */

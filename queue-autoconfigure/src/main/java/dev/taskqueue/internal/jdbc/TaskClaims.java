@@ -32,7 +32,8 @@ final class TaskClaims {
 
 	// The end of the fold: the claimed tasks, then the ids of the completed ones (done = true), then, with ordered
 	// keys, the next tasks of their keys handed off to the claiming session (handed = true). %1$s: what a fair claim
-	// adds to each row, the key its next claim starts after (", next_key" here, ", NULL" in the rows below).
+	// adds to each row, the key its next claim starts after, the tenants and the first key it found (", next_key, ..."
+	// here, ", NULL, ..." in the rows below).
 	private static final String CLAIMED_AND_COMPLETED = """
 			SELECT id, queue, payload, priority, attempt, enqueued_at, run_at, claimed_at, claimed_by, last_error, headers,
 			       ordering_key, bucket, false AS done, false AS handed%1$s
@@ -70,6 +71,9 @@ final class TaskClaims {
 	/** The fair claim (StorageDriver's READY_FAIR), plain and folded with completions like completeAndClaim. */
 	final String claimFair;
 
+	/** The claim of one fairness key's tasks (StorageDriver's READY_KEY). */
+	final String claimKey;
+
 	final String completeAndClaimFair;
 
 	/** Whether the fold hands the next task of a completed task's key off to the claiming session. */
@@ -106,8 +110,10 @@ final class TaskClaims {
 		this.completeAndClaim = folded(completed, ready, take, end);
 		this.completeAndClaimAfter = folded(completed, readyAfter, take, end);
 		this.claimFair = "WITH " + driver.readyFair(tables) + driver.takeFair(tables);
-		// The fold's rows carry the next key as a 16th column, after done and handed.
-		String fairEnd = CLAIMED_AND_COMPLETED.formatted(", next_key") + rest.formatted(", NULL");
+		this.claimKey = "WITH " + driver.readyKey(tables) + take;
+		// The fold's rows carry the next key, the tenants and the first key as columns 16-18, after done and handed.
+		String fairEnd = CLAIMED_AND_COMPLETED.formatted(", next_key, tenants, sole_key")
+				+ rest.formatted(", NULL, NULL, NULL");
 		this.completeAndClaimFair = folded(completed, driver.readyFair(tables), driver.takeFair(tables), fairEnd);
 	}
 
@@ -197,6 +203,17 @@ final class TaskClaims {
 			bindCompletions(statement, connection, completions, queue, session);
 			ClaimRows.bindFairClaim(statement, firstOfClaim(), queue, bucket, session, limit, after);
 		}, (rows) -> ClaimRows.fairResult(rows, 16, true));
+	}
+
+	/** Claims up to {@code limit} due tasks of {@code queue} with fairness key {@code key}, in claim order. */
+	List<ClaimedTask> claimKey(String queue, String key, UUID session, int limit) {
+		return this.statements.query(this.claimKey, (statement, connection) -> {
+			statement.setString(1, queue);
+			statement.setString(2, key);
+			statement.setObject(3, session);
+			statement.setInt(4, limit);
+			statement.setObject(5, session);
+		}, ClaimRows::claimedTasks);
 	}
 
 	/** Binds COMPLETED and, with ordered keys, the hand-off to the claiming session of tasks of {@code queue}. */

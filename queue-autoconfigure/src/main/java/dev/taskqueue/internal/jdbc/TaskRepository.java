@@ -142,6 +142,58 @@ public class TaskRepository {
 
 	private final String hasFairnessKeys;
 
+	// The tenants of a queue with due tasks, counted up to 2 (docs/fairness.md), and the first key with due tasks.
+	// For a queue that never used a key, one probe of taskqueue_task_fair_idx that finds nothing, and nothing else
+	// (CASE runs only the branch it reaches). With one key, a probe for a due key after it (one descent of the same
+	// index past the first key's range), then whether tasks without a key are due among the bucket's :window first
+	// ready ones, as far as a fair claim of :window would see them.
+	// Parameters: 1 queue; 2 queue; 3 queue, 4 bucket, 5 window.
+	static final String FAIR_TENANTS = """
+			WITH f AS MATERIALIZED (
+			    SELECT (SELECT fairness_key FROM %1$s
+			            WHERE queue = ? AND fairness_key IS NOT NULL AND claimed_by IS NULL AND run_at <= now()
+			            ORDER BY fairness_key LIMIT 1) AS k)
+			SELECT f.k, CASE
+			    WHEN f.k IS NULL THEN 0
+			    WHEN EXISTS (SELECT 1 FROM %1$s
+			                 WHERE queue = ? AND fairness_key > f.k AND claimed_by IS NULL AND run_at <= now()) THEN 2
+			    WHEN EXISTS (SELECT 1 FROM (
+			                     SELECT fairness_key FROM %1$s
+			                     WHERE queue = ? AND bucket = ? AND claimed_by IS NULL AND run_at <= now()
+			                     ORDER BY priority DESC, run_at, id
+			                     LIMIT ?) head
+			                 WHERE head.fairness_key IS NULL) THEN 2
+			    ELSE 1 END
+			FROM f
+			""";
+
+	private final String fairTenants;
+
+	// The next key after :after (round-robin, wrapping) other than :key with due tasks, in a queue whose claims are
+	// plain while :key is its one tenant; NULL when there is none. The ranges of taskqueue_task_fair_idx between :after
+	// and :key, after both, from the first key to :key, then after :key: each step only when the one before found
+	// nothing, and none reads :key's range, whose start the entries of its claimed tasks crowd until VACUUM.
+	// Parameters: 1 queue, 2 after, 3 key; 4 queue, 5 after, 6 key; 7 queue, 8 key; 9 queue, 10 key.
+	private static final String OTHER_FAIRNESS_KEY = """
+			SELECT COALESCE(
+			    (SELECT fairness_key FROM %1$s
+			     WHERE queue = ? AND fairness_key > ? AND fairness_key < ? AND claimed_by IS NULL AND run_at <= now()
+			     ORDER BY fairness_key LIMIT 1),
+			    (SELECT fairness_key FROM %1$s
+			     WHERE queue = ? AND fairness_key > greatest(CAST(? AS text), CAST(? AS text)) AND claimed_by IS NULL
+			       AND run_at <= now()
+			     ORDER BY fairness_key LIMIT 1),
+			    (SELECT fairness_key FROM %1$s
+			     WHERE queue = ? AND fairness_key IS NOT NULL AND fairness_key < ? AND claimed_by IS NULL
+			       AND run_at <= now()
+			     ORDER BY fairness_key LIMIT 1),
+			    (SELECT fairness_key FROM %1$s
+			     WHERE queue = ? AND fairness_key > ? AND claimed_by IS NULL AND run_at <= now()
+			     ORDER BY fairness_key LIMIT 1))
+			""";
+
+	private final String otherFairnessKey;
+
 	private final String retryLater, moveToDead, releaseUnstarted, giveBackAtShutdown, keepResult, wasCancelled,
 			endCancelled;
 
@@ -174,6 +226,8 @@ public class TaskRepository {
 		this.completions = new TaskCompletions(this.statements, tables, history, this.ordered);
 		this.keyHandOffs = new KeyHandOffs(this.statements, tables, driver);
 		this.hasFairnessKeys = HAS_FAIRNESS_KEYS.formatted(tables.task());
+		this.fairTenants = FAIR_TENANTS.formatted(tables.task());
+		this.otherFairnessKey = OTHER_FAIRNESS_KEY.formatted(tables.task());
 		this.retryLater = RETRY_LATER.formatted(tables.task(), AttemptLog.append("t", tables, ":outcome", ":error"));
 		this.moveToDead = moveToDead(tables, "");
 		this.releaseUnstarted = RELEASE_UNSTARTED.formatted(tables.task());
@@ -228,6 +282,51 @@ public class TaskRepository {
 	public boolean hasFairnessKeys(String queue) {
 		return this.statements.query(this.hasFairnessKeys, (statement, connection) -> statement.setString(1, queue),
 				(rows) -> rows.next() && rows.getBoolean(1));
+	}
+
+	/**
+	 * The tenants of {@code queue} with due tasks, counted up to 2: its fairness keys and, with one key, the tasks
+	 * without a key due among the first {@code window} ready ones of {@code bucket}; with one, the key.
+	 */
+	public ClaimResult.FairTenants fairTenants(String queue, int bucket, int window) {
+		return this.statements.query(this.fairTenants, (statement, connection) -> {
+			statement.setString(1, queue);
+			statement.setString(2, queue);
+			statement.setString(3, queue);
+			statement.setInt(4, bucket);
+			statement.setInt(5, window);
+		}, (rows) -> {
+			rows.next();
+			int count = rows.getInt(2);
+			return new ClaimResult.FairTenants(count, (count == 1) ? rows.getString(1) : null);
+		});
+	}
+
+	/**
+	 * The next fairness key after {@code after} (round-robin) other than {@code key} with due tasks in {@code queue},
+	 * or {@code null} when there is none.
+	 */
+	public @Nullable String otherFairnessKey(String queue, String key, String after) {
+		return this.statements.query(this.otherFairnessKey, (statement, connection) -> {
+			statement.setString(1, queue);
+			statement.setString(2, after);
+			statement.setString(3, key);
+			statement.setString(4, queue);
+			statement.setString(5, after);
+			statement.setString(6, key);
+			statement.setString(7, queue);
+			statement.setString(8, key);
+			statement.setString(9, queue);
+			statement.setString(10, key);
+		}, (rows) -> rows.next() ? rows.getString(1) : null);
+	}
+
+	/**
+	 * Claims up to {@code limit} due tasks of {@code queue} with fairness key {@code key} for {@code session}, in
+	 * claim order; nothing when the session no longer exists.
+	 */
+	public List<ClaimedTask> claimKey(String queue, String key, UUID session, int limit) {
+		return this.claims.claimKey(queue, key, session, limit);
 	}
 
 	/**

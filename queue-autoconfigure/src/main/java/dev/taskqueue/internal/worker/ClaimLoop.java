@@ -3,6 +3,7 @@ package dev.taskqueue.internal.worker;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -108,7 +109,7 @@ final class ClaimLoop implements Runnable {
 				if (asked) { // a round that ran no statement learnt nothing of the database: not "it is back"
 					this.outage.succeeded(tried);
 				}
-				this.wakeUp.await(this.limited.sleep(System.nanoTime()));
+				this.wakeUp.await(sleep(System.nanoTime()));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -133,6 +134,22 @@ final class ClaimLoop implements Runnable {
 	}
 
 	/**
+	 * How long to wait for a wake-up: the limited queues' sleep, but no longer than until a queue claimed in its order
+	 * while one fairness key has due tasks owes an ask for another key: a round skipped it because it came too soon
+	 * after the last (the wake-up it skipped may have been an enqueue of another key), or the last found one.
+	 */
+	private Duration sleep(long now) {
+		Duration sleep = this.limited.sleep(now);
+		for (QueueState queue : this.queues) {
+			long owed = queue.fairness.watchOwedIn(now);
+			if (owed >= 0 && Duration.ofNanos(owed).compareTo(sleep) < 0) {
+				sleep = Duration.ofNanos(owed);
+			}
+		}
+		return sleep;
+	}
+
+	/**
 	 * Gives back the claimed tasks that have not started of the queues paused here or, by heartbeat, elsewhere, and
 	 * has the mailbox write what waits for their claims.
 	 */
@@ -150,11 +167,33 @@ final class ClaimLoop implements Runnable {
 		// A queue that claims only what it starts at once claims no more than the pool leaves threads for now.
 		int free = (queue.capacity() == queue.spec.settings().concurrency())
 				? Math.min(queue.toClaim(), this.handlers.freeThreads()) : queue.toClaim();
-		if (free <= 0 || !this.running.getAsBoolean() || this.session.isPaused(queue.name())) {
+		if (!this.running.getAsBoolean() || this.session.isPaused(queue.name())) {
 			return false; // a paused queue claims nothing until it is resumed, here or (by heartbeat) elsewhere
 		}
-		UUID sessionId = this.session.id();
 		long started = System.nanoTime();
+		boolean asked = false;
+		if (!queue.spec.settings().limits().any() && queue.fairness.mayWatch(started)) {
+			// One key's tasks claimed in the queue's order: has another key due tasks? Asked also when the queue has
+			// no room, so that a tenant that shows up need not wait for the tasks claimed ahead of it.
+			String sole = Objects.requireNonNull(queue.fairness.soleKey());
+			queue.fairness.watched(started);
+			asked = true;
+			// Without room, a claim of at most one task a thread beyond it, until the threads caught up.
+			int room = (free > 0) ? free
+					: queue.capacity() + queue.spec.settings().concurrency() - queue.inFlight.get();
+			String other = (room > 0) ? this.tasks.otherFairnessKey(queue.name(), sole, queue.fairness.roundStart())
+					: null;
+			if (room > 0) {
+				queue.fairness.found(other, started);
+			}
+			if (other != null) {
+				free -= claimKey(queue, other, Math.max(1, room / 2), started);
+			}
+		}
+		if (free <= 0) {
+			return asked;
+		}
+		UUID sessionId = this.session.id();
 		// Each claim reads another bucket first (round-robin), so that instances spread over the buckets' heads.
 		int bucket = queue.positions.nextBucket();
 		if (queue.spec.settings().limits().any()) {
@@ -167,8 +206,8 @@ final class ClaimLoop implements Runnable {
 					true);
 			return true;
 		}
-		if (queue.fairness.mayProbe(started)) { // once a second while plain: one probe of the keyed tasks' index
-			queue.fairness.probed(this.tasks.hasFairnessKeys(queue.name()), started);
+		if (queue.fairness.mayProbe(started)) { // once a second: one probe of the keyed tasks' index while it has none
+			queue.fairness.probed(this.tasks.fairTenants(queue.name(), bucket, free), started);
 		}
 		String fairAfter = queue.fairness.after();
 		// A fair claim reads from the heads, and keeps out of the positions' timings of the plain one's.
@@ -191,6 +230,29 @@ final class ClaimLoop implements Runnable {
 			handOver(queue, bucket, more, true, again, more.size() == rest, false);
 		}
 		return true;
+	}
+
+	/**
+	 * The claim of up to {@code limit} tasks of fairness key {@code key}, which showed up beside the one key the queue
+	 * claims in its order: its turn of the round, handed to the threads before the tasks claimed ahead. The other
+	 * key's share is left to the plain claim that follows. Returns how many it took.
+	 */
+	private int claimKey(QueueState queue, String key, int limit, long now) {
+		UUID sessionId = this.session.id();
+		List<ClaimedTask> claimed = this.ownTransactions
+			.execute((status) -> this.tasks.claimKey(queue.name(), key, sessionId, limit))
+			.stream()
+			.sorted(CLAIM_ORDER)
+			.toList();
+		queue.fairness.turnTaken(key, !claimed.isEmpty(), now);
+		if (this.session.isPaused(queue.name())) {
+			this.outcomes.release(claimed);
+			this.releaseUnstarted.accept(queue.name());
+		}
+		else {
+			this.handlers.submit(queue, claimed, true);
+		}
+		return claimed.size();
 	}
 
 	/**

@@ -1,29 +1,57 @@
 package dev.taskqueue.internal.worker;
 
 import java.time.Duration;
-import java.util.List;
 
 import dev.taskqueue.internal.jdbc.ClaimResult;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Whether the claim loop claims a queue fairly (docs/fairness.md), and from which fairness key: one per queue, used
- * by the claim loop's thread only. A queue starts with the plain claim, in the queue's order, and that statement
- * stays exactly as it is while no task of the queue has a fairness key: once a second the loop asks the partial
- * index of keyed tasks whether the queue has any ({@link #mayProbe}), one index probe that finds nothing in such a
- * queue. Once it has, the loop claims with the fair claim, each starting after the key the previous one listed last,
- * until a fair claim takes tasks and finds no key with due tasks: then back to the plain claim, and to the probe.
+ * by the claim loop's thread only. The fair claim is needed only while two tenants (keys, or the tasks without one)
+ * have due tasks; with one, the queue's order is that tenant's, and the plain claim takes it at the plain claim's
+ * cost. So a queue is in one of three states:
+ * <ul>
+ * <li><em>plain</em>: no key has due tasks. Its claim statement stays exactly as it is; once a second the loop asks
+ * the partial index of keyed tasks for the queue's tenants ({@link #mayProbe}), one index probe that finds nothing
+ * in a queue that never uses a key.</li>
+ * <li><em>one key</em> ({@link #soleKey}): the plain claim, and at most every {@link #WATCH_INTERVAL} (also when
+ * the queue has no room), one probe for the next other key with due tasks, round-robin from {@link #roundStart}
+ * ({@link #mayWatch}); when there is one, a claim of its first tasks, which go to the threads first, the plain claim
+ * for the rest, and at once the next ask ({@link #turnTaken}).</li>
+ * <li><em>fair</em> ({@link #after}): the fair claim, each starting after the key the previous one listed last,
+ * until one finds a single tenant.</li>
+ * </ul>
+ * Besides, the once-a-second probe of the tenants runs in every state and sets the state it finds, except that a
+ * queue with one key goes fair only when for a second every ask found another key: while the others' tasks are
+ * claimed as they show up, the asks serve them sooner than fair claims, which queue them behind the tasks claimed
+ * ahead.
  */
 final class FairShares {
 
-	/** How often a queue claimed in its plain order asks whether tasks with a fairness key wait. */
+	/** How often the loop counts a queue's tenants with due tasks. */
 	static final Duration PROBE_INTERVAL = Duration.ofSeconds(1);
+
+	/** How often, at most, a queue claimed in its order while one key has due tasks asks for another key. */
+	static final Duration WATCH_INTERVAL = Duration.ofMillis(2);
 
 	/** The key the next fair claim starts after ({@code ""} for the first); {@code null} while claims are plain. */
 	private @Nullable String after;
 
+	/** The one key with due tasks while claims are plain and it has some; {@code null} when no key has. */
+	private @Nullable String soleKey;
+
+	/** Where the round of keys stopped, kept while claims are plain for the next fair claim. */
+	private String lastKey = "";
+
 	private long nextProbe;
+
+	private long nextWatch;
+
+	/** Whether a round skipped the ask for another key because it came too soon: then it is owed at nextWatch. */
+	private boolean owed;
+
+	/** When, while one key is claimed in the queue's order, an ask last found no other key (or the state began). */
+	private long lastNoOther;
 
 	private boolean probed;
 
@@ -32,33 +60,108 @@ final class FairShares {
 		return this.after;
 	}
 
-	/** Whether a plain-claiming queue should ask for keyed tasks now, {@code now} from {@link System#nanoTime()}. */
-	boolean mayProbe(long now) {
-		return this.after == null && (!this.probed || now - this.nextProbe >= 0);
+	/** The one key with due tasks of a queue claimed in its order, or {@code null}. */
+	@Nullable String soleKey() {
+		return this.soleKey;
 	}
 
-	/** What the probe found: whether the queue has waiting tasks with a fairness key. */
-	void probed(boolean keyed, long now) {
+	/** Whether to count the queue's tenants now, {@code now} from {@link System#nanoTime()}. */
+	boolean mayProbe(long now) {
+		return !this.probed || now - this.nextProbe >= 0;
+	}
+
+	/** What the count of the tenants found (at most 2): the state it sets. */
+	void probed(ClaimResult.FairTenants tenants, long now) {
 		this.probed = true;
 		this.nextProbe = now + PROBE_INTERVAL.toNanos();
-		if (keyed) {
-			this.after = "";
+		if (tenants.count() >= 2) {
+			if (this.soleKey != null && now - this.lastNoOther < PROBE_INTERVAL.toNanos()) {
+				return; // the other keys' tasks come and go, each claimed as it shows up: the one key stays in order
+			}
+			this.soleKey = null;
+			if (this.after == null) {
+				this.after = this.lastKey;
+			}
+		}
+		else {
+			toSoleKey(tenants.soleKey(), now);
 		}
 	}
 
-	/** What a fair claim did: where the next one starts, or back to the plain claim when it found no key. */
+	/**
+	 * Whether a queue claimed in its order while one key has due tasks should ask for another key now; when it is too
+	 * soon, the ask is owed ({@link #watchOwedIn}).
+	 */
+	boolean mayWatch(long now) {
+		if (this.after != null || this.soleKey == null) {
+			return false;
+		}
+		boolean may = now - this.nextWatch >= 0;
+		this.owed |= !may;
+		return may;
+	}
+
+	/**
+	 * In how many nanoseconds from {@code now} ({@link System#nanoTime()}) a queue claimed in its order while one key
+	 * has due tasks owes an ask for another key (0 when at once), or -1 when it owes none.
+	 */
+	long watchOwedIn(long now) {
+		return (this.owed && this.after == null && this.soleKey != null) ? Math.max(0, this.nextWatch - now) : -1;
+	}
+
+	/** The loop asked for another key now: the next ask comes {@link #WATCH_INTERVAL} later. */
+	void watched(long now) {
+		this.nextWatch = now + WATCH_INTERVAL.toNanos();
+		this.owed = false;
+	}
+
+	/** The key the ask for another key starts after, while one key is claimed in the queue's order. */
+	String roundStart() {
+		return this.lastKey;
+	}
+
+	/**
+	 * The loop claimed tasks of {@code key}, found beside the one key: the round goes on and, if it {@code took} some,
+	 * the next ask is owed at once.
+	 */
+	void turnTaken(String key, boolean took, long now) {
+		this.lastKey = key;
+		if (took) {
+			this.nextWatch = now;
+			this.owed = true;
+		}
+	}
+
+	/** What a fair claim did: where the next one starts, or back to the plain claim when it found one tenant. */
 	void claimed(ClaimResult result, long now) {
 		if (this.after == null) {
 			return;
 		}
-		List<ClaimedTask> taken = result.claimed();
 		if (result.nextFairnessKey() != null) {
-			this.after = result.nextFairnessKey();
+			this.lastKey = result.nextFairnessKey();
 		}
-		else if (!taken.isEmpty() || !result.handedOff().isEmpty()) {
-			// It took tasks, and none of a key: the keyed tasks are gone (or not due yet, which the probe finds again).
-			this.after = null;
-			this.nextProbe = now + PROBE_INTERVAL.toNanos();
+		this.after = this.lastKey;
+		ClaimResult.FairTenants tenants = result.fairTenants();
+		if (tenants != null && tenants.count() <= 1) {
+			// Took tasks of one tenant: its order is the queue's (or no key is due, which the probe finds again).
+			toSoleKey(tenants.soleKey(), now);
+			this.nextWatch = now;
+		}
+	}
+
+	/** Plain claims, and with {@code key} the asks for another key. */
+	private void toSoleKey(@Nullable String key, long now) {
+		if (this.soleKey == null || this.after != null) {
+			this.lastNoOther = now;
+		}
+		this.after = null;
+		this.soleKey = key;
+	}
+
+	/** What the ask for another key found: nothing (then the queue stays in its order), or a key to claim. */
+	void found(@Nullable String other, long now) {
+		if (other == null) {
+			this.lastNoOther = now;
 		}
 	}
 

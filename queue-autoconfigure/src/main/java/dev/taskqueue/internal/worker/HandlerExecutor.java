@@ -64,11 +64,25 @@ final class HandlerExecutor implements HandlerThread.Pool {
 
 	/** Hands claimed {@code tasks} of {@code queue}, in the order they are to run, to its handler threads. */
 	void submit(QueueState queue, List<ClaimedTask> tasks) {
-		for (ClaimedTask task : tasks) {
+		submit(queue, tasks, false);
+	}
+
+	/**
+	 * Hands claimed {@code tasks} of {@code queue}, in the order they are to run, to its handler threads: after the
+	 * tasks waiting for a thread, or with {@code first} before them.
+	 */
+	void submit(QueueState queue, List<ClaimedTask> tasks, boolean first) {
+		for (int i = 0; i < tasks.size(); i++) {
+			ClaimedTask task = tasks.get(first ? tasks.size() - 1 - i : i);
 			queue.inFlight.incrementAndGet();
 			this.inFlight.incrementAndGet();
 			this.unstarted.put(task.id(), task);
-			queue.waiting.add(task);
+			if (first) {
+				queue.waiting.addFirst(task);
+			}
+			else {
+				queue.waiting.add(task);
+			}
 		}
 		startRunners(queue);
 	}

@@ -1,8 +1,8 @@
 package dev.taskqueue.internal.worker;
 
 import java.time.Duration;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.Deque;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -32,8 +32,11 @@ final class QueueState {
 	/** Claimed tasks, from claim until their outcome is settled. */
 	final AtomicInteger inFlight = new AtomicInteger();
 
-	/** Claimed tasks waiting for a handler thread, in claim order. */
-	final Queue<ClaimedTask> waiting = new ConcurrentLinkedQueue<>();
+	/**
+	 * Claimed tasks waiting for a handler thread, in claim order, except a fair claim's for a tenant that showed up
+	 * beside the one claimed in the queue's order, which go first (docs/fairness.md).
+	 */
+	final Deque<ClaimedTask> waiting = new ConcurrentLinkedDeque<>();
 
 	/** Permits to run handler threads: at most {@code concurrency} at once. */
 	final Semaphore running;

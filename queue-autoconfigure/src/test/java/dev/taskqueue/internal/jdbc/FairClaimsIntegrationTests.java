@@ -81,13 +81,17 @@ class FairClaimsIntegrationTests {
 			result.claimed().forEach((task) -> assertThat(claimed.add(task.id())).isTrue());
 			after = result.nextFairnessKey();
 			assertThat(after).isNotNull();
+			assertThat(result.fairTenants()).as("11 keys, all listed").isEqualTo(new ClaimResult.FairTenants(11, null));
 		}
 		// Every small task within the first 50 claims of 12 (600 tasks); in the queue's order, the last would be the
 		// 5,500th.
 		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE fairness_key LIKE 'small-%' "
 				+ "AND claimed_by IS NULL", Integer.class)).isZero();
+		assertThat(tasks.fairTenants("fair", 0, 12)).isEqualTo(new ClaimResult.FairTenants(1, "big"));
 		ClaimResult onlyBig = claimFair("fair", 12, after);
 		assertThat(byTenant(onlyBig.claimed())).isEqualTo(Map.of("big", 12));
+		assertThat(onlyBig.fairTenants()).as("one tenant: the worker claims in the queue's order")
+			.isEqualTo(new ClaimResult.FairTenants(1, "big"));
 		onlyBig.claimed().forEach((task) -> assertThat(claimed.add(task.id())).isTrue());
 		while (true) {
 			ClaimResult result = claimFair("fair", 512, onlyBig.nextFairnessKey());
@@ -98,6 +102,81 @@ class FairClaimsIntegrationTests {
 		}
 		assertThat(claimed).hasSize(5_500);
 		assertThat(tasks.hasFairnessKeys("fair")).isFalse();
+		assertThat(tasks.fairTenants("fair", 0, 12)).isEqualTo(new ClaimResult.FairTenants(0, null));
+	}
+
+	@Test
+	void theProbeCountsTheTenantsWithDueTasksUpToTwo() {
+		assertThat(tasks.fairTenants("count", 0, 4)).as("empty").isEqualTo(new ClaimResult.FairTenants(0, null));
+		enqueue("count", "m", 10);
+		assertThat(tasks.fairTenants("count", 0, 4)).isEqualTo(new ClaimResult.FairTenants(1, "m"));
+		assertThat(tasks.otherFairnessKey("count", "m", "")).isNull();
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, fairness_key, run_at) "
+				+ "VALUES (gen_random_uuid(), 'count', '{}', 'later', now() + interval '1 hour'), "
+				+ "(gen_random_uuid(), 'count', '{}', 'a-later', now() + interval '1 hour')");
+		assertThat(tasks.fairTenants("count", 0, 4)).as("keys not due are no tenants yet")
+			.isEqualTo(new ClaimResult.FairTenants(1, "m"));
+		assertThat(tasks.otherFairnessKey("count", "m", "")).isNull();
+		enqueue("count", null, 3); // behind m's 10: a claim of 4 would not see them, a claim of 11 would
+		assertThat(tasks.fairTenants("count", 0, 4)).isEqualTo(new ClaimResult.FairTenants(1, "m"));
+		assertThat(tasks.fairTenants("count", 0, 11)).isEqualTo(new ClaimResult.FairTenants(2, null));
+		enqueue("count", "z", 1);
+		assertThat(tasks.fairTenants("count", 0, 4)).isEqualTo(new ClaimResult.FairTenants(2, null));
+		assertThat(tasks.otherFairnessKey("count", "m", "")).as("after m").isEqualTo("z");
+		enqueue("count", "a", 1);
+		jdbc.update("DELETE FROM taskqueue_task WHERE fairness_key = 'z'");
+		assertThat(tasks.otherFairnessKey("count", "m", "")).as("before m").isEqualTo("a");
+		assertThat(tasks.otherFairnessKey("count", "a", "")).isEqualTo("m");
+		jdbc.update("DELETE FROM taskqueue_task WHERE fairness_key = 'm'");
+		assertThat(tasks.otherFairnessKey("count", "a", "")).as("only a, and tasks without a key").isNull();
+		assertThat(tasks.fairTenants("count", 0, 4)).isEqualTo(new ClaimResult.FairTenants(2, null));
+		assertThat(tasks.fairTenants("other", 0, 4)).as("another queue")
+			.isEqualTo(new ClaimResult.FairTenants(0, null));
+	}
+
+	@Test
+	void besideTheOneKeyTheOtherKeysAreAskedForInTurnAndClaimedAlone() {
+		enqueue("beside", "big", 100);
+		enqueue("beside", "small-a", 3);
+		enqueue("beside", null, 5);
+		enqueue("beside", "small-b", 3);
+		enqueue("beside", "a-small", 1); // before big's range
+		assertThat(tasks.otherFairnessKey("beside", "big", "")).isEqualTo("a-small");
+		assertThat(tasks.otherFairnessKey("beside", "big", "a-small")).as("over big's range").isEqualTo("small-a");
+		assertThat(tasks.otherFairnessKey("beside", "big", "small-a")).isEqualTo("small-b");
+		assertThat(tasks.otherFairnessKey("beside", "big", "small-b")).as("round").isEqualTo("a-small");
+		assertThat(tasks.otherFairnessKey("beside", "big", "big")).isEqualTo("small-a");
+		assertThat(tasks.otherFairnessKey("beside", "small-a", "big")).isEqualTo("small-b");
+		Set<UUID> claimed = new HashSet<>();
+		List<ClaimedTask> first = tasks.claimKey("beside", "small-a", this.session, 2);
+		assertThat(byTenant(first)).isEqualTo(Map.of("small-a", 2));
+		first.forEach((task) -> assertThat(claimed.add(task.id())).isTrue());
+		List<ClaimedTask> rest = tasks.claimKey("beside", "small-a", this.session, 2);
+		assertThat(byTenant(rest)).isEqualTo(Map.of("small-a", 1));
+		rest.forEach((task) -> assertThat(claimed.add(task.id())).isTrue());
+		assertThat(tasks.claimKey("beside", "small-a", this.session, 2)).isEmpty();
+		assertThat(tasks.claimKey("beside", "small-b", UUID.randomUUID(), 2)).as("an expired session").isEmpty();
+		jdbc.update("DELETE FROM taskqueue_task WHERE fairness_key IN ('a-small', 'small-b')");
+		assertThat(tasks.otherFairnessKey("beside", "big", "small-a")).as("none but big").isNull();
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE claimed_by IS NULL", Integer.class))
+			.as("big's and those without a key, for the plain claim").isEqualTo(105);
+	}
+
+	@Test
+	void theProbeOfAQueueWithoutKeysIsOneProbeThatFindsNothing() {
+		enqueue("plain", null, 100);
+		enqueue("keyed", "k", 100);
+		String probe = TaskRepository.FAIR_TENANTS.formatted("taskqueue_task");
+		for (String value : List.of("'plain'", "'plain'", "'plain'", "0", "8")) {
+			probe = probe.replaceFirst("\\?", value);
+		}
+		String plan = String.join("\n", jdbc.queryForList("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + probe,
+				String.class));
+		// The first key's probe of the fair index finds nothing; the other branches never run.
+		assertThat(plan.split("using taskqueue_task_fair_idx on taskqueue_task[^\\n]*actual rows=0(\\.00)? loops=1",
+				-1)).as(plan).hasSize(2);
+		assertThat(plan).as(plan).doesNotContain("Seq Scan")
+			.doesNotContainPattern("taskqueue_task_ready[^\\n]*actual rows=[0-9.]+ loops=[1-9]");
 	}
 
 	@Test

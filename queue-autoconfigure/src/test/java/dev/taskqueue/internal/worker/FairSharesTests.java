@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.UUID;
 
 import dev.taskqueue.internal.jdbc.ClaimResult;
+import dev.taskqueue.internal.jdbc.ClaimResult.FairTenants;
 import dev.taskqueue.internal.jdbc.ClaimedTask;
 import org.junit.jupiter.api.Test;
 
@@ -17,39 +18,88 @@ class FairSharesTests {
 
 	private static final long SECOND = FairShares.PROBE_INTERVAL.toNanos();
 
+	private static final long WATCH = FairShares.WATCH_INTERVAL.toNanos();
+
 	private final FairShares fairness = new FairShares();
 
 	@Test
 	void aQueueProbesOnceASecondWhileItsClaimsArePlain() {
 		assertThat(this.fairness.mayProbe(0)).isTrue();
-		this.fairness.probed(false, 0);
+		this.fairness.probed(new FairTenants(0, null), 0);
 		assertThat(this.fairness.after()).isNull();
+		assertThat(this.fairness.mayWatch(WATCH)).as("no key to watch").isFalse();
 		assertThat(this.fairness.mayProbe(SECOND - 1)).isFalse();
 		assertThat(this.fairness.mayProbe(SECOND)).isTrue();
 	}
 
 	@Test
-	void keyedTasksMakeItsClaimsFairFromTheFirstKey() {
-		this.fairness.probed(true, 0);
+	void twoTenantsMakeItsClaimsFairFromTheFirstKey() {
+		this.fairness.probed(new FairTenants(2, null), 0);
 		assertThat(this.fairness.after()).isEmpty();
-		assertThat(this.fairness.mayProbe(10 * SECOND)).as("no probe while fair").isFalse();
-		this.fairness.claimed(result(List.of(task()), "tenant-7"), SECOND);
+		assertThat(this.fairness.mayProbe(SECOND - 1)).isFalse();
+		this.fairness.claimed(result(List.of(task()), "tenant-7", 2, null), SECOND / 2);
 		assertThat(this.fairness.after()).isEqualTo("tenant-7");
+		this.fairness.probed(new FairTenants(2, null), SECOND);
+		assertThat(this.fairness.after()).as("still fair, in turn").isEqualTo("tenant-7");
 	}
 
 	@Test
-	void aFairClaimThatFindsNoKeyGoesBackToThePlainClaim() {
-		this.fairness.probed(true, 0);
-		this.fairness.claimed(result(List.of(), null), SECOND);
-		assertThat(this.fairness.after()).as("took nothing: nothing learnt").isEmpty();
-		this.fairness.claimed(result(List.of(task()), null), 2 * SECOND);
+	void oneKeyIsClaimedInTheQueuesOrderWatchedForAnother() {
+		this.fairness.probed(new FairTenants(1, "big"), 0);
 		assertThat(this.fairness.after()).isNull();
-		assertThat(this.fairness.mayProbe(3 * SECOND - 1)).isFalse();
-		assertThat(this.fairness.mayProbe(3 * SECOND)).isTrue();
+		assertThat(this.fairness.soleKey()).isEqualTo("big");
+		assertThat(this.fairness.mayWatch(0)).isTrue();
+		this.fairness.watched(0);
+		assertThat(this.fairness.watchOwedIn(1)).as("nothing owed").isEqualTo(-1);
+		assertThat(this.fairness.mayWatch(WATCH - 1)).isFalse();
+		assertThat(this.fairness.watchOwedIn(WATCH - 1)).as("the round that skipped it owes it").isOne();
+		assertThat(this.fairness.mayWatch(WATCH)).isTrue();
+		this.fairness.watched(WATCH);
+		assertThat(this.fairness.watchOwedIn(WATCH + 1)).isEqualTo(-1);
+		this.fairness.turnTaken("small-1", false, WATCH + 1);
+		assertThat(this.fairness.watchOwedIn(WATCH + 1)).as("took nothing: not at once").isEqualTo(-1);
+		this.fairness.turnTaken("small-2", true, WATCH + 1);
+		assertThat(this.fairness.watchOwedIn(WATCH + 1)).as("took some: the next at once").isZero();
+		assertThat(this.fairness.roundStart()).isEqualTo("small-2");
+		this.fairness.watched(0);
+		this.fairness.turnTaken("small-3", true, WATCH);
+		this.fairness.claimed(result(List.of(task()), null, 1, null), WATCH);
+		assertThat(this.fairness.after()).as("the claims stay plain").isNull();
+		assertThat(this.fairness.soleKey()).isEqualTo("big");
+		assertThat(this.fairness.roundStart()).isEqualTo("small-3");
+		this.fairness.found(null, SECOND / 2);
+		this.fairness.probed(new FairTenants(2, null), SECOND);
+		assertThat(this.fairness.after()).as("an ask found no other key within the second").isNull();
+		this.fairness.found("small-4", 2 * SECOND - 1);
+		this.fairness.probed(new FairTenants(2, null), 2 * SECOND);
+		assertThat(this.fairness.after()).as("two tenants for a second: fair where the round stopped")
+			.isEqualTo("small-3");
+		assertThat(this.fairness.soleKey()).isNull();
+		assertThat(this.fairness.mayWatch(3 * SECOND)).as("not while fair").isFalse();
 	}
 
-	private static ClaimResult result(List<ClaimedTask> claimed, String nextKey) {
-		return new ClaimResult(claimed, Set.of(), List.of(), Map.of(), nextKey);
+	@Test
+	void aFairClaimThatFindsOneTenantGoesBackToThePlainClaim() {
+		this.fairness.probed(new FairTenants(2, null), 0);
+		this.fairness.claimed(result(List.of(), null, -1, null), SECOND / 4);
+		assertThat(this.fairness.after()).as("took nothing: nothing learnt").isEmpty();
+		this.fairness.claimed(result(List.of(task()), "big", 1, "big"), SECOND / 2);
+		assertThat(this.fairness.after()).isNull();
+		assertThat(this.fairness.soleKey()).isEqualTo("big");
+		this.fairness.claimed(result(List.of(task()), null, 1, null), SECOND / 2);
+		assertThat(this.fairness.soleKey()).as("not fair: a plain claim changes nothing").isEqualTo("big");
+		this.fairness.probed(new FairTenants(2, null), SECOND);
+		assertThat(this.fairness.after()).as("one key for half a second only").isNull();
+		this.fairness.probed(new FairTenants(2, null), 2 * SECOND);
+		assertThat(this.fairness.after()).isEqualTo("big");
+		this.fairness.claimed(result(List.of(task()), null, 1, null), 2 * SECOND + 1);
+		assertThat(this.fairness.after()).as("only tasks without a key").isNull();
+		assertThat(this.fairness.soleKey()).isNull();
+	}
+
+	private static ClaimResult result(List<ClaimedTask> claimed, String nextKey, int tenants, String soleKey) {
+		return new ClaimResult(claimed, Set.of(), List.of(), Map.of(), nextKey,
+				(tenants < 0) ? null : new FairTenants(tenants, soleKey));
 	}
 
 	private static ClaimedTask task() {

@@ -14,6 +14,7 @@ import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -86,6 +87,57 @@ class FairnessKeysIntegrationTests {
 		finally {
 			started.forEach(ConfigurableApplicationContext::close);
 		}
+	}
+
+	/**
+	 * The switch (worker/FairShares): once the small tenants are done the big one is the only key, claimed in the
+	 * queue's order; a second key enqueued then is claimed fairly at once, not after the big tenant's backlog; and
+	 * across the switches every task runs exactly once.
+	 */
+	@Test
+	void aQueueWhoseKeysDwindleToOneClaimsFairlyAgainWhenASecondKeyShowsUp() {
+		String url = TestDatabase.createDatabase();
+		DataSource dataSource = new DriverManagerDataSource(url);
+		new TaskQueueSchemaMigrator(dataSource, TaskTables.inSchema(null)).afterPropertiesSet();
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		jdbc.execute("CREATE TABLE handled (seq bigserial PRIMARY KEY, task_id uuid NOT NULL, tenant text NOT NULL)");
+		int big = 3_000;
+		int small = 20;
+		int late = 50;
+		insert(jdbc, "'big'", 0, big);
+		insert(jdbc, "'small-' || g % " + SMALL_TENANTS, big, SMALL_TENANTS * small);
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Config.class),
+				"taskqueue.worker.concurrency=" + CONCURRENCY, "taskqueue.worker.max-prefetch=" + MAX_PREFETCH)) {
+			Await.until("a third of the big tenant's tasks are done", Duration.ofSeconds(60),
+					() -> jdbc.queryForObject("SELECT count(*) FROM handled", Integer.class) >= 1_000);
+			Integer lastSmall = jdbc.queryForObject("SELECT max(rank) FROM (SELECT tenant, row_number() OVER "
+					+ "(ORDER BY seq) AS rank FROM handled) r WHERE tenant LIKE 'small-%'", Integer.class);
+			assertThat(lastSmall).as("the small tenants' last task").isLessThanOrEqualTo(
+					SMALL_TENANTS * small * 12 / 10 + 2 * (CONCURRENCY + MAX_PREFETCH));
+			int before = jdbc.queryForObject("SELECT count(*) FROM handled", Integer.class);
+			insert(jdbc, "'late'", big + SMALL_TENANTS * small, late); // after the big tenant's in the queue's order
+			int total = big + SMALL_TENANTS * small + late;
+			Await.until("all tasks are done", Duration.ofSeconds(120),
+					() -> jdbc.queryForObject("SELECT count(*) FROM handled", Integer.class) >= total
+							&& jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class) == 0);
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM handled", Integer.class)).isEqualTo(total);
+			assertThat(jdbc.queryForObject("SELECT count(DISTINCT task_id) FROM handled", Integer.class))
+				.isEqualTo(total);
+			// Claimed as they show up, first, about half of each claim (a third once the queue goes fair, after a
+			// second); in the queue's order they would come after the big tenant's ~2,000.
+			Integer lastLate = jdbc.queryForObject("SELECT max(rank) FROM (SELECT tenant, row_number() OVER "
+					+ "(ORDER BY seq) AS rank FROM handled) r WHERE tenant = 'late'", Integer.class);
+			assertThat(lastLate - before).as("tasks run from the late key's enqueue to its last task")
+				.isLessThanOrEqualTo(3 * late + 8 * (CONCURRENCY + MAX_PREFETCH));
+		}
+	}
+
+	/** Inserts {@code count} tasks of the key {@code keySql} (of {@code g}), with ids in order after {@code first}. */
+	private static void insert(JdbcTemplate jdbc, String keySql, int first, int count) {
+		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, fairness_key) "
+				+ "SELECT CAST('00000000-0000-7000-8000-' || lpad(to_hex(? + g), 12, '0') AS uuid), 'fair', "
+				+ "jsonb_build_object('tenant', " + keySql + "), " + keySql + " FROM generate_series(1, ?) g", first,
+				count);
 	}
 
 	@Configuration(proxyBeanMethods = false)
