@@ -269,7 +269,7 @@ final class DashboardPages {
 
 	/**
 	 * The filter of a queue's waiting tasks: its queue (the path's), and the {@code error}, {@code from} and
-	 * {@code before} parameters as {@link #filter} reads them, the times being when the tasks were enqueued.
+	 * {@code before} parameters as {@link #filter} reads them, the times being when the tasks last failed.
 	 */
 	static TaskFilter waitingFilter(ServerRequest request) {
 		String queue = QueueName.requireValid(request.pathVariable("queue"), "queue");

@@ -26,7 +26,7 @@ final class DeadLettersPage {
 	 */
 	static String render(PageContext context, TaskFilter filter, List<DeadTask> tasks, @Nullable String next) {
 		List<Html> body = new ArrayList<>();
-		body.add(FilterForm.form(context, "/dead", filter, true, "Failed", "Error contains"));
+		body.add(FilterForm.form(context, "/dead", filter, true, "Error contains"));
 		boolean filtered = !filter.isEmpty();
 		if (filtered && !tasks.isEmpty()) {
 			String[] fields = fields(filter);

@@ -126,7 +126,7 @@ final class QueuePage {
 						+ ": a bulk action leaves " + (one ? "it" : "them") + " alone.";
 		// A div, not a p: a form inside a p closes it.
 		return join(
-				FilterForm.form(context, "/queues/" + queue, bulk.filter(), false, "Enqueued", "Last error contains"),
+				FilterForm.form(context, "/queues/" + queue, bulk.filter(), false, "Last error contains"),
 				element("div", attrs("class", "bulk"), count(bulk.waiting()) + " waiting tasks"
 						+ (bulk.filtered() ? " match. " : ". "), buttons, running));
 	}

@@ -547,8 +547,8 @@ public class DashboardQueries {
 	 * The first {@code limit} waiting tasks that match a bulk action's filter (QueueRepository), in id order, on the
 	 * primary key: what a bulk action on them takes first.
 	 * @param text only those whose last error contains this text, ignoring case, or {@code null}
-	 * @param from only those enqueued at this time or later, or {@code null}
-	 * @param before only those enqueued before this time, or {@code null}
+	 * @param from only those that last failed at this time or later, or {@code null}
+	 * @param before only those that last failed before this time, or {@code null}
 	 */
 	public List<TaskView> waitingMatching(String queue, @Nullable String text, @Nullable Instant from,
 			@Nullable Instant before, int limit) {

@@ -282,7 +282,7 @@ class DashboardWebIntegrationTests {
 		String from = this.jdbc.queryForObject("SELECT to_char((now() - interval '1 hour') AT TIME ZONE 'UTC', "
 				+ "'YYYY-MM-DD\"T\"HH24:MI')", String.class);
 		assertThat(this.http.follow(this.http.confirm("/taskqueue/dead/delete", "queue=dash-bulk&from=" + from))
-			.body()).contains("Deleted 2 dead tasks (queue dash-bulk, from ");
+			.body()).contains("Deleted 2 dead tasks (queue dash-bulk, failed from ");
 		assertThat(deadCount("dash-bulk")).isZero();
 		// Never every dead letter at once from the dashboard: a filter is needed.
 		assertThat(this.http.act("/taskqueue/dead/delete", "").statusCode()).isEqualTo(400);
