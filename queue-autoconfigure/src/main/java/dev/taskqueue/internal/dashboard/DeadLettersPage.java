@@ -30,7 +30,7 @@ final class DeadLettersPage {
 		boolean filtered = !filter.isEmpty();
 		if (filtered && !tasks.isEmpty()) {
 			String[] fields = fields(filter);
-			body.add(element("p", attrs("class", "bulk"),
+			body.add(element("div", attrs("class", "bulk"),
 					Forms.button(context, "/dead/retry", "Retry all that match", "", fields), " ",
 					Forms.button(context, "/dead/delete", "Delete all that match", "danger", fields)));
 		}
