@@ -71,7 +71,8 @@ final class QueuePage {
 	String render(PageContext context, String queue, QueueStats stats, List<Trends.Series> trends, View view,
 			Bulk bulk, List<TaskView> tasks, @Nullable String next) {
 		List<Html> body = new ArrayList<>();
-		body.add(element("div", attrs("class", "actions"), "State: ", stats.paused() ? element("span", attrs("class", "paused"), "paused") : "active",
+		body.add(element("div", attrs("class", "actions"), "State: ",
+				stats.paused() ? element("span", attrs("class", "paused"), "paused") : "active",
 				" · dead: ", element("a", attrs("href", context.url("/dead?queue=" + queue)), count(stats.dead())),
 				" ", stats.paused() ? Forms.button(context, "/queues/" + queue + "/resume", "Resume", "", "from", "queue")
 						: Forms.button(context, "/queues/" + queue + "/pause", "Pause", "", "from", "queue")));
