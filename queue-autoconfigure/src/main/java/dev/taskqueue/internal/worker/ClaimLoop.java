@@ -206,7 +206,7 @@ final class ClaimLoop implements Runnable {
 					true);
 			return true;
 		}
-		if (queue.fairness.mayProbe(started)) { // once a second: one probe of the keyed tasks' index while it has none
+		if (queue.fairness.mayProbe(started)) { // once a second while plain: one probe of the keyed tasks' index
 			queue.fairness.probed(this.tasks.fairTenants(queue.name(), bucket, free), started);
 		}
 		String fairAfter = queue.fairness.after();

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  * <li><em>plain</em>: no key has due tasks. Its claim statement stays exactly as it is; once a second the loop asks
  * the partial index of keyed tasks for the queue's tenants ({@link #mayProbe}), one index probe that finds nothing
- * in a queue that never uses a key.</li>
+ * in a queue that never uses a key; two tenants make it fair, one key a queue with one key.</li>
  * <li><em>one key</em> ({@link #soleKey}): the plain claim, and at most every {@link #WATCH_INTERVAL} (also when
  * the queue has no room), one probe for the next other key with due tasks, round-robin from {@link #roundStart}
  * ({@link #mayWatch}); when there is one, a claim of its first tasks, which go to the threads first, the plain claim
@@ -21,10 +21,10 @@ import org.jspecify.annotations.Nullable;
  * <li><em>fair</em> ({@link #after}): the fair claim, each starting after the key the previous one listed last,
  * until one finds a single tenant.</li>
  * </ul>
- * Besides, the once-a-second probe of the tenants runs in every state and sets the state it finds, except that a
- * queue with one key goes fair only when for a second every ask found another key: while the others' tasks are
+ * A queue with one key goes fair only when for a second every ask found another key: while the others' tasks are
  * claimed as they show up, the asks serve them sooner than fair claims, which queue them behind the tasks claimed
- * ahead.
+ * ahead. The probe of the tenants runs in the plain state only: in the others it would read past the entries the
+ * claimed tasks left at the start of the indexes, which only the claims' positions and the asks step over.
  */
 final class FairShares {
 
@@ -67,7 +67,7 @@ final class FairShares {
 
 	/** Whether to count the queue's tenants now, {@code now} from {@link System#nanoTime()}. */
 	boolean mayProbe(long now) {
-		return !this.probed || now - this.nextProbe >= 0;
+		return this.after == null && this.soleKey == null && (!this.probed || now - this.nextProbe >= 0);
 	}
 
 	/** What the count of the tenants found (at most 2): the state it sets. */
@@ -75,13 +75,8 @@ final class FairShares {
 		this.probed = true;
 		this.nextProbe = now + PROBE_INTERVAL.toNanos();
 		if (tenants.count() >= 2) {
-			if (this.soleKey != null && now - this.lastNoOther < PROBE_INTERVAL.toNanos()) {
-				return; // the other keys' tasks come and go, each claimed as it shows up: the one key stays in order
-			}
 			this.soleKey = null;
-			if (this.after == null) {
-				this.after = this.lastKey;
-			}
+			this.after = this.lastKey;
 		}
 		else {
 			toSoleKey(tenants.soleKey(), now);
@@ -158,10 +153,18 @@ final class FairShares {
 		this.soleKey = key;
 	}
 
-	/** What the ask for another key found: nothing (then the queue stays in its order), or a key to claim. */
+	/**
+	 * What the ask for another key found: nothing (then the queue stays in its order), or a key to claim; when every
+	 * ask of a second found one, the claims become fair.
+	 */
 	void found(@Nullable String other, long now) {
 		if (other == null) {
 			this.lastNoOther = now;
+		}
+		else if (now - this.lastNoOther >= PROBE_INTERVAL.toNanos()) {
+			// Every ask for a second found another key: a lasting second tenant, which fair claims serve better.
+			this.soleKey = null;
+			this.after = this.lastKey;
 		}
 	}
 

@@ -39,8 +39,7 @@ class FairSharesTests {
 		assertThat(this.fairness.mayProbe(SECOND - 1)).isFalse();
 		this.fairness.claimed(result(List.of(task()), "tenant-7", 2, null), SECOND / 2);
 		assertThat(this.fairness.after()).isEqualTo("tenant-7");
-		this.fairness.probed(new FairTenants(2, null), SECOND);
-		assertThat(this.fairness.after()).as("still fair, in turn").isEqualTo("tenant-7");
+		assertThat(this.fairness.mayProbe(2 * SECOND)).as("no probe while fair").isFalse();
 	}
 
 	@Test
@@ -67,12 +66,12 @@ class FairSharesTests {
 		assertThat(this.fairness.after()).as("the claims stay plain").isNull();
 		assertThat(this.fairness.soleKey()).isEqualTo("big");
 		assertThat(this.fairness.roundStart()).isEqualTo("small-3");
+		assertThat(this.fairness.mayProbe(2 * SECOND)).as("no probe with one key").isFalse();
 		this.fairness.found(null, SECOND / 2);
-		this.fairness.probed(new FairTenants(2, null), SECOND);
+		this.fairness.found("small-4", SECOND);
 		assertThat(this.fairness.after()).as("an ask found no other key within the second").isNull();
-		this.fairness.found("small-4", 2 * SECOND - 1);
-		this.fairness.probed(new FairTenants(2, null), 2 * SECOND);
-		assertThat(this.fairness.after()).as("two tenants for a second: fair where the round stopped")
+		this.fairness.found("small-4", 3 * SECOND / 2);
+		assertThat(this.fairness.after()).as("every ask for a second found one: fair where the round stopped")
 			.isEqualTo("small-3");
 		assertThat(this.fairness.soleKey()).isNull();
 		assertThat(this.fairness.mayWatch(3 * SECOND)).as("not while fair").isFalse();
@@ -88,10 +87,8 @@ class FairSharesTests {
 		assertThat(this.fairness.soleKey()).isEqualTo("big");
 		this.fairness.claimed(result(List.of(task()), null, 1, null), SECOND / 2);
 		assertThat(this.fairness.soleKey()).as("not fair: a plain claim changes nothing").isEqualTo("big");
-		this.fairness.probed(new FairTenants(2, null), SECOND);
-		assertThat(this.fairness.after()).as("one key for half a second only").isNull();
-		this.fairness.probed(new FairTenants(2, null), 2 * SECOND);
-		assertThat(this.fairness.after()).isEqualTo("big");
+		this.fairness.found("small", 3 * SECOND / 2);
+		assertThat(this.fairness.after()).as("another key at every ask for a second").isEqualTo("big");
 		this.fairness.claimed(result(List.of(task()), null, 1, null), 2 * SECOND + 1);
 		assertThat(this.fairness.after()).as("only tasks without a key").isNull();
 		assertThat(this.fairness.soleKey()).isNull();
