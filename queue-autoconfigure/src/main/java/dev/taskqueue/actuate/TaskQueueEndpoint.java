@@ -62,10 +62,11 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  * GET    /actuator/taskqueue/tasks/{id}/result   the completed task's result, kept for taskqueue.retention.history
  * POST   /actuator/taskqueue/{queue}/pause       pause it in every instance (also: resume, retry-dead,
  *                                                retry-waiting: its waiting tasks due now)
- * DELETE /actuator/taskqueue/{queue}/dead        delete its dead tasks
- *                                                (optional: error, failedFrom, failedBefore)
- * DELETE /actuator/taskqueue/{queue}/waiting     delete its waiting tasks; running ones are left alone
- *                                                (optional: error, failedFrom, failedBefore)
+ * POST   /actuator/taskqueue/{queue}             with a JSON body {"action": "retry-dead" or "retry-waiting",
+ *                                                "error", "failedFrom", "failedBefore"}: retry what they match
+ * DELETE /actuator/taskqueue/{queue}/dead        delete its dead tasks that error, failedFrom and failedBefore
+ *                                                match, or all of them with all=true
+ * DELETE /actuator/taskqueue/{queue}/waiting     delete its waiting tasks, as dead; running ones are left alone
  * POST   /actuator/taskqueue/tasks/{id}/retry    retry a dead task
  * DELETE /actuator/taskqueue/tasks/{id}          cancel a waiting or running task, or delete a dead one
  * GET    /actuator/taskqueue/schedules/*         recurring schedules (also schedules/{name})
@@ -209,7 +210,7 @@ public class TaskQueueEndpoint {
 	/**
 	 * Pauses or resumes a queue, retries all its dead tasks, or makes all its waiting tasks due now, in chunks
 	 * (TaskQueueOperations.retryDead(TaskFilter) and retryWaiting(TaskFilter)). No parameters: a write operation
-	 * with any takes a JSON body only, and these are posted without one.
+	 * with any takes a JSON body only, and these are posted without one ({@link #retryMatching} takes a filter).
 	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> queueAction(@Selector String queue, @Selector String action) {
@@ -241,6 +242,32 @@ public class TaskQueueEndpoint {
 						this.operations.retryDead(TaskFilter.queue(queue)));
 			});
 		});
+	}
+
+	/**
+	 * Retries the dead tasks ({@code "action": "retry-dead"}) or makes due now the waiting tasks
+	 * ({@code "retry-waiting"}) of a queue that the filter of the JSON body matches: {@code error} (text the error
+	 * contains, any case), {@code failedFrom} and {@code failedBefore} (ISO instants), in chunks. A body without a
+	 * condition takes them all, as {@code POST {queue}/retry-dead} does.
+	 */
+	@WriteOperation
+	public WebEndpointResponse<Object> retryMatching(@Selector String queue, String action, @Nullable String error,
+			@Nullable String failedFrom, @Nullable String failedBefore) {
+		try (ActingAs acting = acting()) {
+			if (!action.equals("retry-dead") && !action.equals("retry-waiting")) {
+				return badRequest("Unknown action '" + action + "': POST {queue} with a filter takes retry-dead or "
+						+ "retry-waiting (pause and resume are POST {queue}/pause and {queue}/resume)");
+			}
+			return valid(() -> {
+				TaskFilter filter = filter(queue, error, failedFrom, failedBefore);
+				if (!isKnown(queue)) {
+					return unknownQueue(queue);
+				}
+				return ok(new QueueActionResult(queue, action, this.operations.isPaused(queue),
+						action.equals("retry-dead") ? this.operations.retryDead(filter)
+								: this.operations.retryWaiting(filter)));
+			});
+		}
 	}
 
 	/**
@@ -314,31 +341,38 @@ public class TaskQueueEndpoint {
 
 	/**
 	 * Deletes the dead ({@code {queue}/dead}) or waiting ({@code {queue}/waiting}) tasks of a queue, or one task
-	 * ({@code tasks/{id}}). The dead ones all, or those the optional {@code error} (text the error contains, any
-	 * case), {@code failedFrom} and {@code failedBefore} (ISO instants) match, in chunks. The waiting ones all
-	 * (cancelAll, with those waiting for prerequisites), or with {@code error} (text the last error contains),
-	 * {@code failedFrom} or {@code failedBefore} (when the last failed attempt ended) those that match, in chunks
-	 * (deleteWaiting).
+	 * ({@code tasks/{id}}). Of the dead ones, those that {@code error} (text the error contains, any case),
+	 * {@code failedFrom} and {@code failedBefore} (ISO instants) match, in chunks; of the waiting ones, those they
+	 * match (the last error, when the last failed attempt ended), in chunks (deleteWaiting). Without a condition,
+	 * only with {@code all=true}: every dead task, or every waiting task (cancelAll, with those waiting for
+	 * prerequisites). A misspelt parameter is not seen here, and must not widen a filtered delete to the whole
+	 * queue.
 	 */
 	@DeleteOperation
 	public WebEndpointResponse<Object> delete(@Selector String first, @Selector String second,
 			@Nullable String error, @Nullable String failedFrom, @Nullable String failedBefore,
-			SecurityContext security) {
+			@Nullable Boolean all, SecurityContext security) {
 		try (ActingAs acting = acting()) {
-			return deleteTasks(first, second, error, failedFrom, failedBefore, security);
+			return deleteTasks(first, second, error, failedFrom, failedBefore, Boolean.TRUE.equals(all), security);
 		}
 	}
 
 	private WebEndpointResponse<Object> deleteTasks(String first, String second, @Nullable String error,
-			@Nullable String failedFrom, @Nullable String failedBefore, SecurityContext security) {
+			@Nullable String failedFrom, @Nullable String failedBefore, boolean all, SecurityContext security) {
 		if (second.equals("dead") || second.equals("waiting")) {
 			return valid(() -> {
+				TaskFilter filter = filter(first, error, failedFrom, failedBefore);
+				boolean everything = filter.equals(TaskFilter.queue(first));
+				if (everything != all) {
+					return badRequest(all ? "all=true deletes every " + second + " task of the queue: give it "
+							+ "without error, failedFrom or failedBefore"
+							: "Give error, failedFrom or failedBefore to delete the " + second + " tasks they match, "
+									+ "or all=true to delete every " + second + " task of the queue");
+				}
 				if (!isKnown(first)) {
 					return unknownQueue(first);
 				}
 				boolean dead = second.equals("dead");
-				TaskFilter filter = new TaskFilter(first, error, instant("failedFrom", failedFrom),
-						instant("failedBefore", failedBefore));
 				int deleted = dead ? this.operations.deleteDead(filter) : deleteWaiting(filter);
 				return ok(new QueueActionResult(first, dead ? "delete-dead" : "delete-waiting",
 						this.operations.isPaused(first), deleted));
@@ -369,6 +403,23 @@ public class TaskQueueEndpoint {
 	 */
 	private static ActingAs acting() {
 		return DefaultTaskQueueOperations.actingVia("actuator");
+	}
+
+	/**
+	 * The tasks of {@code queue} that the optional conditions of a bulk action over HTTP match.
+	 * @throws IllegalArgumentException naming the HTTP parameters, for a time that is not an ISO instant or a range
+	 * that ends before it starts
+	 */
+	private static TaskFilter filter(String queue, @Nullable String error, @Nullable String failedFrom,
+			@Nullable String failedBefore) {
+		QueueName.requireValid(queue, "queue");
+		Instant from = instant("failedFrom", failedFrom);
+		Instant before = instant("failedBefore", failedBefore);
+		if (from != null && before != null && !from.isBefore(before)) {
+			throw new IllegalArgumentException(
+					"failedFrom must be earlier than failedBefore, but was " + from + " and " + before);
+		}
+		return new TaskFilter(queue, (error != null && !error.isBlank()) ? error : null, from, before);
 	}
 
 	/** All the waiting tasks of the filter's queue as before (cancelAll), or those a condition more matches. */

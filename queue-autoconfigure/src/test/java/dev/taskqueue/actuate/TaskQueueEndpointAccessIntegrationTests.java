@@ -68,8 +68,8 @@ class TaskQueueEndpointAccessIntegrationTests {
 		// The three-segment paths are a read's too (tasks/{id}/progress and /result): the writes there are refused.
 		refused(this.http.post().uri("/taskqueue/tasks/" + waiting + "/retry"));
 		refused(this.http.post().uri("/taskqueue/schedules/anything/pause"));
-		refused(this.http.delete().uri("/taskqueue/access-queue/waiting"));
-		refused(this.http.delete().uri("/taskqueue/access-queue/dead"));
+		refused(this.http.delete().uri("/taskqueue/access-queue/waiting?all=true"));
+		refused(this.http.delete().uri("/taskqueue/access-queue/dead?all=true"));
 		refused(this.http.delete().uri("/taskqueue/tasks/" + waiting));
 		assertThat(this.operations.isPaused("access-queue")).isFalse();
 		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE id = ?", Integer.class,

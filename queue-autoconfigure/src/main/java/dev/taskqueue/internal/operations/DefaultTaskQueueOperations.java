@@ -330,13 +330,15 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	public int retryDead(TaskFilter filter) {
 		int retried = this.deadTasks.retryMatching(filter.queue(), filter.errorContains(), filter.from(),
 				filter.before(), BULK_CHUNK);
-		logger.info(String.format("Retried %,d dead tasks (%s): they are back in their queues", retried, filter));
+		logger.info(String.format("Retried %,d dead tasks (%s)%s", retried, filter,
+				(retried > 0) ? ": they are back in their queues" : ""));
 		this.audit.record("retry-dead", filter.toString(), retried);
 		return retried;
 	}
 
 	@Override
 	public int deleteDead(TaskFilter filter) {
+		requireCondition(filter, "dead letter", "deleteAllDead(queue)");
 		int deleted = this.deadTasks.deleteMatching(filter.queue(), filter.errorContains(), filter.from(),
 				filter.before(), BULK_CHUNK);
 		logger.info(String.format("Deleted %,d dead tasks (%s)", deleted, filter));
@@ -351,7 +353,16 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	@Override
 	public int deleteWaiting(TaskFilter filter) {
+		requireCondition(filter, "waiting task", "cancelAll(queue)");
 		return waitingInBulk(filter, false);
+	}
+
+	/** Refuses a bulk delete whose filter has no condition: it would delete every {@code what} of every queue. */
+	private static void requireCondition(TaskFilter filter, String what, String instead) {
+		if (filter.isEmpty()) {
+			throw new IllegalArgumentException("A filter without a condition would delete every " + what
+					+ " of every queue: give a queue, an error text or a time (" + instead + " deletes a queue's)");
+		}
 	}
 
 	/** Makes due ({@code retry}) or deletes the waiting tasks that match, logs and audits how many. */
