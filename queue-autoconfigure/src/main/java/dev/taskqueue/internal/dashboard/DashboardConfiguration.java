@@ -12,7 +12,6 @@ import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
-import dev.taskqueue.internal.jdbc.QueueMinuteRepository;
 import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.operations.BloatWatch;

@@ -24,7 +24,6 @@ import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.DeadTaskView;
 import dev.taskqueue.internal.jdbc.Keyset;
-import dev.taskqueue.internal.jdbc.QueueMinuteRepository;
 import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskView;
 import dev.taskqueue.internal.support.Redaction;
