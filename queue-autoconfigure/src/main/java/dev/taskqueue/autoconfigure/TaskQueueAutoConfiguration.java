@@ -17,7 +17,6 @@ import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.BatchRepository;
-import dev.taskqueue.internal.jdbc.BloatRepository;
 import dev.taskqueue.internal.jdbc.CompletionCommit;
 import dev.taskqueue.internal.jdbc.Database;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
@@ -28,7 +27,6 @@ import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueRepository;
 import dev.taskqueue.internal.jdbc.QueueStatsRepository;
 import dev.taskqueue.internal.jdbc.ResultRepository;
-import dev.taskqueue.internal.jdbc.RetentionRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.SessionRepository;
 import dev.taskqueue.internal.jdbc.TaskBuckets;
@@ -215,7 +213,7 @@ public class TaskQueueAutoConfiguration {
 			return null;
 		}
 		BloatProperties bloat = properties.getBloat();
-		return new BloatWatch(new BloatRepository(dataSource, tables),
+		return new BloatWatch(dataSource, tables,
 				new BloatWatch.Thresholds(bloat.getDeadTuples(), bloat.getDeadRatio(), bloat.getHorizonAge()),
 				properties.getMetrics().getRefreshInterval());
 	}
@@ -233,7 +231,7 @@ public class TaskQueueAutoConfiguration {
 	RetentionPruner taskQueueRetentionPruner(DataSource dataSource, TaskTables tables,
 			TaskQueueProperties properties, ObjectProvider<DatabaseOutage> outage) {
 		TaskQueueProperties.Retention retention = properties.getRetention();
-		RetentionPruner pruner = new RetentionPruner(new RetentionRepository(dataSource, tables),
+		RetentionPruner pruner = new RetentionPruner(dataSource, tables,
 				retention.getDeadLetters(), retention.getHistory(), retention.getPruneInterval())
 			.pruningProgressAndResults(new ProgressRepository(dataSource, tables),
 					new ResultRepository(dataSource, tables));
