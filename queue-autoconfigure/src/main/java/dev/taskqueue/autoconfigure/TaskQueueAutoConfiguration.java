@@ -12,10 +12,8 @@ import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.internal.handler.TaskHandlerAnnotationBeanPostProcessor;
-import dev.taskqueue.internal.handler.TaskHandlerLazyInitializationExcludeFilter;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
-import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.CompletionCommit;
 import dev.taskqueue.internal.jdbc.Database;
@@ -110,7 +108,7 @@ public class TaskQueueAutoConfiguration {
 
 	@Bean
 	static LazyInitializationExcludeFilter taskHandlerLazyInitializationExcludeFilter() {
-		return new TaskHandlerLazyInitializationExcludeFilter();
+		return TaskHandlerAnnotationBeanPostProcessor.lazyInitializationExcludeFilter();
 	}
 
 	@Bean
@@ -195,7 +193,7 @@ public class TaskQueueAutoConfiguration {
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
 				tasks.limitedClaims(), QueueSettingsResolver.limits(properties),
-				schedules.getIfAvailable(), batches, new AuditRepository(dataSource, tables),
+				schedules.getIfAvailable(), batches, dataSource, tables,
 				new ProgressRepository(dataSource, tables), new ResultRepository(dataSource, tables),
 				jsonMapper.getIfAvailable(JsonMapper::new));
 	}

@@ -10,7 +10,6 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
-import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
@@ -99,7 +98,7 @@ public final class DashboardConfiguration {
 			DashboardPages pages = new DashboardPages(operations, queries, new QueueMinuteRepository(dataSource, tables),
 					settings, sections.orderedStream().toList(), Redaction.effective(
 							redactor.getIfAvailable(() -> TaskRedactor.NONE), settings.hidePayloads()),
-					new AuditRepository(dataSource, tables), access, new ResultRepository(dataSource, tables));
+					new AuditEntries(dataSource, tables), access, new ResultRepository(dataSource, tables));
 			DashboardActions actions = new DashboardActions(operations, queries, pages, settings.countLimit());
 			return routes(settings, pages, actions, new ScheduleActions(operations, actions), access, style());
 		}

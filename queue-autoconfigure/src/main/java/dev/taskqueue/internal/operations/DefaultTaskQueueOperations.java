@@ -13,13 +13,14 @@ import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
+import javax.sql.DataSource;
+
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.ScheduleInfo;
 import dev.taskqueue.TaskProgress;
 import dev.taskqueue.TaskQueueOperations;
-import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.DeadTaskRepository;
 import dev.taskqueue.internal.jdbc.LimitedClaims;
@@ -28,6 +29,7 @@ import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueRepository;
 import dev.taskqueue.internal.jdbc.QueueStatsRepository;
 import dev.taskqueue.internal.jdbc.ResultRepository;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.schedule.ScheduleControl;
 import dev.taskqueue.internal.support.PostgresText;
 import org.apache.commons.logging.Log;
@@ -103,7 +105,8 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * statistics
 	 * @param schedules what lists, pauses, resumes and triggers recurring schedules, {@code null} for none
 	 * @param batches the progress of task batches
-	 * @param audit where every change is recorded
+	 * @param dataSource with {@code tables}: where the audit log records every change
+	 * @param tables the task tables
 	 * @param progress the progress of running tasks
 	 * @param results the results of completed tasks
 	 * @param mapper reads results, as the worker wrote them
@@ -112,8 +115,9 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
 			BiConsumer<String, Boolean> pauseChanged, @Nullable LimitedClaims limitedClaims,
 			Map<String, QueueLimits> limits, @Nullable ScheduleControl schedules, BatchRepository batches,
-			AuditRepository audit, ProgressRepository progress, ResultRepository results, JsonMapper mapper) {
-		this.audit = new AuditLog(audit);
+			DataSource dataSource, TaskTables tables, ProgressRepository progress, ResultRepository results,
+			JsonMapper mapper) {
+		this.audit = new AuditLog(new AuditRepository(dataSource, tables));
 		this.progress = progress;
 		this.results = results;
 		this.mapper = mapper;
