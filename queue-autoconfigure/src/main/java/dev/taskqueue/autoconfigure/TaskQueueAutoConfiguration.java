@@ -23,7 +23,6 @@ import dev.taskqueue.internal.jdbc.DependencyRepository;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
 import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueRepository;
-import dev.taskqueue.internal.jdbc.QueueStatsRepository;
 import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.SessionRepository;
@@ -187,7 +186,6 @@ public class TaskQueueAutoConfiguration {
 			ObjectProvider<JsonMapper> jsonMapper) {
 		return new DefaultTaskQueueOperations(queues,
 				new DeadTaskRepository(dataSource, tables, buckets),
-				new QueueStatsRepository(dataSource, tables),
 				new CallerTransactions(dataSource, transactionManager.getIfUnique()),
 				properties.getMetrics().getCountLimit(),
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),

@@ -27,7 +27,6 @@ import dev.taskqueue.internal.jdbc.LimitedClaims;
 import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueRepository;
-import dev.taskqueue.internal.jdbc.QueueStatsRepository;
 import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.schedule.ScheduleControl;
@@ -94,7 +93,6 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	/**
 	 * @param queues paused queues and waiting tasks
 	 * @param deadTasks dead letters
-	 * @param stats queue statistics and sessions
 	 * @param transactions transactions on the TaskQueue data source, joining the caller's
 	 * @param countLimit the count at which the statistics stop counting
 	 * @param handledQueues the queues this instance has handlers for, listed even when empty
@@ -105,13 +103,14 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * statistics
 	 * @param schedules what lists, pauses, resumes and triggers recurring schedules, {@code null} for none
 	 * @param batches the progress of task batches
-	 * @param dataSource with {@code tables}: where the audit log records every change
+	 * @param dataSource with {@code tables}: where the queue statistics and sessions are read and the audit log
+	 * records every change
 	 * @param tables the task tables
 	 * @param progress the progress of running tasks
 	 * @param results the results of completed tasks
 	 * @param mapper reads results, as the worker wrote them
 	 */
-	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
+	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks,
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
 			BiConsumer<String, Boolean> pauseChanged, @Nullable LimitedClaims limitedClaims,
 			Map<String, QueueLimits> limits, @Nullable ScheduleControl schedules, BatchRepository batches,
@@ -126,7 +125,7 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 		this.batches = batches;
 		this.queues = queues;
 		this.deadTasks = deadTasks;
-		this.stats = stats;
+		this.stats = new QueueStatsRepository(dataSource, tables);
 		this.transactions = transactions;
 		this.countLimit = countLimit;
 		this.handledQueues = handledQueues;
