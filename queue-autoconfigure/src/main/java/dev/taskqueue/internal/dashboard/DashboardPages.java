@@ -23,7 +23,6 @@ import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.DeadTaskView;
 import dev.taskqueue.internal.jdbc.Keyset;
-import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskView;
 import dev.taskqueue.internal.support.Redaction;
 import jakarta.servlet.http.HttpServletRequest;
@@ -68,7 +67,7 @@ final class DashboardPages {
 
 	private final DashboardAccess access;
 
-	private final ResultRepository results;
+	private final ResultStarts results;
 
 	/**
 	 * @param redactor what the pages show of payloads and errors: every payload and error shown goes through it
@@ -77,7 +76,7 @@ final class DashboardPages {
 	 */
 	DashboardPages(TaskQueueOperations operations, DashboardQueries queries, QueueMinuteRepository minutes,
 			DashboardSettings settings, List<OverviewSection> sections, TaskRedactor redactor,
-			AuditEntries audit, DashboardAccess access, ResultRepository results) {
+			AuditEntries audit, DashboardAccess access, ResultStarts results) {
 		this.redactor = redactor;
 		this.audit = audit;
 		this.access = access;
