@@ -275,13 +275,14 @@ public interface TaskQueueOperations {
 	 * Which tasks a bulk action takes: those that meet every condition given ({@code null} leaves a condition out;
 	 * all {@code null} takes every task the action looks at). The same filter serves the dead letters
 	 * ({@link #retryDead(TaskFilter)}) and the waiting tasks ({@link #retryWaiting(TaskFilter)}); its times are when a
-	 * dead task failed, and when a waiting task was enqueued (the task table does not keep when a waiting task last
-	 * failed: its retry overwrites its due time, and only its error is kept).
+	 * task failed: a dead task's last attempt, or the last failed attempt of a waiting task (the end of the last
+	 * entry of its {@linkplain #attempts(UUID) attempt log}). A waiting task that never failed has no such time and
+	 * matches no time condition.
 	 *
 	 * @param queue only this queue's
 	 * @param errorContains only those whose error (a waiting task's last error) contains this text, ignoring case
-	 * @param from only those that failed (a dead task) or were enqueued (a waiting task) at this time or later
-	 * @param before only those that failed or were enqueued before this time
+	 * @param from only those that (last) failed at this time or later
+	 * @param before only those that (last) failed before this time
 	 */
 	record TaskFilter(@Nullable String queue, @Nullable String errorContains, @Nullable Instant from,
 			@Nullable Instant before) {
@@ -320,10 +321,10 @@ public interface TaskQueueOperations {
 				out.append(", error contains \"").append(this.errorContains).append('"');
 			}
 			if (this.from != null) {
-				out.append(", from ").append(this.from);
+				out.append(", failed from ").append(this.from);
 			}
 			if (this.before != null) {
-				out.append(", before ").append(this.before);
+				out.append((this.from != null) ? " before " : ", failed before ").append(this.before);
 			}
 			return out.toString();
 		}

@@ -65,7 +65,7 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  * DELETE /actuator/taskqueue/{queue}/dead        delete its dead tasks
  *                                                (optional: error, failedFrom, failedBefore)
  * DELETE /actuator/taskqueue/{queue}/waiting     delete its waiting tasks; running ones are left alone
- *                                                (optional: error, enqueuedFrom, enqueuedBefore)
+ *                                                (optional: error, failedFrom, failedBefore)
  * POST   /actuator/taskqueue/tasks/{id}/retry    retry a dead task
  * DELETE /actuator/taskqueue/tasks/{id}          cancel a waiting or running task, or delete a dead one
  * GET    /actuator/taskqueue/schedules/*         recurring schedules (also schedules/{name})
@@ -317,29 +317,29 @@ public class TaskQueueEndpoint {
 	 * ({@code tasks/{id}}). The dead ones all, or those the optional {@code error} (text the error contains, any
 	 * case), {@code failedFrom} and {@code failedBefore} (ISO instants) match, in chunks. The waiting ones all
 	 * (cancelAll, with those waiting for prerequisites), or with {@code error} (text the last error contains),
-	 * {@code enqueuedFrom} or {@code enqueuedBefore} those that match, in chunks (deleteWaiting).
+	 * {@code failedFrom} or {@code failedBefore} (when the last failed attempt ended) those that match, in chunks
+	 * (deleteWaiting).
 	 */
 	@DeleteOperation
 	public WebEndpointResponse<Object> delete(@Selector String first, @Selector String second,
 			@Nullable String error, @Nullable String failedFrom, @Nullable String failedBefore,
-			@Nullable String enqueuedFrom, @Nullable String enqueuedBefore, SecurityContext security) {
+			SecurityContext security) {
 		try (ActingAs acting = acting()) {
-			return deleteTasks(first, second, error, new String[] { failedFrom, failedBefore, enqueuedFrom,
-					enqueuedBefore }, security);
+			return deleteTasks(first, second, error, failedFrom, failedBefore, security);
 		}
 	}
 
-	/** @param times failedFrom, failedBefore, enqueuedFrom and enqueuedBefore, each {@code null} when not given */
 	private WebEndpointResponse<Object> deleteTasks(String first, String second, @Nullable String error,
-			@Nullable String[] times, SecurityContext security) {
+			@Nullable String failedFrom, @Nullable String failedBefore, SecurityContext security) {
 		if (second.equals("dead") || second.equals("waiting")) {
 			return valid(() -> {
 				if (!isKnown(first)) {
 					return unknownQueue(first);
 				}
 				boolean dead = second.equals("dead");
-				int deleted = dead ? this.operations.deleteDead(filter(first, error, "failed", times[0], times[1]))
-						: deleteWaiting(filter(first, error, "enqueued", times[2], times[3]));
+				TaskFilter filter = new TaskFilter(first, error, instant("failedFrom", failedFrom),
+						instant("failedBefore", failedBefore));
+				int deleted = dead ? this.operations.deleteDead(filter) : deleteWaiting(filter);
 				return ok(new QueueActionResult(first, dead ? "delete-dead" : "delete-waiting",
 						this.operations.isPaused(first), deleted));
 			});
@@ -369,15 +369,6 @@ public class TaskQueueEndpoint {
 	 */
 	private static ActingAs acting() {
 		return DefaultTaskQueueOperations.actingVia("actuator");
-	}
-
-	/**
-	 * A queue's tasks that match the optional conditions of a bulk retry or delete; {@code time} names the
-	 * parameters of its times ({@code failed} or {@code enqueued}).
-	 */
-	private static TaskFilter filter(String queue, @Nullable String error, String time, @Nullable String from,
-			@Nullable String before) {
-		return new TaskFilter(queue, error, instant(time + "From", from), instant(time + "Before", before));
 	}
 
 	/** All the waiting tasks of the filter's queue as before (cancelAll), or those a condition more matches. */

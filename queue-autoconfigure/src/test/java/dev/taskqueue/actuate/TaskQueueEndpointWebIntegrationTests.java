@@ -188,28 +188,29 @@ class TaskQueueEndpointWebIntegrationTests {
 
 	@Test
 	void retryAndDeleteTheWaitingTasksAFilterMatches() {
-		// Eight tasks of a queue no one handles, waiting to be retried in an hour: five after a timeout (two of them
-		// enqueued two hours ago), three after another error.
+		// Eight tasks of a queue no one handles, enqueued three hours ago and waiting to be retried in an hour: five
+		// after a timeout (two of them failed two hours ago, the others a minute ago), three after another error.
 		this.jdbc.update("""
-				INSERT INTO taskqueue_task (id, queue, payload, run_at, enqueued_at, attempt, last_error)
-				SELECT gen_random_uuid(), 'web-waiting', '{}', now() + interval '1 hour',
-				       now() - CASE WHEN i <= 2 THEN interval '2 hours' ELSE interval '1 minute' END, 1,
-				       CASE WHEN i <= 5 THEN 'java.net.SocketTimeoutException: Read timed out' ELSE 'boom' END
+				INSERT INTO taskqueue_task (id, queue, payload, run_at, enqueued_at, attempt, last_error, attempt_log)
+				SELECT gen_random_uuid(), 'web-waiting', '{}', now() + interval '1 hour', now() - interval '3 hours', 1,
+				       CASE WHEN i <= 5 THEN 'java.net.SocketTimeoutException: Read timed out' ELSE 'boom' END,
+				       jsonb_build_array(jsonb_build_object('attempt', 1, 'outcome', 'failed', 'ended',
+				           now() - CASE WHEN i <= 2 THEN interval '2 hours' ELSE interval '1 minute' END))
 				FROM generate_series(1, 8) i
 				""");
 		String hourAgo = this.jdbc.queryForObject("SELECT to_char((now() - interval '1 hour') AT TIME ZONE 'UTC', "
 				+ "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')", String.class);
-		delete("/taskqueue/web-waiting/waiting?error=TIMED&enqueuedBefore=" + hourAgo).jsonPath("$.tasks")
+		delete("/taskqueue/web-waiting/waiting?error=TIMED&failedBefore=" + hourAgo).jsonPath("$.tasks")
 			.isEqualTo(2)
 			.jsonPath("$.action")
 			.isEqualTo("delete-waiting");
 		assertThat(waiting("web-waiting", "true")).isEqualTo(6);
-		badRequest(this.http.delete().uri("/taskqueue/web-waiting/waiting?enqueuedFrom=yesterday"),
-				"enqueuedFrom must be an ISO instant such as 2026-11-27T09:30:00Z but was 'yesterday'");
+		badRequest(this.http.delete().uri("/taskqueue/web-waiting/waiting?failedFrom=yesterday"),
+				"failedFrom must be an ISO instant such as 2026-11-27T09:30:00Z but was 'yesterday'");
 		// A retry makes all the queue's waiting tasks due now, and keeps their attempts.
 		post("/taskqueue/web-waiting/retry-waiting").jsonPath("$.tasks").isEqualTo(6);
 		assertThat(waiting("web-waiting", "run_at <= now() AND attempt = 1")).isEqualTo(6);
-		delete("/taskqueue/web-waiting/waiting?error=timed&enqueuedFrom=" + hourAgo).jsonPath("$.tasks").isEqualTo(3);
+		delete("/taskqueue/web-waiting/waiting?error=timed&failedFrom=" + hourAgo).jsonPath("$.tasks").isEqualTo(3);
 		assertThat(this.jdbc.queryForList("SELECT last_error FROM taskqueue_task WHERE queue = 'web-waiting'",
 				String.class)).containsExactly("boom", "boom", "boom");
 	}

@@ -58,7 +58,7 @@ class DocsExamples {
     int bulkWaiting() {
         // Every task of "emails" waiting to be retried after a timeout: due now, with the attempts it has left.
         int due = operations.retryWaiting(new TaskQueueOperations.TaskFilter("emails", "timeout", null, null));
-        // What a bad deploy enqueued between 14:00 and 14:05 UTC, in every queue.
+        // What failed between 14:00 and 14:05 UTC while a bad deploy ran, in every queue.
         int deleted = operations.deleteWaiting(new TaskQueueOperations.TaskFilter(null, null,
                 Instant.parse("2026-11-27T14:00:00Z"), Instant.parse("2026-11-27T14:05:00Z")));
         return due + deleted;

@@ -103,12 +103,17 @@ final class DashboardPages {
 		QueueStats stats = stats(queue);
 		List<Trends.Series> trends = trends(queue);
 		if (!filter.equals(TaskFilter.queue(queue))) {
-			// Filtered: the first page of the waiting tasks that match, as a bulk action takes them.
+			// Filtered: a page of the waiting tasks that match, in id order, as a bulk action takes them.
 			List<TaskView> matching = this.queries.waitingMatching(queue, filter.errorContains(), filter.from(),
-					filter.before(), PAGE_SIZE);
+					filter.before(), (after != null) ? after.id() : null, PAGE_SIZE + 1);
+			String next = null;
+			if (matching.size() > PAGE_SIZE) {
+				matching = matching.subList(0, PAGE_SIZE);
+				next = new Keyset(0, 0, matching.get(PAGE_SIZE - 1).id()).toString();
+			}
 			QueuePage.Bulk bulk = new QueuePage.Bulk(filter, countWaiting(filter, false), countWaiting(filter, true));
 			return html(HttpStatus.OK, this.queuePage.render(context(request), queue, stats, trends, view, bulk,
-					matching.stream().map(this::redact).toList(), null));
+					matching.stream().map(this::redact).toList(), next));
 		}
 		QueuePage.Bulk bulk = new QueuePage.Bulk(filter, stats.ready() + stats.scheduled() + stats.waitingForKey(),
 				stats.running());
@@ -266,7 +271,7 @@ final class DashboardPages {
 
 	/**
 	 * The filter of a queue's waiting tasks: its queue (the path's), and the {@code error}, {@code from} and
-	 * {@code before} parameters as {@link #filter} reads them, the times being when the tasks were enqueued.
+	 * {@code before} parameters as {@link #filter} reads them, the times being when the tasks last failed.
 	 */
 	static TaskFilter waitingFilter(ServerRequest request) {
 		String queue = QueueName.requireValid(request.pathVariable("queue"), "queue");

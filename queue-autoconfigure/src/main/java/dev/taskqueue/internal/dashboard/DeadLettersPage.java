@@ -26,11 +26,11 @@ final class DeadLettersPage {
 	 */
 	static String render(PageContext context, TaskFilter filter, List<DeadTask> tasks, @Nullable String next) {
 		List<Html> body = new ArrayList<>();
-		body.add(FilterForm.form(context, "/dead", filter, true, "Failed", "Error contains"));
+		body.add(FilterForm.form(context, "/dead", filter, true, "Error contains"));
 		boolean filtered = !filter.isEmpty();
 		if (filtered && !tasks.isEmpty()) {
 			String[] fields = fields(filter);
-			body.add(element("p", attrs("class", "bulk"),
+			body.add(element("div", attrs("class", "bulk"),
 					Forms.button(context, "/dead/retry", "Retry all that match", "", fields), " ",
 					Forms.button(context, "/dead/delete", "Delete all that match", "danger", fields)));
 		}

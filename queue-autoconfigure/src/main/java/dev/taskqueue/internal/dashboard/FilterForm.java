@@ -32,15 +32,13 @@ final class FilterForm {
 	/**
 	 * The form that filters the page at {@code path}.
 	 * @param withQueue whether it has a queue field (a queue's page has its queue in its path)
-	 * @param time what the times are: {@code Failed} or {@code Enqueued}
 	 * @param error what the error field is called
 	 */
-	static Html form(PageContext context, String path, TaskFilter filter, boolean withQueue, String time,
-			String error) {
+	static Html form(PageContext context, String path, TaskFilter filter, boolean withQueue, String error) {
 		return element("form", attrs("method", "get", "action", context.url(path), "class", "filters"),
 				withQueue ? element("label", attrs(), "Queue ", field("text", "queue", filter.queue())) : Html.EMPTY,
 				element("label", attrs(), " " + error + " ", field("text", "error", filter.errorContains())),
-				element("label", attrs(), " " + time + " from ", field("datetime-local", "from", time(filter.from()))),
+				element("label", attrs(), " Failed from ", field("datetime-local", "from", time(filter.from()))),
 				element("label", attrs(), " before ", field("datetime-local", "before", time(filter.before())),
 						" UTC "),
 				element("button", attrs("type", "submit"), "Filter"));

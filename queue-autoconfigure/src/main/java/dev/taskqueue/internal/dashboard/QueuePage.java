@@ -71,7 +71,8 @@ final class QueuePage {
 	String render(PageContext context, String queue, QueueStats stats, List<Trends.Series> trends, View view,
 			Bulk bulk, List<TaskView> tasks, @Nullable String next) {
 		List<Html> body = new ArrayList<>();
-		body.add(tag("p", "State: ", stats.paused() ? element("span", attrs("class", "paused"), "paused") : "active",
+		body.add(element("div", attrs("class", "actions"), "State: ",
+				stats.paused() ? element("span", attrs("class", "paused"), "paused") : "active",
 				" · dead: ", element("a", attrs("href", context.url("/dead?queue=" + queue)), count(stats.dead())),
 				" ", stats.paused() ? Forms.button(context, "/queues/" + queue + "/resume", "Resume", "", "from", "queue")
 						: Forms.button(context, "/queues/" + queue + "/pause", "Pause", "", "from", "queue")));
@@ -93,8 +94,13 @@ final class QueuePage {
 		body.add(element("p", attrs("class", "tabs"), join(tabs)));
 		body.add(bulk(context, queue, bulk));
 		if (bulk.filtered()) {
-			body.add(tag("h2", "Waiting tasks that match, the first " + DashboardPages.PAGE_SIZE + " by id"));
+			body.add(tag("h2", "Waiting tasks that match, by id"));
 			body.add(Column.table(columns(context, View.READY), tasks, "No waiting task matches."));
+			if (next != null) {
+				String link = FilterForm.path("/queues/" + queue + "?after=" + next,
+						FilterForm.fields(bulk.filter(), false));
+				body.add(tag("p", element("a", attrs("href", context.url(link), "rel", "next"), "Next page →")));
+			}
 			return Layout.page(context, "Queue " + queue, null, join(body));
 		}
 		body.add(tag("h2", view.heading));
@@ -126,7 +132,7 @@ final class QueuePage {
 						+ ": a bulk action leaves " + (one ? "it" : "them") + " alone.";
 		// A div, not a p: a form inside a p closes it.
 		return join(
-				FilterForm.form(context, "/queues/" + queue, bulk.filter(), false, "Enqueued", "Last error contains"),
+				FilterForm.form(context, "/queues/" + queue, bulk.filter(), false, "Last error contains"),
 				element("div", attrs("class", "bulk"), count(bulk.waiting()) + " waiting tasks"
 						+ (bulk.filtered() ? " match. " : ". "), buttons, running));
 	}

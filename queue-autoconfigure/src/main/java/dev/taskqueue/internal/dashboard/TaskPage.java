@@ -53,7 +53,8 @@ final class TaskPage {
 		List<Html> body = new ArrayList<>();
 		body.add(fields(fields));
 		// A running task too: its handler is interrupted and its work rolled back, on whichever instance runs it.
-		body.add(tag("p", Forms.button(context, "/tasks/" + task.id() + "/cancel", "Cancel this task", "danger")));
+		body.add(element("div", attrs("class", "actions"),
+				Forms.button(context, "/tasks/" + task.id() + "/cancel", "Cancel this task", "danger")));
 		attempts(body, context, task.attempts(), task.attempt());
 		payload(body, task.payload(), task.payloadBytes());
 		if (task.lastError() != null) {
@@ -71,7 +72,8 @@ final class TaskPage {
 				element("a", attrs("href", context.url("/dead?queue=" + task.queue())), task.queue()), "state", "dead",
 				"priority", task.priority(), "attempts", task.attempts(), "enqueued", Formats.when(task.enqueuedAt(), context.now()),
 				"failed", Formats.when(task.failedAt(), context.now()))));
-		body.add(tag("p", Forms.button(context, "/tasks/" + task.id() + "/retry", "Retry", ""), " ",
+		body.add(element("div", attrs("class", "actions"),
+				Forms.button(context, "/tasks/" + task.id() + "/retry", "Retry", ""), " ",
 				Forms.button(context, "/tasks/" + task.id() + "/delete", "Delete", "danger")));
 		// The story first: the whole trace of the last attempt that follows is long.
 		attempts(body, context, task.attemptLog(), task.attempts());

@@ -40,6 +40,14 @@ final class AttemptLog {
 	static final String FAILED = "failed", TIMED_OUT = "timed out", DEAD = "dead", CANCELLED = "cancelled",
 			LOST = "lost", COMPLETED = "completed";
 
+	/**
+	 * When the row's last logged attempt ended: for a waiting or running task, when it last failed (the failure
+	 * paths alone write the log); {@code NULL} for a task that never failed. The bulk actions' "failed between" of
+	 * waiting tasks, whose row keeps no other failure time (a retry overwrites {@code run_at}).
+	 */
+	static final String LAST_ENDED = "CAST(attempt_log -> (jsonb_array_length(attempt_log) - 1) ->> 'ended' "
+			+ "AS timestamptz)";
+
 	// The log %1$s with the element %2$s appended, trimmed to its last SIZE elements: one expression, no function of
 	// our own (the migrations create none), the same on PostgreSQL, CockroachDB and YugabyteDB.
 	private static final String APPEND = """

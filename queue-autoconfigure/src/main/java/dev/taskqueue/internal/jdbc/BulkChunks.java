@@ -46,7 +46,7 @@ final class BulkChunks {
 	/**
 	 * The conditions of a filter, made of fixed fragments only: values are parameters ({@link #bind}).
 	 * @param error the column of the error text
-	 * @param time the column the time range applies to
+	 * @param time the column (or expression) the time range applies to
 	 */
 	static String matching(String error, String time, @Nullable String queue, @Nullable String text,
 			@Nullable Instant from, @Nullable Instant before) {

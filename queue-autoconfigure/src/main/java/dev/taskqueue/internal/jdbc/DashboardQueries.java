@@ -544,17 +544,19 @@ public class DashboardQueries {
 	}
 
 	/**
-	 * The first {@code limit} waiting tasks that match a bulk action's filter (QueueRepository), in id order, on the
-	 * primary key: what a bulk action on them takes first.
+	 * The first {@code limit} waiting tasks after {@code after} that match a bulk action's filter (QueueRepository),
+	 * in id order, on the primary key: the order a bulk action takes them in.
 	 * @param text only those whose last error contains this text, ignoring case, or {@code null}
-	 * @param from only those enqueued at this time or later, or {@code null}
-	 * @param before only those enqueued before this time, or {@code null}
+	 * @param from only those that last failed at this time or later, or {@code null}
+	 * @param before only those that last failed before this time, or {@code null}
+	 * @param after the id of the last task of the page before, or {@code null} for the first page
 	 */
 	public List<TaskView> waitingMatching(String queue, @Nullable String text, @Nullable Instant from,
-			@Nullable Instant before, int limit) {
+			@Nullable Instant before, @Nullable UUID after, int limit) {
 		return BulkChunks.bind(this.jdbc.sql(this.taskSelect + " WHERE "
-				+ QueueRepository.matchingWaiting(queue, text, from, before)
+				+ QueueRepository.matchingWaiting(queue, text, from, before) + " AND id > :after"
 				+ " ORDER BY id LIMIT :limit"), queue, text, from, before)
+			.param("after", (after != null) ? after : new UUID(0, 0))
 			.param("limit", limit)
 			.param("preview", LIST_PREVIEW)
 			.query(DashboardQueries::task)

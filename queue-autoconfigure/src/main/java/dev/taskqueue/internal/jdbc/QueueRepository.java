@@ -101,11 +101,11 @@ public class QueueRepository {
 	 * matching rows in id order from a cursor, on the primary key (the id never changes, so a chunk never reads again
 	 * what the ones before it took, and a million rows are read once in all), locked with SKIP LOCKED: a row a claim
 	 * is taking right now is then running, and left alone, as running tasks are (claimed_by above HELD). Held tasks
-	 * (claimed_by = HELD) wait too. Tasks enqueued after :until, the database's now when the action began, are left
-	 * out. %1$s is the task table, %2$s the filter's conditions (matchingWaiting). A retry makes a task due now and
-	 * leaves a task already due where it is (LEAST); its attempts are kept. Deleted on the primary key,
-	 * "id = ANY(ARRAY(...))", as CANCEL_WAITING. Each returns the ids it took, in order: the count, and the next
-	 * cursor in the last.
+	 * (claimed_by = HELD) wait too. The filter's times are when a task last failed (AttemptLog.LAST_ENDED). Tasks
+	 * enqueued after :until, the database's now when the action began, are left out. %1$s is the task table, %2$s
+	 * the filter's conditions (matchingWaiting). A retry makes a task due now and leaves a task already due where it
+	 * is (LEAST); its attempts are kept. Deleted on the primary key, "id = ANY(ARRAY(...))", as CANCEL_WAITING. Each
+	 * returns the ids it took, in order: the count, and the next cursor in the last.
 	 */
 	private static final String PICK_WAITING = """
 			id = ANY(ARRAY(
@@ -242,8 +242,8 @@ public class QueueRepository {
 	 * one), until none is left that was enqueued when this began; running tasks are left alone.
 	 * @param queue only this queue's, or {@code null}
 	 * @param text only those whose last error contains this, ignoring case, or {@code null}
-	 * @param from only those enqueued at this time or later, or {@code null}
-	 * @param before only those enqueued before this time, or {@code null}
+	 * @param from only those that last failed at this time or later, or {@code null}
+	 * @param before only those that last failed before this time, or {@code null}
 	 * @return how many tasks were taken, and how many running ones that match were left alone
 	 */
 	public Bulk retryWaiting(@Nullable String queue, @Nullable String text, @Nullable Instant from,
@@ -279,19 +279,20 @@ public class QueueRepository {
 
 	/**
 	 * The conditions of a filter of waiting tasks (not claimed, or held behind their ordering key): their last
-	 * error, and when they were enqueued (BulkChunks).
+	 * error, and when they last failed (BulkChunks): a task that never failed has no such time, and matches no
+	 * time condition.
 	 */
 	static String matchingWaiting(@Nullable String queue, @Nullable String text, @Nullable Instant from,
 			@Nullable Instant before) {
-		return BulkChunks.matching("last_error", "enqueued_at", queue, text, from, before)
+		return BulkChunks.matching("last_error", AttemptLog.LAST_ENDED, queue, text, from, before)
 				+ " AND (claimed_by IS NULL OR claimed_by = " + OrderedKeys.HELD + ")";
 	}
 
 	/** The conditions of a filter of running tasks, as {@link #matchingWaiting} of waiting ones. */
 	static String matchingRunning(@Nullable String queue, @Nullable String text, @Nullable Instant from,
 			@Nullable Instant before) {
-		return BulkChunks.matching("last_error", "enqueued_at", queue, text, from, before) + " AND claimed_by > "
-				+ OrderedKeys.HELD;
+		return BulkChunks.matching("last_error", AttemptLog.LAST_ENDED, queue, text, from, before)
+				+ " AND claimed_by > " + OrderedKeys.HELD;
 	}
 
 	/**

@@ -312,17 +312,29 @@ class DashboardBrowserIntegrationTests {
 			this.browser.width(width);
 			String queue = "dash-wait-" + width;
 			// Six tasks waiting to be retried after a timeout, three after another error, due in an hour; one running
-			// task with a timeout, claimed by this instance's session (no handler here takes the queue).
+			// task with a timeout, claimed by this instance's session (no handler here takes the queue). Task i last
+			// failed i minutes ago (its attempt log's last entry), and all were enqueued a day ago.
 			this.jdbc.update("""
 					INSERT INTO taskqueue_task (id, queue, payload, run_at, enqueued_at, attempt, last_error,
-					                            claimed_by, claimed_at)
+					                            claimed_by, claimed_at, attempt_log)
 					SELECT gen_random_uuid(), ?, jsonb_build_object('order', i), now() + interval '1 hour',
-					       now() - i * interval '1 minute', 2, CASE WHEN i <= 7
+					       now() - interval '1 day', 2, CASE WHEN i <= 7
 					           THEN 'java.net.SocketTimeoutException: Read timed out' || repeat(E'\n\tat x.Y.z(Y.java:1)', 5)
 					           ELSE 'java.lang.IllegalStateException: boom' END,
-					       CASE WHEN i = 7 THEN ? END, CASE WHEN i = 7 THEN now() END
+					       CASE WHEN i = 7 THEN ? END, CASE WHEN i = 7 THEN now() END,
+					       jsonb_build_array(jsonb_build_object('attempt', 1, 'outcome', 'failed',
+					           'ended', now() - i * interval '1 minute'))
 					FROM generate_series(1, 10) i
 					""", queue, session);
+			// Failed between 9.5 and 4.5 minutes ago: tasks 5 to 9, of which 7 runs.
+			String[] window = this.jdbc.queryForObject("SELECT to_char((now() - interval '570 seconds') AT TIME ZONE "
+					+ "'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || ' ' || to_char((now() - interval '270 seconds') AT TIME "
+					+ "ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS')", String.class).split(" ");
+			this.browser.driver.get(url("/taskqueue/queues/" + queue + "?from=" + window[0] + "&before=" + window[1]));
+			assertThat(this.browser.driver.findElement(By.cssSelector("main div.bulk")).getText())
+				.startsWith("4 waiting tasks match.")
+				.endsWith("1 running task matches: a bulk action leaves it alone.");
+			assertThat(this.browser.driver.findElements(By.cssSelector("main tbody tr"))).hasSize(4);
 			this.browser.driver.get(url("/taskqueue/queues/" + queue));
 			this.browser.driver.findElement(By.name("error")).sendKeys("timed out", Keys.ENTER);
 			new WebDriverWait(this.browser.driver, WAIT)
