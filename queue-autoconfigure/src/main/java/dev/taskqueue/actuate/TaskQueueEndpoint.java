@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 import dev.taskqueue.DeadTask;
@@ -34,6 +35,7 @@ import tools.jackson.databind.JsonNode;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -108,6 +110,10 @@ public class TaskQueueEndpoint {
 
 	private final @Nullable ResultRepository results;
 
+	private Show showValues = Show.ALWAYS;
+
+	private Set<String> roles = Set.of();
+
 	public TaskQueueEndpoint(TaskQueueOperations operations) {
 		this(operations, null);
 	}
@@ -140,6 +146,24 @@ public class TaskQueueEndpoint {
 		this.database = database;
 		this.redactor = redactor;
 		this.bloat = bloat;
+	}
+
+	/**
+	 * Shows tasks' payloads and results only as {@code showValues} says, to the users with one of {@code roles}
+	 * when it is {@link Show#WHEN_AUTHORIZED} (any authenticated user when empty); hidden otherwise, as Spring Boot's
+	 * {@code env} endpoint hides values. Without this call they show (through the redactor).
+	 * @return this endpoint
+	 */
+	public TaskQueueEndpoint showingValues(Show showValues, Set<String> roles) {
+		this.showValues = showValues;
+		this.roles = Set.copyOf(roles);
+		return this;
+	}
+
+	/** The redactor for a caller: the endpoint's, with payloads and results hidden from one not shown values. */
+	private TaskRedactor redactorFor(SecurityContext security) {
+		return this.showValues.isShown(security, this.roles) ? this.redactor
+				: Redaction.effective(this.redactor, true);
 	}
 
 	@ReadOperation
@@ -179,7 +203,8 @@ public class TaskQueueEndpoint {
 	/** A queue's dead tasks ({@code {queue}/dead}), or one dead task ({@code tasks/{id}}). */
 	@ReadOperation
 	public WebEndpointResponse<Object> read(@Selector String first, @Selector String second,
-			@Nullable String limit, @Nullable String cursor) {
+			@Nullable String limit, @Nullable String cursor, SecurityContext security) {
+		TaskRedactor redactor = redactorFor(security);
 		if (first.equals(ScheduleEndpointActions.SEGMENT)) {
 			return new ScheduleEndpointActions(this.operations).read(second);
 		}
@@ -192,7 +217,7 @@ public class TaskQueueEndpoint {
 				}
 				DeadTaskPage page = this.operations.deadTasks(queue, size, cursor);
 				return ok(DeadTaskList.of(queue, new DeadTaskPage(
-						page.tasks().stream().map((task) -> Redaction.apply(this.redactor, task)).toList(), page.next())));
+						page.tasks().stream().map((task) -> Redaction.apply(redactor, task)).toList(), page.next())));
 			});
 		}
 		if (!first.equals("tasks")) {
@@ -203,7 +228,7 @@ public class TaskQueueEndpoint {
 			return notATaskId(second);
 		}
 		return this.operations.deadTask(id)
-			.map((task) -> ok(DeadTaskDescriptor.of(Redaction.apply(this.redactor, task))))
+			.map((task) -> ok(DeadTaskDescriptor.of(Redaction.apply(redactor, task))))
 			.orElseGet(() -> notFound("No dead task " + id));
 	}
 
@@ -275,7 +300,8 @@ public class TaskQueueEndpoint {
 	 * or any task's attempts ({@code tasks/{id}/attempts}).
 	 */
 	@ReadOperation
-	public WebEndpointResponse<Object> taskDetail(@Selector String tasks, @Selector String id, @Selector String what) {
+	public WebEndpointResponse<Object> taskDetail(@Selector String tasks, @Selector String id, @Selector String what,
+			SecurityContext security) {
 		if (!tasks.equals("tasks")
 				|| !(what.equals("progress") || what.equals("result") || what.equals("attempts"))) {
 			return badRequest("Use GET /taskqueue/tasks/{id}/progress, /taskqueue/tasks/{id}/result or "
@@ -300,19 +326,19 @@ public class TaskQueueEndpoint {
 						progress.updatedAt())))
 				.orElseGet(() -> notFound("No progress of a running task " + taskId));
 		}
-		return result(taskId).map(EndpointResponses::ok)
+		return result(taskId, redactorFor(security)).map(EndpointResponses::ok)
 			.orElseGet(() -> notFound("No result of task " + taskId + " (it has not completed, gave none, or "
 					+ "completed longer ago than taskqueue.retention.history)"));
 	}
 
-	private Optional<Object> result(UUID id) {
+	private Optional<Object> result(UUID id, TaskRedactor redactor) {
 		if (this.results != null) {
 			return this.results.read(id)
-				.map((kept) -> new TaskResultDescriptor(id, kept.queue(), this.redactor.payload(kept.queue(), kept.json())));
+				.map((kept) -> new TaskResultDescriptor(id, kept.queue(), redactor.payload(kept.queue(), kept.json())));
 		}
 		// Without the queue a redactor cannot be asked: a result shows only when nothing is redacted.
 		return this.operations.result(id, JsonNode.class)
-			.map((json) -> (this.redactor == TaskRedactor.NONE) ? json.toString() : TaskRedactor.HIDDEN)
+			.map((json) -> (redactor == TaskRedactor.NONE) ? json.toString() : TaskRedactor.HIDDEN)
 			.map((json) -> new TaskResultDescriptor(id, "", json));
 	}
 

@@ -41,7 +41,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=health,taskqueue,prometheus",
-				"management.endpoint.taskqueue.access=unrestricted", "management.endpoint.health.show-details=always", "taskqueue.worker.poll-interval=50ms",
+				"management.endpoint.taskqueue.access=unrestricted", "management.endpoint.taskqueue.show-values=always",
+				"management.endpoint.health.show-details=always", "taskqueue.worker.poll-interval=50ms",
 				"taskqueue.worker.heartbeat-interval=100ms", "taskqueue.queues.web-dead.max-attempts=1",
 				"taskqueue.metrics.refresh-interval=100ms" })
 class TaskQueueEndpointWebIntegrationTests {
