@@ -95,6 +95,9 @@ public interface TaskQueueOperations {
 	 * Deletes every dead task that matches {@code filter} and had failed when this was called, in chunks as
 	 * {@link #retryDead(TaskFilter)} does. Logs one line at INFO with the filter and the count.
 	 * @return how many were deleted
+	 * @throws IllegalArgumentException if the filter is {@linkplain TaskFilter#isEmpty() empty}: every dead letter of
+	 * every queue is not deleted by a filter that forgot its conditions ({@link #deleteAllDead(String)} deletes a
+	 * queue's)
 	 */
 	default int deleteDead(TaskFilter filter) {
 		throw new UnsupportedOperationException("This TaskQueueOperations does not delete dead tasks in bulk");
@@ -124,6 +127,9 @@ public interface TaskQueueOperations {
 	 * {@link #cancelAll(String)}, the deleted tasks are not kept in the history. Logs one line at INFO with the
 	 * filter, the count and how many running tasks that match were left alone.
 	 * @return how many were deleted
+	 * @throws IllegalArgumentException if the filter is {@linkplain TaskFilter#isEmpty() empty}: every waiting task of
+	 * every queue is not deleted by a filter that forgot its conditions ({@link #cancelAll(String)} deletes a
+	 * queue's)
 	 */
 	default int deleteWaiting(TaskFilter filter) {
 		throw new UnsupportedOperationException("This TaskQueueOperations does not delete waiting tasks in bulk");

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 import dev.taskqueue.DeadTask;
@@ -34,6 +35,7 @@ import tools.jackson.databind.JsonNode;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -62,10 +64,11 @@ import static dev.taskqueue.actuate.EndpointResponses.valid;
  * GET    /actuator/taskqueue/tasks/{id}/result   the completed task's result, kept for taskqueue.retention.history
  * POST   /actuator/taskqueue/{queue}/pause       pause it in every instance (also: resume, retry-dead,
  *                                                retry-waiting: its waiting tasks due now)
- * DELETE /actuator/taskqueue/{queue}/dead        delete its dead tasks
- *                                                (optional: error, failedFrom, failedBefore)
- * DELETE /actuator/taskqueue/{queue}/waiting     delete its waiting tasks; running ones are left alone
- *                                                (optional: error, failedFrom, failedBefore)
+ * POST   /actuator/taskqueue/{queue}             with a JSON body {"action": "retry-dead" or "retry-waiting",
+ *                                                "error", "failedFrom", "failedBefore"}: retry what they match
+ * DELETE /actuator/taskqueue/{queue}/dead        delete its dead tasks that error, failedFrom and failedBefore
+ *                                                match, or all of them with all=true
+ * DELETE /actuator/taskqueue/{queue}/waiting     delete its waiting tasks, as dead; running ones are left alone
  * POST   /actuator/taskqueue/tasks/{id}/retry    retry a dead task
  * DELETE /actuator/taskqueue/tasks/{id}          cancel a waiting or running task, or delete a dead one
  * GET    /actuator/taskqueue/schedules/*         recurring schedules (also schedules/{name})
@@ -107,6 +110,10 @@ public class TaskQueueEndpoint {
 
 	private final @Nullable ResultRepository results;
 
+	private Show showValues = Show.ALWAYS;
+
+	private Set<String> roles = Set.of();
+
 	public TaskQueueEndpoint(TaskQueueOperations operations) {
 		this(operations, null);
 	}
@@ -139,6 +146,24 @@ public class TaskQueueEndpoint {
 		this.database = database;
 		this.redactor = redactor;
 		this.bloat = bloat;
+	}
+
+	/**
+	 * Shows tasks' payloads and results only as {@code showValues} says, to the users with one of {@code roles}
+	 * when it is {@link Show#WHEN_AUTHORIZED} (any authenticated user when empty); hidden otherwise, as Spring Boot's
+	 * {@code env} endpoint hides values. Without this call they show (through the redactor).
+	 * @return this endpoint
+	 */
+	public TaskQueueEndpoint showingValues(Show showValues, Set<String> roles) {
+		this.showValues = showValues;
+		this.roles = Set.copyOf(roles);
+		return this;
+	}
+
+	/** The redactor for a caller: the endpoint's, with payloads and results hidden from one not shown values. */
+	private TaskRedactor redactorFor(SecurityContext security) {
+		return this.showValues.isShown(security, this.roles) ? this.redactor
+				: Redaction.effective(this.redactor, true);
 	}
 
 	@ReadOperation
@@ -178,7 +203,8 @@ public class TaskQueueEndpoint {
 	/** A queue's dead tasks ({@code {queue}/dead}), or one dead task ({@code tasks/{id}}). */
 	@ReadOperation
 	public WebEndpointResponse<Object> read(@Selector String first, @Selector String second,
-			@Nullable String limit, @Nullable String cursor) {
+			@Nullable String limit, @Nullable String cursor, SecurityContext security) {
+		TaskRedactor redactor = redactorFor(security);
 		if (first.equals(ScheduleEndpointActions.SEGMENT)) {
 			return new ScheduleEndpointActions(this.operations).read(second);
 		}
@@ -191,7 +217,7 @@ public class TaskQueueEndpoint {
 				}
 				DeadTaskPage page = this.operations.deadTasks(queue, size, cursor);
 				return ok(DeadTaskList.of(queue, new DeadTaskPage(
-						page.tasks().stream().map((task) -> Redaction.apply(this.redactor, task)).toList(), page.next())));
+						page.tasks().stream().map((task) -> Redaction.apply(redactor, task)).toList(), page.next())));
 			});
 		}
 		if (!first.equals("tasks")) {
@@ -202,14 +228,14 @@ public class TaskQueueEndpoint {
 			return notATaskId(second);
 		}
 		return this.operations.deadTask(id)
-			.map((task) -> ok(DeadTaskDescriptor.of(Redaction.apply(this.redactor, task))))
+			.map((task) -> ok(DeadTaskDescriptor.of(Redaction.apply(redactor, task))))
 			.orElseGet(() -> notFound("No dead task " + id));
 	}
 
 	/**
 	 * Pauses or resumes a queue, retries all its dead tasks, or makes all its waiting tasks due now, in chunks
 	 * (TaskQueueOperations.retryDead(TaskFilter) and retryWaiting(TaskFilter)). No parameters: a write operation
-	 * with any takes a JSON body only, and these are posted without one.
+	 * with any takes a JSON body only, and these are posted without one ({@link #retryMatching} takes a filter).
 	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> queueAction(@Selector String queue, @Selector String action) {
@@ -244,11 +270,38 @@ public class TaskQueueEndpoint {
 	}
 
 	/**
+	 * Retries the dead tasks ({@code "action": "retry-dead"}) or makes due now the waiting tasks
+	 * ({@code "retry-waiting"}) of a queue that the filter of the JSON body matches: {@code error} (text the error
+	 * contains, any case), {@code failedFrom} and {@code failedBefore} (ISO instants), in chunks. A body without a
+	 * condition takes them all, as {@code POST {queue}/retry-dead} does.
+	 */
+	@WriteOperation
+	public WebEndpointResponse<Object> retryMatching(@Selector String queue, String action, @Nullable String error,
+			@Nullable String failedFrom, @Nullable String failedBefore) {
+		try (ActingAs acting = acting()) {
+			if (!action.equals("retry-dead") && !action.equals("retry-waiting")) {
+				return badRequest("Unknown action '" + action + "': POST {queue} with a filter takes retry-dead or "
+						+ "retry-waiting (pause and resume are POST {queue}/pause and {queue}/resume)");
+			}
+			return valid(() -> {
+				TaskFilter filter = filter(queue, error, failedFrom, failedBefore);
+				if (!isKnown(queue)) {
+					return unknownQueue(queue);
+				}
+				return ok(new QueueActionResult(queue, action, this.operations.isPaused(queue),
+						action.equals("retry-dead") ? this.operations.retryDead(filter)
+								: this.operations.retryWaiting(filter)));
+			});
+		}
+	}
+
+	/**
 	 * A running task's progress ({@code tasks/{id}/progress}), a completed task's result ({@code tasks/{id}/result})
 	 * or any task's attempts ({@code tasks/{id}/attempts}).
 	 */
 	@ReadOperation
-	public WebEndpointResponse<Object> taskDetail(@Selector String tasks, @Selector String id, @Selector String what) {
+	public WebEndpointResponse<Object> taskDetail(@Selector String tasks, @Selector String id, @Selector String what,
+			SecurityContext security) {
 		if (!tasks.equals("tasks")
 				|| !(what.equals("progress") || what.equals("result") || what.equals("attempts"))) {
 			return badRequest("Use GET /taskqueue/tasks/{id}/progress, /taskqueue/tasks/{id}/result or "
@@ -273,19 +326,19 @@ public class TaskQueueEndpoint {
 						progress.updatedAt())))
 				.orElseGet(() -> notFound("No progress of a running task " + taskId));
 		}
-		return result(taskId).map(EndpointResponses::ok)
+		return result(taskId, redactorFor(security)).map(EndpointResponses::ok)
 			.orElseGet(() -> notFound("No result of task " + taskId + " (it has not completed, gave none, or "
 					+ "completed longer ago than taskqueue.retention.history)"));
 	}
 
-	private Optional<Object> result(UUID id) {
+	private Optional<Object> result(UUID id, TaskRedactor redactor) {
 		if (this.results != null) {
 			return this.results.read(id)
-				.map((kept) -> new TaskResultDescriptor(id, kept.queue(), this.redactor.payload(kept.queue(), kept.json())));
+				.map((kept) -> new TaskResultDescriptor(id, kept.queue(), redactor.payload(kept.queue(), kept.json())));
 		}
 		// Without the queue a redactor cannot be asked: a result shows only when nothing is redacted.
 		return this.operations.result(id, JsonNode.class)
-			.map((json) -> (this.redactor == TaskRedactor.NONE) ? json.toString() : TaskRedactor.HIDDEN)
+			.map((json) -> (redactor == TaskRedactor.NONE) ? json.toString() : TaskRedactor.HIDDEN)
 			.map((json) -> new TaskResultDescriptor(id, "", json));
 	}
 
@@ -314,31 +367,38 @@ public class TaskQueueEndpoint {
 
 	/**
 	 * Deletes the dead ({@code {queue}/dead}) or waiting ({@code {queue}/waiting}) tasks of a queue, or one task
-	 * ({@code tasks/{id}}). The dead ones all, or those the optional {@code error} (text the error contains, any
-	 * case), {@code failedFrom} and {@code failedBefore} (ISO instants) match, in chunks. The waiting ones all
-	 * (cancelAll, with those waiting for prerequisites), or with {@code error} (text the last error contains),
-	 * {@code failedFrom} or {@code failedBefore} (when the last failed attempt ended) those that match, in chunks
-	 * (deleteWaiting).
+	 * ({@code tasks/{id}}). Of the dead ones, those that {@code error} (text the error contains, any case),
+	 * {@code failedFrom} and {@code failedBefore} (ISO instants) match, in chunks; of the waiting ones, those they
+	 * match (the last error, when the last failed attempt ended), in chunks (deleteWaiting). Without a condition,
+	 * only with {@code all=true}: every dead task, or every waiting task (cancelAll, with those waiting for
+	 * prerequisites). A misspelt parameter is not seen here, and must not widen a filtered delete to the whole
+	 * queue.
 	 */
 	@DeleteOperation
 	public WebEndpointResponse<Object> delete(@Selector String first, @Selector String second,
 			@Nullable String error, @Nullable String failedFrom, @Nullable String failedBefore,
-			SecurityContext security) {
+			@Nullable Boolean all, SecurityContext security) {
 		try (ActingAs acting = acting()) {
-			return deleteTasks(first, second, error, failedFrom, failedBefore, security);
+			return deleteTasks(first, second, error, failedFrom, failedBefore, Boolean.TRUE.equals(all), security);
 		}
 	}
 
 	private WebEndpointResponse<Object> deleteTasks(String first, String second, @Nullable String error,
-			@Nullable String failedFrom, @Nullable String failedBefore, SecurityContext security) {
+			@Nullable String failedFrom, @Nullable String failedBefore, boolean all, SecurityContext security) {
 		if (second.equals("dead") || second.equals("waiting")) {
 			return valid(() -> {
+				TaskFilter filter = filter(first, error, failedFrom, failedBefore);
+				boolean everything = filter.equals(TaskFilter.queue(first));
+				if (everything != all) {
+					return badRequest(all ? "all=true deletes every " + second + " task of the queue: give it "
+							+ "without error, failedFrom or failedBefore"
+							: "Give error, failedFrom or failedBefore to delete the " + second + " tasks they match, "
+									+ "or all=true to delete every " + second + " task of the queue");
+				}
 				if (!isKnown(first)) {
 					return unknownQueue(first);
 				}
 				boolean dead = second.equals("dead");
-				TaskFilter filter = new TaskFilter(first, error, instant("failedFrom", failedFrom),
-						instant("failedBefore", failedBefore));
 				int deleted = dead ? this.operations.deleteDead(filter) : deleteWaiting(filter);
 				return ok(new QueueActionResult(first, dead ? "delete-dead" : "delete-waiting",
 						this.operations.isPaused(first), deleted));
@@ -369,6 +429,23 @@ public class TaskQueueEndpoint {
 	 */
 	private static ActingAs acting() {
 		return DefaultTaskQueueOperations.actingVia("actuator");
+	}
+
+	/**
+	 * The tasks of {@code queue} that the optional conditions of a bulk action over HTTP match.
+	 * @throws IllegalArgumentException naming the HTTP parameters, for a time that is not an ISO instant or a range
+	 * that ends before it starts
+	 */
+	private static TaskFilter filter(String queue, @Nullable String error, @Nullable String failedFrom,
+			@Nullable String failedBefore) {
+		QueueName.requireValid(queue, "queue");
+		Instant from = instant("failedFrom", failedFrom);
+		Instant before = instant("failedBefore", failedBefore);
+		if (from != null && before != null && !from.isBefore(before)) {
+			throw new IllegalArgumentException(
+					"failedFrom must be earlier than failedBefore, but was " + from + " and " + before);
+		}
+		return new TaskFilter(queue, (error != null && !error.isBlank()) ? error : null, from, before);
 	}
 
 	/** All the waiting tasks of the filter's queue as before (cancelAll), or those a condition more matches. */

@@ -3,11 +3,7 @@ package dev.taskqueue.autoconfigure;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import javax.sql.DataSource;
-
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
-import dev.taskqueue.internal.jdbc.ScheduleRepository;
-import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.schedule.RecurringTaskConfiguration;
 import dev.taskqueue.internal.schedule.RecurringTaskConfiguration.ScheduleSettings;
 import dev.taskqueue.internal.schedule.RecurringTaskConfiguration.Settings;
@@ -16,7 +12,6 @@ import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -49,12 +44,6 @@ public class RecurringTaskAutoConfiguration {
 		WorkerProperties worker = properties.getWorker();
 		return new Settings(worker.getSessionTimeout(), worker.getPollInterval(), worker.getHeartbeatInterval(),
 				settingsOf(properties.getSchedules()));
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	ScheduleRepository taskQueueScheduleRepository(DataSource dataSource, TaskTables tables) {
-		return new ScheduleRepository(dataSource, tables);
 	}
 
 	static Map<String, ScheduleSettings> settingsOf(Map<String, ScheduleProperties> schedules) {

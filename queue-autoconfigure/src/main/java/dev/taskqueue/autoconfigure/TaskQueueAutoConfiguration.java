@@ -12,12 +12,9 @@ import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.internal.handler.TaskHandlerAnnotationBeanPostProcessor;
-import dev.taskqueue.internal.handler.TaskHandlerLazyInitializationExcludeFilter;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
-import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.BatchRepository;
-import dev.taskqueue.internal.jdbc.BloatRepository;
 import dev.taskqueue.internal.jdbc.CompletionCommit;
 import dev.taskqueue.internal.jdbc.Database;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
@@ -26,9 +23,7 @@ import dev.taskqueue.internal.jdbc.DependencyRepository;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
 import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueRepository;
-import dev.taskqueue.internal.jdbc.QueueStatsRepository;
 import dev.taskqueue.internal.jdbc.ResultRepository;
-import dev.taskqueue.internal.jdbc.RetentionRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.SessionRepository;
 import dev.taskqueue.internal.jdbc.TaskBuckets;
@@ -112,7 +107,7 @@ public class TaskQueueAutoConfiguration {
 
 	@Bean
 	static LazyInitializationExcludeFilter taskHandlerLazyInitializationExcludeFilter() {
-		return new TaskHandlerLazyInitializationExcludeFilter();
+		return TaskHandlerAnnotationBeanPostProcessor.lazyInitializationExcludeFilter();
 	}
 
 	@Bean
@@ -191,13 +186,12 @@ public class TaskQueueAutoConfiguration {
 			ObjectProvider<JsonMapper> jsonMapper) {
 		return new DefaultTaskQueueOperations(queues,
 				new DeadTaskRepository(dataSource, tables, buckets),
-				new QueueStatsRepository(dataSource, tables),
 				new CallerTransactions(dataSource, transactionManager.getIfUnique()),
 				properties.getMetrics().getCountLimit(),
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
 				tasks.limitedClaims(), QueueSettingsResolver.limits(properties),
-				schedules.getIfAvailable(), batches, new AuditRepository(dataSource, tables),
+				schedules.getIfAvailable(), batches, dataSource, tables,
 				new ProgressRepository(dataSource, tables), new ResultRepository(dataSource, tables),
 				jsonMapper.getIfAvailable(JsonMapper::new));
 	}
@@ -215,7 +209,7 @@ public class TaskQueueAutoConfiguration {
 			return null;
 		}
 		BloatProperties bloat = properties.getBloat();
-		return new BloatWatch(new BloatRepository(dataSource, tables),
+		return new BloatWatch(dataSource, tables,
 				new BloatWatch.Thresholds(bloat.getDeadTuples(), bloat.getDeadRatio(), bloat.getHorizonAge()),
 				properties.getMetrics().getRefreshInterval());
 	}
@@ -233,7 +227,7 @@ public class TaskQueueAutoConfiguration {
 	RetentionPruner taskQueueRetentionPruner(DataSource dataSource, TaskTables tables,
 			TaskQueueProperties properties, ObjectProvider<DatabaseOutage> outage) {
 		TaskQueueProperties.Retention retention = properties.getRetention();
-		RetentionPruner pruner = new RetentionPruner(new RetentionRepository(dataSource, tables),
+		RetentionPruner pruner = new RetentionPruner(dataSource, tables,
 				retention.getDeadLetters(), retention.getHistory(), retention.getPruneInterval())
 			.pruningProgressAndResults(new ProgressRepository(dataSource, tables),
 					new ResultRepository(dataSource, tables));

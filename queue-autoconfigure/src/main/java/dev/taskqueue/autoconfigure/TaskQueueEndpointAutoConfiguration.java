@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -35,17 +36,19 @@ public class TaskQueueEndpointAutoConfiguration {
 	// Nested: its condition's class is only loaded once the class condition above has found the actuator.
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnAvailableEndpoint(TaskQueueEndpoint.class)
+	@EnableConfigurationProperties(TaskQueueEndpointProperties.class)
 	static class EndpointConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
 		TaskQueueEndpoint taskQueueEndpoint(TaskQueueOperations operations,
 				ObjectProvider<DatabaseDialect> database, ObjectProvider<TaskRedactor> redactor,
-				TaskQueueProperties properties, ObjectProvider<BloatWatch> bloat, DataSource dataSource,
-				TaskTables tables) {
+				TaskQueueProperties properties, TaskQueueEndpointProperties endpoint, ObjectProvider<BloatWatch> bloat,
+				DataSource dataSource, TaskTables tables) {
 			return new TaskQueueEndpoint(operations, database.getIfAvailable(), Redaction.effective(
 					redactor.getIfAvailable(() -> TaskRedactor.NONE), properties.getRedaction().isHidePayloads()),
-					bloat.getIfAvailable(), new ResultRepository(dataSource, tables));
+					bloat.getIfAvailable(), new ResultRepository(dataSource, tables))
+				.showingValues(endpoint.getShowValues(), endpoint.getRoles());
 		}
 
 	}

@@ -26,6 +26,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
+import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -40,7 +41,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=health,taskqueue,prometheus",
-				"management.endpoint.taskqueue.access=unrestricted", "management.endpoint.health.show-details=always", "taskqueue.worker.poll-interval=50ms",
+				"management.endpoint.taskqueue.access=unrestricted", "management.endpoint.taskqueue.show-values=always",
+				"management.endpoint.health.show-details=always", "taskqueue.worker.poll-interval=50ms",
 				"taskqueue.worker.heartbeat-interval=100ms", "taskqueue.queues.web-dead.max-attempts=1",
 				"taskqueue.metrics.refresh-interval=100ms" })
 class TaskQueueEndpointWebIntegrationTests {
@@ -153,7 +155,7 @@ class TaskQueueEndpointWebIntegrationTests {
 		this.handlers.failing.set(true);
 		this.taskQueue.enqueueAll(List.of(TaskRequest.of("web-dead", "5"), TaskRequest.of("web-dead", "6")));
 		Await.until("two dead tasks", WAIT, () -> dead() == 2);
-		delete("/taskqueue/web-dead/dead").jsonPath("$.tasks")
+		delete("/taskqueue/web-dead/dead?all=true").jsonPath("$.tasks")
 			.isEqualTo(2)
 			.jsonPath("$.action")
 			.isEqualTo("delete-dead");
@@ -213,6 +215,76 @@ class TaskQueueEndpointWebIntegrationTests {
 		delete("/taskqueue/web-waiting/waiting?error=timed&failedFrom=" + hourAgo).jsonPath("$.tasks").isEqualTo(3);
 		assertThat(this.jdbc.queryForList("SELECT last_error FROM taskqueue_task WHERE queue = 'web-waiting'",
 				String.class)).containsExactly("boom", "boom", "boom");
+	}
+
+	@Test
+	void aBulkDeleteWithoutAConditionNeedsAllSoThatAMisspeltFilterDeletesNothing() {
+		this.jdbc.update("""
+				INSERT INTO taskqueue_task (id, queue, payload, run_at, attempt, last_error)
+				SELECT gen_random_uuid(), 'web-typo', '{}', now() + interval '1 hour', 1, 'boom'
+				FROM generate_series(1, 4) i
+				""");
+		// "errror" is not a parameter of the endpoint: it never sees it, and must not take "no filter" for "all".
+		for (String second : List.of("waiting", "dead")) {
+			badRequest(this.http.delete().uri("/taskqueue/web-typo/" + second + "?errror=x"), "Give error, "
+					+ "failedFrom or failedBefore to delete the " + second + " tasks they match, or all=true to "
+					+ "delete every " + second + " task of the queue");
+			badRequest(this.http.delete().uri("/taskqueue/web-typo/" + second + "?all=true&error=boom"),
+					"all=true deletes every " + second + " task of the queue: give it without error, failedFrom "
+							+ "or failedBefore");
+		}
+		badRequest(this.http.delete().uri("/taskqueue/web-typo/waiting?failedFrom=2026-11-27T10:00:00Z"
+				+ "&failedBefore=2026-11-27T09:00:00Z"), "failedFrom must be earlier than failedBefore, but was "
+						+ "2026-11-27T10:00:00Z and 2026-11-27T09:00:00Z");
+		assertThat(waiting("web-typo", "true")).isEqualTo(4);
+		delete("/taskqueue/web-typo/waiting?all=true").jsonPath("$.tasks").isEqualTo(4);
+		assertThat(waiting("web-typo", "true")).isZero();
+	}
+
+	@Test
+	void retryWhatAFilterInTheBodyMatches() {
+		// Five dead tasks of a queue no one handles, three after a timeout; and four waiting tasks, two after one.
+		this.jdbc.update("""
+				INSERT INTO taskqueue_dead_task (id, queue, payload, priority, attempts, enqueued_at, failed_at, error)
+				SELECT gen_random_uuid(), 'web-body', '{}', 0, 3, now(), now(),
+				       CASE WHEN i <= 3 THEN 'java.net.SocketTimeoutException: Read timed out' ELSE 'boom' END
+				FROM generate_series(1, 5) i
+				""");
+		this.jdbc.update("""
+				INSERT INTO taskqueue_task (id, queue, payload, run_at, attempt, last_error)
+				SELECT gen_random_uuid(), 'web-body', '{}', now() + interval '1 hour', 1,
+				       CASE WHEN i <= 2 THEN 'java.net.SocketTimeoutException: Read timed out' ELSE 'boom' END
+				FROM generate_series(1, 4) i
+				""");
+		postJson("/taskqueue/web-body", "{\"action\": \"retry-waiting\", \"error\": \"TIMED\"}").jsonPath("$.tasks")
+			.isEqualTo(2)
+			.jsonPath("$.action")
+			.isEqualTo("retry-waiting");
+		assertThat(waiting("web-body", "run_at <= now()")).isEqualTo(2);
+		postJson("/taskqueue/web-body", "{\"action\": \"retry-dead\", \"error\": \"timed\"}").jsonPath("$.tasks")
+			.isEqualTo(3);
+		assertThat(dead("web-body")).isEqualTo(2);
+		this.http.post()
+			.uri("/taskqueue/web-body")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body("{\"action\": \"pause\"}")
+			.exchange()
+			.expectStatus()
+			.isBadRequest()
+			.expectBody()
+			.json("{\"error\": " + quoted("Unknown action 'pause': POST {queue} with a filter takes retry-dead or "
+					+ "retry-waiting (pause and resume are POST {queue}/pause and {queue}/resume)") + "}");
+	}
+
+	private RestTestClient.BodyContentSpec postJson(String uri, String json) {
+		return this.http.post()
+			.uri(uri)
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(json)
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody();
 	}
 
 	private int waiting(String queue, String where) {
@@ -306,7 +378,7 @@ class TaskQueueEndpointWebIntegrationTests {
 		this.http.get().uri("/taskqueue/tasks/" + unknown + "/attempts").exchange().expectStatus().isOk()
 			.expectBody()
 			.jsonPath("$.attempts.length()").isEqualTo(0);
-		delete("/taskqueue/web-doomed/dead").jsonPath("$.tasks").isEqualTo(3);
+		delete("/taskqueue/web-doomed/dead?all=true").jsonPath("$.tasks").isEqualTo(3);
 		this.http.get().uri("/taskqueue/web-doomed/dead").exchange().expectStatus().isOk().expectBody()
 			.jsonPath("$.tasks.length()").isEqualTo(0);
 	}
@@ -320,11 +392,11 @@ class TaskQueueEndpointWebIntegrationTests {
 		List<UUID> waiting = this.taskQueue.enqueueAll(List.of(TaskRequest.of("web-work", "1"),
 				TaskRequest.of("web-work", "2"), TaskRequest.of("web-work", "3").withDelay(Duration.ofHours(1)),
 				TaskRequest.of("web-slow", "waits behind the running one").withDelay(Duration.ofHours(1))));
-		delete("/taskqueue/web-work/waiting").jsonPath("$.tasks").isEqualTo(3)
+		delete("/taskqueue/web-work/waiting?all=true").jsonPath("$.tasks").isEqualTo(3)
 			.jsonPath("$.action").isEqualTo("delete-waiting")
 			.jsonPath("$.paused").isEqualTo(true);
-		delete("/taskqueue/web-work/waiting").jsonPath("$.tasks").isEqualTo(0);
-		delete("/taskqueue/web-slow/waiting").jsonPath("$.tasks").isEqualTo(1).jsonPath("$.paused").isEqualTo(false);
+		delete("/taskqueue/web-work/waiting?all=true").jsonPath("$.tasks").isEqualTo(0);
+		delete("/taskqueue/web-slow/waiting?all=true").jsonPath("$.tasks").isEqualTo(1).jsonPath("$.paused").isEqualTo(false);
 		assertThat(this.jdbc.queryForList("SELECT id FROM taskqueue_task WHERE queue IN ('web-work', 'web-slow')",
 				UUID.class)).containsExactly(running);
 		post("/taskqueue/web-work/resume");
@@ -340,8 +412,8 @@ class TaskQueueEndpointWebIntegrationTests {
 		notFound(this.http.post().uri("/taskqueue/nobody-knows-me/pause"), noQueue);
 		notFound(this.http.post().uri("/taskqueue/nobody-knows-me/resume"), noQueue);
 		notFound(this.http.post().uri("/taskqueue/nobody-knows-me/retry-dead"), noQueue);
-		notFound(this.http.delete().uri("/taskqueue/nobody-knows-me/dead"), noQueue);
-		notFound(this.http.delete().uri("/taskqueue/nobody-knows-me/waiting"), noQueue);
+		notFound(this.http.delete().uri("/taskqueue/nobody-knows-me/dead?all=true"), noQueue);
+		notFound(this.http.delete().uri("/taskqueue/nobody-knows-me/waiting?all=true"), noQueue);
 		notFound(this.http.get().uri("/taskqueue/nobody-knows-me/dead"), noQueue);
 		this.http.get().uri("/taskqueue").exchange().expectBody()
 			.jsonPath("$.queues[?(@.queue == 'nobody-knows-me')]").isEmpty();
@@ -363,7 +435,7 @@ class TaskQueueEndpointWebIntegrationTests {
 				"Unknown action 'explode': use pause, resume, retry-dead or retry-waiting");
 		String notAQueue = "queue must be 1 to 100 letters, digits, '.', '_', '-' or ':' but was 'not!a!queue'";
 		badRequest(this.http.post().uri("/taskqueue/not!a!queue/pause"), notAQueue);
-		badRequest(this.http.delete().uri("/taskqueue/not!a!queue/waiting"), notAQueue);
+		badRequest(this.http.delete().uri("/taskqueue/not!a!queue/waiting?all=true"), notAQueue);
 		badRequest(this.http.get().uri("/taskqueue/not!a!queue/dead"), notAQueue);
 		badRequest(this.http.get().uri("/taskqueue/not!a!queue"), notAQueue);
 		badRequest(this.http.post().uri("/taskqueue/tasks/not-an-id/retry"), "'not-an-id' is not a task id");

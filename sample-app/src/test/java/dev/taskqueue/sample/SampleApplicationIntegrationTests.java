@@ -167,7 +167,7 @@ class SampleApplicationIntegrationTests {
 		this.http.post().uri("/actuator/taskqueue/tasks/" + first + "/retry").exchange().expectStatus().isOk()
 			.expectBody().jsonPath("$.result").isEqualTo("retried");
 		await().atMost(TIMEOUT).until(() -> failedAt(first) != null && failedAt(first).isAfter(failedAt));
-		this.http.delete().uri("/actuator/taskqueue/demo/dead").exchange().expectStatus().isOk().expectBody()
+		this.http.delete().uri("/actuator/taskqueue/demo/dead?all=true").exchange().expectStatus().isOk().expectBody()
 			.jsonPath("$.tasks").isEqualTo(2);
 		this.http.post().uri("/actuator/taskqueue/tasks/" + first + "/retry").exchange().expectStatus()
 			.isNotFound().expectBody().jsonPath("$.error").isEqualTo("No dead task " + first);
@@ -179,7 +179,7 @@ class SampleApplicationIntegrationTests {
 		try {
 			Thread.sleep(500); // several heartbeats: every instance has seen the pause
 			post("/tasks/demo?count=5000", Map.of()).expectStatus().isAccepted();
-			this.http.delete().uri("/actuator/taskqueue/demo/waiting").exchange().expectStatus().isOk().expectBody()
+			this.http.delete().uri("/actuator/taskqueue/demo/waiting?all=true").exchange().expectStatus().isOk().expectBody()
 				.jsonPath("$.tasks").isEqualTo(5000)
 				.jsonPath("$.action").isEqualTo("delete-waiting");
 			assertThat(tasksOn("demo", "taskqueue_task")).isZero();

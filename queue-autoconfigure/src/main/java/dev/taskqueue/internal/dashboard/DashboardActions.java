@@ -107,7 +107,8 @@ final class DashboardActions {
 		}
 		int retried = this.operations.retryAllDead(queue);
 		return done(request, "/dead?queue=" + queue,
-				String.format("Retried %,d dead tasks of queue %s: they are back in the queue.", retried, queue));
+				"Retried " + Formats.tasks(retried, "dead") + " of queue " + queue
+						+ ((retried > 0) ? ": they are back in the queue." : "."));
 	}
 
 	ServerResponse deleteAll(ServerRequest request) {
@@ -118,7 +119,7 @@ final class DashboardActions {
 		}
 		int deleted = this.operations.deleteAllDead(queue);
 		return done(request, "/dead?queue=" + queue,
-				String.format("Deleted %,d dead tasks of queue %s.", deleted, queue));
+				"Deleted " + Formats.tasks(deleted, "dead") + " of queue " + queue + ".");
 	}
 
 	/**
@@ -134,7 +135,8 @@ final class DashboardActions {
 		}
 		int retried = this.operations.retryDead(filter);
 		return done(request, back(filter),
-				String.format("Retried %,d dead tasks (%s): they are back in their queues.", retried, filter));
+				"Retried " + Formats.tasks(retried, "dead") + " (" + filter + ")"
+						+ ((retried > 0) ? ": they are back in their queues." : "."));
 	}
 
 	/** Deletes every dead letter the filter matches, as {@link #retryMatching} retries them. */
@@ -146,7 +148,7 @@ final class DashboardActions {
 					back(filter), fields);
 		}
 		int deleted = this.operations.deleteDead(filter);
-		return done(request, back(filter), String.format("Deleted %,d dead tasks (%s).", deleted, filter));
+		return done(request, back(filter), "Deleted " + Formats.tasks(deleted, "dead") + " (" + filter + ").");
 	}
 
 	/** The filter of a bulk action: at least one condition, as the page offers it, never every dead letter. */
@@ -162,7 +164,7 @@ final class DashboardActions {
 	private String matching(TaskFilter filter) {
 		long count = this.queries.countDead(filter.queue(), filter.errorContains(), filter.from(),
 				filter.before(), this.countLimit);
-		return "the " + Formats.count(count, this.countLimit) + " dead tasks that match (" + filter + ")";
+		return Formats.matching(count, this.countLimit, "dead") + " (" + filter + ")";
 	}
 
 	/**
@@ -180,7 +182,7 @@ final class DashboardActions {
 		}
 		int retried = this.operations.retryWaiting(filter);
 		return done(request, backToQueue(filter),
-				String.format("Made %,d waiting tasks due now (%s).", retried, filter) + running(filter));
+				"Made " + Formats.tasks(retried, "waiting") + " due now (" + filter + ")." + running(filter));
 	}
 
 	/** Deletes every waiting task the filter matches, as {@link #retryWaiting} makes them due. */
@@ -194,13 +196,13 @@ final class DashboardActions {
 		}
 		int deleted = this.operations.deleteWaiting(filter);
 		return done(request, backToQueue(filter),
-				String.format("Deleted %,d waiting tasks (%s).", deleted, filter) + running(filter));
+				"Deleted " + Formats.tasks(deleted, "waiting") + " (" + filter + ")." + running(filter));
 	}
 
 	/** "the 2,500 waiting tasks that match (queue emails, error contains "timeout")", up to the count limit. */
 	private String waiting(TaskFilter filter) {
-		return "the " + Formats.count(this.pages.countWaiting(filter, false), this.countLimit)
-				+ " waiting tasks that match (" + filter + ")";
+		return Formats.matching(this.pages.countWaiting(filter, false), this.countLimit, "waiting") + " (" + filter
+				+ ")";
 	}
 
 	/** What a bulk action on waiting tasks leaves alone: the running tasks that match, if any. */

@@ -10,10 +10,7 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
-import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
-import dev.taskqueue.internal.jdbc.QueueMinuteRepository;
-import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.operations.BloatWatch;
 import dev.taskqueue.internal.operations.DefaultTaskQueueOperations.ActingAs;
@@ -100,7 +97,7 @@ public final class DashboardConfiguration {
 			DashboardPages pages = new DashboardPages(operations, queries, new QueueMinuteRepository(dataSource, tables),
 					settings, sections.orderedStream().toList(), Redaction.effective(
 							redactor.getIfAvailable(() -> TaskRedactor.NONE), settings.hidePayloads()),
-					new AuditRepository(dataSource, tables), access, new ResultRepository(dataSource, tables));
+					new AuditEntries(dataSource, tables), access, new ResultStarts(dataSource, tables));
 			DashboardActions actions = new DashboardActions(operations, queries, pages, settings.countLimit());
 			return routes(settings, pages, actions, new ScheduleActions(operations, actions), access, style());
 		}

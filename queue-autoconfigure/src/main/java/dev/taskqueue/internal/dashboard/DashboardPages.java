@@ -20,12 +20,9 @@ import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.TaskQueueOperations.TaskFilter;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
-import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.DeadTaskView;
 import dev.taskqueue.internal.jdbc.Keyset;
-import dev.taskqueue.internal.jdbc.QueueMinuteRepository;
-import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskView;
 import dev.taskqueue.internal.support.Redaction;
 import jakarta.servlet.http.HttpServletRequest;
@@ -66,11 +63,11 @@ final class DashboardPages {
 
 	private final TaskRedactor redactor;
 
-	private final AuditRepository audit;
+	private final AuditEntries audit;
 
 	private final DashboardAccess access;
 
-	private final ResultRepository results;
+	private final ResultStarts results;
 
 	/**
 	 * @param redactor what the pages show of payloads and errors: every payload and error shown goes through it
@@ -79,7 +76,7 @@ final class DashboardPages {
 	 */
 	DashboardPages(TaskQueueOperations operations, DashboardQueries queries, QueueMinuteRepository minutes,
 			DashboardSettings settings, List<OverviewSection> sections, TaskRedactor redactor,
-			AuditRepository audit, DashboardAccess access, ResultRepository results) {
+			AuditEntries audit, DashboardAccess access, ResultStarts results) {
 		this.redactor = redactor;
 		this.audit = audit;
 		this.access = access;
@@ -177,13 +174,13 @@ final class DashboardPages {
 	/** The audit log, newest first, one page at a time from a cursor (the last entry's time and id). */
 	ServerResponse audit(ServerRequest request) {
 		Keyset after = Keyset.parse(param(request, "after"));
-		List<AuditRepository.Entry> found = this.audit.page(
+		List<AuditEntries.Entry> found = this.audit.page(
 				(after != null) ? Instant.EPOCH.plus(after.micros(), ChronoUnit.MICROS) : null,
 				(after != null) ? after.id() : null, PAGE_SIZE + 1);
 		String next = null;
 		if (found.size() > PAGE_SIZE) {
 			found = found.subList(0, PAGE_SIZE);
-			AuditRepository.Entry last = found.get(PAGE_SIZE - 1);
+			AuditEntries.Entry last = found.get(PAGE_SIZE - 1);
 			next = new Keyset(0, TaskView.micros(last.actedAt()), last.id()).toString();
 		}
 		return html(HttpStatus.OK, AuditPage.render(context(request), found, next));

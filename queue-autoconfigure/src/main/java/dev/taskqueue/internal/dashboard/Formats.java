@@ -85,6 +85,19 @@ final class Formats {
 		return (count >= limit) ? String.format("%,d+", limit) : String.format("%,d", count);
 	}
 
+	/** "1 dead task", "2,500 dead tasks": {@code count} tasks of a {@code kind}. */
+	static String tasks(long count, String kind) {
+		return String.format("%,d %s %s", count, kind, (count == 1) ? "task" : "tasks");
+	}
+
+	/**
+	 * "the 1 dead task that matches", "the 2,500 dead tasks that match", "the 10,000+ dead tasks that match": what
+	 * a bulk action's confirmation takes, counted up to {@code limit}.
+	 */
+	static String matching(long count, int limit, String kind) {
+		return "the " + count(count, limit) + " " + kind + ((count == 1) ? " task that matches" : " tasks that match");
+	}
+
 	/** A size in bytes, in KB below a megabyte and in MB with one decimal above. */
 	static String size(long bytes) {
 		return (bytes < 1024 * 1024) ? String.format(Locale.ROOT, "%,d KB", bytes / 1024)

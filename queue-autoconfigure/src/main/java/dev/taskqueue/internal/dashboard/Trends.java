@@ -6,7 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.taskqueue.internal.jdbc.QueueMinuteRepository.MinuteCount;
+import dev.taskqueue.internal.dashboard.QueueMinuteRepository.MinuteCount;
 
 /**
  * Queues' figures over time, from {@code taskqueue_queue_minute}: attempts completed and failed, summed per bar, and

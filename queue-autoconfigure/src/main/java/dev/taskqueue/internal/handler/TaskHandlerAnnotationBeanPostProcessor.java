@@ -19,6 +19,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.context.EmbeddedValueResolverAware;
 import org.springframework.core.KotlinDetector;
 import org.springframework.util.ClassUtils;
@@ -40,6 +41,14 @@ public class TaskHandlerAnnotationBeanPostProcessor
 	/** The registry this processor fills. */
 	public TaskHandlerRegistry getRegistry() {
 		return this.registry;
+	}
+
+	/**
+	 * The filter that keeps beans with handler methods eager under lazy initialization, so that this processor sees
+	 * them.
+	 */
+	public static LazyInitializationExcludeFilter lazyInitializationExcludeFilter() {
+		return new TaskHandlerLazyInitializationExcludeFilter();
 	}
 
 	@Override

@@ -9,7 +9,7 @@ import org.springframework.boot.LazyInitializationExcludeFilter;
  * Keeps beans with {@link TaskHandler @TaskHandler} methods eager when the application turns on lazy
  * initialization; a handler bean that is never created would never be found.
  */
-public class TaskHandlerLazyInitializationExcludeFilter implements LazyInitializationExcludeFilter {
+final class TaskHandlerLazyInitializationExcludeFilter implements LazyInitializationExcludeFilter {
 
 	@Override
 	public boolean isExcluded(String beanName, BeanDefinition beanDefinition, Class<?> beanType) {

@@ -16,8 +16,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * Reads the results that handlers gave ({@code taskqueue_result}), by task or by batch, and deletes them after
- * their retention. They are written by {@link TaskRepository#keepResult}, in the transaction of each completion.
- * Statements join the current Spring-managed transaction.
+ * their retention. They are written by {@link TaskRepository#keepResult}, in the transaction of each completion; the
+ * dashboard reads the start of one itself ({@code dashboard/ResultStarts}). Statements join the current
+ * Spring-managed transaction.
  */
 public class ResultRepository {
 
@@ -28,12 +29,6 @@ public class ResultRepository {
 	// A batch's results a page at a time, by id (keyset), on the partial index of batch_id.
 	private static final String READ_BATCH = """
 			SELECT id, queue, result::text FROM %1$s WHERE batch_id = :batch AND id > :after ORDER BY id LIMIT :limit
-			""";
-
-	// The start of a result, for the dashboard's page of one task, with its whole length when that is not all of it.
-	private static final String READ_START = """
-			SELECT queue, left(text, :preview), CASE WHEN length(text) > :preview THEN octet_length(text) ELSE 0 END
-			FROM (SELECT queue, result::text AS text FROM %1$s WHERE id = :id) whole
 			""";
 
 	// SKIP LOCKED: instances pruning at the same time share the rows instead of waiting for each other.
@@ -49,30 +44,18 @@ public class ResultRepository {
 
 	private final String readBatch;
 
-	private final String readStart;
-
 	private final String prune;
 
 	public ResultRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.read = READ.formatted(tables.result());
 		this.readBatch = READ_BATCH.formatted(tables.result());
-		this.readStart = READ_START.formatted(tables.result());
 		this.prune = PRUNE.formatted(tables.result());
 	}
 
 	/** Task {@code id}'s result, if it completed with one that is still kept. */
 	public Optional<Kept> read(UUID id) {
 		return this.jdbc.sql(this.read).param("id", id).query(ResultRepository::kept).optional();
-	}
-
-	/** The first {@code chars} characters of task {@code id}'s result, if it is kept. */
-	public Optional<Start> readStart(UUID id, int chars) {
-		return this.jdbc.sql(this.readStart)
-			.param("id", id)
-			.param("preview", chars)
-			.query((rows, row) -> new Start(rows.getString(1), rows.getString(2), rows.getLong(3)))
-			.optional();
 	}
 
 	/**
@@ -102,14 +85,7 @@ public class ResultRepository {
 		return new Kept(rows.getObject(1, UUID.class), rows.getString(2), rows.getString(3));
 	}
 
-	/**
-	 * The start of a task's result.
-	 * @param bytes the whole result's length in bytes when {@code json} is only its start, else 0
-	 */
-	public record Start(String queue, String json, long bytes) {
-	}
-
-	/** A task's result, as JSON, with the queue of the task, which the redactor of the endpoint and dashboard asks for. */
+	/** A task's result, as JSON, with the queue of the task, which the endpoint's redactor asks for. */
 	public record Kept(UUID id, String queue, String json) {
 	}
 

@@ -6,7 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The names of TaskQueue's tables, qualified with the configured schema. The schema name is checked here, once,
- * because it is the only identifier that reaches SQL text.
+ * because it is the only identifier that reaches SQL text. Public because each concern's package writes its own
+ * statements against these names.
  */
 public final class TaskTables {
 
@@ -42,55 +43,68 @@ public final class TaskTables {
 		return qualify("taskqueue_task");
 	}
 
-	String session() {
+	/** The {@code taskqueue_session} table, qualified. */
+	public String session() {
 		return qualify("taskqueue_session");
 	}
 
-	String deadTask() {
+	/** The {@code taskqueue_dead_task} table, qualified. */
+	public String deadTask() {
 		return qualify("taskqueue_dead_task");
 	}
 
-	String queue() {
+	/** The {@code taskqueue_queue} table, qualified. */
+	public String queue() {
 		return qualify("taskqueue_queue");
 	}
 
-	String queueMinute() {
+	/** The {@code taskqueue_queue_minute} table, qualified. */
+	public String queueMinute() {
 		return qualify("taskqueue_queue_minute");
 	}
 
-	String history() {
+	/** The {@code taskqueue_history} table, qualified. */
+	public String history() {
 		return qualify("taskqueue_history");
 	}
 
-	String orderingSequence() {
+	/** The {@code taskqueue_task_ordering_seq} table, qualified. */
+	public String orderingSequence() {
 		return qualify("taskqueue_task_ordering_seq");
 	}
 
-	String batch() {
+	/** The {@code taskqueue_batch} table, qualified. */
+	public String batch() {
 		return qualify("taskqueue_batch");
 	}
 
-	String waitingTask() {
+	/** The {@code taskqueue_waiting_task} table, qualified. */
+	public String waitingTask() {
 		return qualify("taskqueue_waiting_task");
 	}
 
-	String cancelRequest() {
+	/** The {@code taskqueue_cancel_request} table, qualified. */
+	public String cancelRequest() {
 		return qualify("taskqueue_cancel_request");
 	}
 
-	String progress() {
+	/** The {@code taskqueue_progress} table, qualified. */
+	public String progress() {
 		return qualify("taskqueue_progress");
 	}
 
-	String result() {
+	/** The {@code taskqueue_result} table, qualified. */
+	public String result() {
 		return qualify("taskqueue_result");
 	}
 
-	String topicSubscription() {
+	/** The {@code taskqueue_topic_subscription} table, qualified. */
+	public String topicSubscription() {
 		return qualify("taskqueue_topic_subscription");
 	}
 
-	String audit() {
+	/** The {@code taskqueue_audit} table, qualified. */
+	public String audit() {
 		return qualify("taskqueue_audit");
 	}
 

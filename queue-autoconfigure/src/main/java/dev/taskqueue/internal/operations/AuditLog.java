@@ -1,6 +1,5 @@
 package dev.taskqueue.internal.operations;
 
-import dev.taskqueue.internal.jdbc.AuditRepository;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.security.authentication.AnonymousAuthenticationToken;

@@ -6,9 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-import dev.taskqueue.internal.jdbc.BloatRepository;
-import dev.taskqueue.internal.jdbc.BloatRepository.Holder;
-import dev.taskqueue.internal.jdbc.BloatRepository.Reading;
+import javax.sql.DataSource;
+
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.operations.BloatRepository.Holder;
+import dev.taskqueue.internal.operations.BloatRepository.Reading;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,12 +38,13 @@ public final class BloatWatch {
 	private @Nullable Instant holderFirstSeen;
 
 	/**
-	 * @param repository the statement
+	 * @param dataSource the database whose task tables are watched
+	 * @param tables the task tables
 	 * @param thresholds when a figure becomes a warning
 	 * @param refreshInterval how often the figures are read; a report younger than twice this is fresh
 	 */
-	public BloatWatch(BloatRepository repository, Thresholds thresholds, Duration refreshInterval) {
-		this.repository = repository;
+	public BloatWatch(DataSource dataSource, TaskTables tables, Thresholds thresholds, Duration refreshInterval) {
+		this.repository = new BloatRepository(dataSource, tables);
 		this.thresholds = thresholds;
 		this.freshNanos = refreshInterval.multipliedBy(2).toNanos();
 	}

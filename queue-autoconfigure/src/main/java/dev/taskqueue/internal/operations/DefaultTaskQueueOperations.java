@@ -13,21 +13,22 @@ import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
+import javax.sql.DataSource;
+
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.DeadTaskPage;
 import dev.taskqueue.QueueName;
 import dev.taskqueue.ScheduleInfo;
 import dev.taskqueue.TaskProgress;
 import dev.taskqueue.TaskQueueOperations;
-import dev.taskqueue.internal.jdbc.AuditRepository;
 import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.DeadTaskRepository;
 import dev.taskqueue.internal.jdbc.LimitedClaims;
 import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueRepository;
-import dev.taskqueue.internal.jdbc.QueueStatsRepository;
 import dev.taskqueue.internal.jdbc.ResultRepository;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.schedule.ScheduleControl;
 import dev.taskqueue.internal.support.PostgresText;
 import org.apache.commons.logging.Log;
@@ -92,7 +93,6 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	/**
 	 * @param queues paused queues and waiting tasks
 	 * @param deadTasks dead letters
-	 * @param stats queue statistics and sessions
 	 * @param transactions transactions on the TaskQueue data source, joining the caller's
 	 * @param countLimit the count at which the statistics stop counting
 	 * @param handledQueues the queues this instance has handlers for, listed even when empty
@@ -103,17 +103,20 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * statistics
 	 * @param schedules what lists, pauses, resumes and triggers recurring schedules, {@code null} for none
 	 * @param batches the progress of task batches
-	 * @param audit where every change is recorded
+	 * @param dataSource with {@code tables}: where the queue statistics and sessions are read and the audit log
+	 * records every change
+	 * @param tables the task tables
 	 * @param progress the progress of running tasks
 	 * @param results the results of completed tasks
 	 * @param mapper reads results, as the worker wrote them
 	 */
-	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks, QueueStatsRepository stats,
+	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks,
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
 			BiConsumer<String, Boolean> pauseChanged, @Nullable LimitedClaims limitedClaims,
 			Map<String, QueueLimits> limits, @Nullable ScheduleControl schedules, BatchRepository batches,
-			AuditRepository audit, ProgressRepository progress, ResultRepository results, JsonMapper mapper) {
-		this.audit = new AuditLog(audit);
+			DataSource dataSource, TaskTables tables, ProgressRepository progress, ResultRepository results,
+			JsonMapper mapper) {
+		this.audit = new AuditLog(new AuditRepository(dataSource, tables));
 		this.progress = progress;
 		this.results = results;
 		this.mapper = mapper;
@@ -122,7 +125,7 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 		this.batches = batches;
 		this.queues = queues;
 		this.deadTasks = deadTasks;
-		this.stats = stats;
+		this.stats = new QueueStatsRepository(dataSource, tables);
 		this.transactions = transactions;
 		this.countLimit = countLimit;
 		this.handledQueues = handledQueues;
@@ -330,13 +333,15 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	public int retryDead(TaskFilter filter) {
 		int retried = this.deadTasks.retryMatching(filter.queue(), filter.errorContains(), filter.from(),
 				filter.before(), BULK_CHUNK);
-		logger.info(String.format("Retried %,d dead tasks (%s): they are back in their queues", retried, filter));
+		logger.info(String.format("Retried %,d dead tasks (%s)%s", retried, filter,
+				(retried > 0) ? ": they are back in their queues" : ""));
 		this.audit.record("retry-dead", filter.toString(), retried);
 		return retried;
 	}
 
 	@Override
 	public int deleteDead(TaskFilter filter) {
+		requireCondition(filter, "dead letter", "deleteAllDead(queue)");
 		int deleted = this.deadTasks.deleteMatching(filter.queue(), filter.errorContains(), filter.from(),
 				filter.before(), BULK_CHUNK);
 		logger.info(String.format("Deleted %,d dead tasks (%s)", deleted, filter));
@@ -351,7 +356,16 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	@Override
 	public int deleteWaiting(TaskFilter filter) {
+		requireCondition(filter, "waiting task", "cancelAll(queue)");
 		return waitingInBulk(filter, false);
+	}
+
+	/** Refuses a bulk delete whose filter has no condition: it would delete every {@code what} of every queue. */
+	private static void requireCondition(TaskFilter filter, String what, String instead) {
+		if (filter.isEmpty()) {
+			throw new IllegalArgumentException("A filter without a condition would delete every " + what
+					+ " of every queue: give a queue, an error text or a time (" + instead + " deletes a queue's)");
+		}
 	}
 
 	/** Makes due ({@code retry}) or deletes the waiting tasks that match, logs and audits how many. */

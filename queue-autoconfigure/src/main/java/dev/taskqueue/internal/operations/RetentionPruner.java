@@ -3,9 +3,11 @@ package dev.taskqueue.internal.operations;
 import java.time.Duration;
 import java.util.function.ToIntBiFunction;
 
+import javax.sql.DataSource;
+
 import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.ResultRepository;
-import dev.taskqueue.internal.jdbc.RetentionRepository;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.PeriodicThread;
 import org.apache.commons.logging.Log;
@@ -56,13 +58,15 @@ public class RetentionPruner implements SmartLifecycle {
 	private @Nullable ResultRepository results;
 
 	/**
-	 * @param retention the statements
+	 * @param dataSource the database whose tables are pruned
+	 * @param tables its task tables
 	 * @param deadLetters how long dead letters are kept
 	 * @param history how long history rows are kept
 	 * @param interval how often to prune
 	 */
-	public RetentionPruner(RetentionRepository retention, Duration deadLetters, Duration history, Duration interval) {
-		this.retention = retention;
+	public RetentionPruner(DataSource dataSource, TaskTables tables, Duration deadLetters, Duration history,
+			Duration interval) {
+		this.retention = new RetentionRepository(dataSource, tables);
 		this.deadLetters = deadLetters;
 		this.history = history;
 		this.interval = interval;

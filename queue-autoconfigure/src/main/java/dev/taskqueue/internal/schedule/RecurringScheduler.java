@@ -6,8 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.taskqueue.internal.jdbc.ScheduleRepository;
-import dev.taskqueue.internal.jdbc.ScheduleRepository.ScheduleState;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.worker.TaskWorker;
 import org.apache.commons.logging.Log;
@@ -147,7 +145,7 @@ class RecurringScheduler implements SmartLifecycle {
 	 */
 	Duration runDue() {
 		Duration sleep = this.pollInterval;
-		for (ScheduleState state : this.repository.states(this.schedules.keySet())) {
+		for (ScheduleRepository.ScheduleState state : this.repository.states(this.schedules.keySet())) {
 			Schedule schedule = this.schedules.get(state.name());
 			if (schedule == null || !schedule.spec().toString().equals(state.spec())) {
 				continue; // an instance that declared it otherwise started later: its declaration wins

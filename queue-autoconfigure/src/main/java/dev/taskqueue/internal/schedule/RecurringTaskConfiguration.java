@@ -13,8 +13,8 @@ import dev.taskqueue.RecurringTask;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
-import dev.taskqueue.internal.jdbc.ScheduleRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.support.CallerTransactions;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.TaskQueueListeners;
@@ -99,6 +99,11 @@ public final class RecurringTaskConfiguration {
 		@Bean
 		static LazyInitializationExcludeFilter recurringTaskLazyInitializationExcludeFilter() {
 			return new RecurringTaskLazyInitializationExcludeFilter();
+		}
+
+		@Bean
+		ScheduleRepository taskQueueScheduleRepository(DataSource dataSource, TaskTables tables) {
+			return new ScheduleRepository(dataSource, tables);
 		}
 
 		@Bean

@@ -6,7 +6,6 @@ import java.util.Optional;
 import java.util.UUID;
 
 import dev.taskqueue.ScheduleInfo;
-import dev.taskqueue.internal.jdbc.ScheduleRepository;
 import org.springframework.transaction.support.TransactionOperations;
 
 /**

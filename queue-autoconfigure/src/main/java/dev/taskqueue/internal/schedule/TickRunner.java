@@ -8,7 +8,6 @@ import dev.taskqueue.RecurringTask.Missed;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
 import dev.taskqueue.internal.jdbc.NewTask;
-import dev.taskqueue.internal.jdbc.ScheduleRepository;
 import dev.taskqueue.internal.producer.TaskIds;
 import dev.taskqueue.internal.support.ScheduledAtHeader;
 import org.jspecify.annotations.Nullable;

@@ -111,7 +111,7 @@ final class OutcomeRecorder {
 			}
 			else {
 				// One line: the full trace is kept with the task (last_error) and shown with the dead letter.
-				logger.warn(describe(task) + " failed; retrying in " + delay.toMillis() + " ms: "
+				logger.warn(describe(task) + " failed; retrying in " + readable(delay) + ": "
 						+ summary(task, failure));
 			}
 			boolean timedOut = failure instanceof HandlerTimeoutException;
@@ -371,6 +371,22 @@ final class OutcomeRecorder {
 
 	static String describe(ClaimedTask task) {
 		return "Task " + task.id() + " on queue '" + task.queue() + "' (attempt " + task.attempt() + ")";
+	}
+
+	/** "850 ms", "12 s", "37 min 18 s", "2 h 5 min": a backoff as a reader takes it in at a glance. */
+	static String readable(Duration delay) {
+		long millis = delay.toMillis();
+		if (millis < 1000) {
+			return millis + " ms";
+		}
+		long seconds = delay.toSeconds();
+		if (seconds < 60) {
+			return seconds + " s";
+		}
+		if (seconds < 3600) {
+			return seconds / 60 + " min " + seconds % 60 + " s";
+		}
+		return seconds / 3600 + " h " + seconds % 3600 / 60 + " min";
 	}
 
 }

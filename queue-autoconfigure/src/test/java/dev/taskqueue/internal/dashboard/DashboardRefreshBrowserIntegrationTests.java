@@ -1,5 +1,6 @@
 package dev.taskqueue.internal.dashboard;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -88,8 +90,7 @@ class DashboardRefreshBrowserIntegrationTests {
 		this.browser.screenshot("people-refresh-drained-800");
 
 		// Pause it with the page's button: the action redirects to the queue's page (a GET), which goes on reloading.
-		this.browser.driver.findElement(By.xpath("//button[text()='Pause']")).click();
-		assertThat(this.browser.flash()).startsWith("Paused queue dash-ok");
+		clickUntilFlash("Pause", "Paused queue dash-ok");
 		assertThat(this.operations.isPaused("dash-ok")).isTrue();
 
 		// Resume it behind the page's back again: a reload that posted the Pause again would pause it again.
@@ -118,6 +119,26 @@ class DashboardRefreshBrowserIntegrationTests {
 		this.browser.driver.findElement(By.linkText("reload every 1s")).click();
 		new WebDriverWait(this.browser.driver, DashboardBrowser.WAIT).until(ExpectedConditions.urlToBe(page));
 		assertThat(this.browser.driver.findElements(By.cssSelector("meta[http-equiv=refresh]"))).hasSize(1);
+	}
+
+	/**
+	 * Clicks the button {@code label} until the page's flash starts with {@code flash}: the page reloads itself every
+	 * second, and a reload between finding the button and clicking it loses the click (Chrome: the node does not
+	 * belong to the document). Posting the action twice is harmless here: a pause of a paused queue.
+	 */
+	private void clickUntilFlash(String label, String flash) {
+		new WebDriverWait(this.browser.driver, DashboardBrowser.WAIT).until((driver) -> {
+			try {
+				driver.findElement(By.xpath("//button[text()='" + label + "']")).click();
+				return new WebDriverWait(driver, Duration.ofSeconds(3)).until((page) -> page
+					.findElements(By.cssSelector(".flash"))
+					.stream()
+					.anyMatch((element) -> element.getText().startsWith(flash)));
+			}
+			catch (WebDriverException ex) { // stale, detached, or no flash within 3 s: the click met a reload
+				return false;
+			}
+		});
 	}
 
 	/** Waits for the page to reload itself: the document the test holds goes stale. */

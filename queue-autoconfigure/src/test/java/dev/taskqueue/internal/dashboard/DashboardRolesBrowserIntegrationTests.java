@@ -62,7 +62,7 @@ class DashboardRolesBrowserIntegrationTests {
 			deadLetters("emails-" + width, 3, "boom");
 			// An entry of the actuator endpoint (a script, HTTP basic) and one of the application's own code.
 			assertThat(new DashboardHttp(this.port, "ops-script", "secret")
-				.send("DELETE", "/actuator/taskqueue/emails-" + width + "/dead")
+				.send("DELETE", "/actuator/taskqueue/emails-" + width + "/dead?all=true")
 				.statusCode()).isEqualTo(200);
 			this.taskQueue.enqueue("reports-" + width, "\"monthly\"");
 			assertThat(this.operations.cancelAll("reports-" + width)).isOne();

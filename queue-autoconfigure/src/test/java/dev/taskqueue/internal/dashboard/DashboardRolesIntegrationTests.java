@@ -244,10 +244,10 @@ class DashboardRolesIntegrationTests {
 		deadLetters("roles-endpoint", 3, "boom");
 		// The endpoint's writes are mapped to the operate authority by the application's filter chain (as
 		// docs/dashboard.md shows): a viewer is refused by Spring Security, an operator's delete is recorded.
-		assertThat(http("viewer").send("DELETE", "/actuator/taskqueue/roles-endpoint/dead").statusCode())
+		assertThat(http("viewer").send("DELETE", "/actuator/taskqueue/roles-endpoint/dead?all=true").statusCode())
 			.isEqualTo(403);
 		assertThat(deadCount("roles-endpoint")).isEqualTo(3);
-		HttpResponse<String> deleted = http("operator").send("DELETE", "/actuator/taskqueue/roles-endpoint/dead");
+		HttpResponse<String> deleted = http("operator").send("DELETE", "/actuator/taskqueue/roles-endpoint/dead?all=true");
 		assertThat(deleted.statusCode()).isEqualTo(200);
 		assertThat(deadCount("roles-endpoint")).isZero();
 		assertThat(auditRows("%roles-endpoint%"))

@@ -7,8 +7,7 @@ import java.util.List;
 
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskRequest;
-import dev.taskqueue.internal.jdbc.QueueMinuteRepository;
-import dev.taskqueue.internal.jdbc.QueueMinuteRepository.QueueCount;
+import dev.taskqueue.internal.dashboard.QueueMinuteRepository.QueueCount;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;

@@ -32,4 +32,13 @@ class FormatsTests {
 		assertThat(Formats.when(null, NOW)).isSameAs(Html.EMPTY);
 	}
 
+	@Test
+	void oneTaskIsATask() {
+		assertThat(Formats.tasks(1, "dead")).isEqualTo("1 dead task");
+		assertThat(Formats.tasks(2500, "waiting")).isEqualTo("2,500 waiting tasks");
+		assertThat(Formats.tasks(0, "dead")).isEqualTo("0 dead tasks");
+		assertThat(Formats.matching(1, 10_000, "waiting")).isEqualTo("the 1 waiting task that matches");
+		assertThat(Formats.matching(12_000, 10_000, "dead")).isEqualTo("the 10,000+ dead tasks that match");
+	}
+
 }

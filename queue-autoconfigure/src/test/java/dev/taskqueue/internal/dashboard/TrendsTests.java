@@ -3,7 +3,7 @@ package dev.taskqueue.internal.dashboard;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.taskqueue.internal.jdbc.QueueMinuteRepository.MinuteCount;
+import dev.taskqueue.internal.dashboard.QueueMinuteRepository.MinuteCount;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

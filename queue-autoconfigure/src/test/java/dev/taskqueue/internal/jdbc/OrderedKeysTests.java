@@ -3,6 +3,8 @@ package dev.taskqueue.internal.jdbc;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -12,7 +14,9 @@ import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.operations.DefaultTaskQueueOperations;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestDatabase;
 import org.jspecify.annotations.Nullable;
@@ -20,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -46,7 +51,7 @@ class OrderedKeysTests {
 
 	private static CompletionCommit completionCommit;
 
-	private static QueueStatsRepository stats;
+	private static TaskQueueOperations operations;
 
 	private static JdbcTemplate jdbc;
 
@@ -64,9 +69,13 @@ class OrderedKeysTests {
 		sessions = new SessionRepository(dataSource, tables);
 		queues = new QueueRepository(dataSource, tables);
 		completionCommit = new CompletionCommit(dataSource, tables, false);
-		stats = new QueueStatsRepository(dataSource, tables);
 		jdbc = new JdbcTemplate(dataSource);
 		transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		// The statistics' statements are the operations' own (operations/QueueStatsRepository): read through them.
+		operations = new DefaultTaskQueueOperations(queues, new DeadTaskRepository(dataSource, tables), transaction,
+				100_000, Set::of, (queue, paused) -> {
+				}, null, Map.of(), null, new BatchRepository(dataSource, tables, null), dataSource, tables,
+				new ProgressRepository(dataSource, tables), new ResultRepository(dataSource, tables), new JsonMapper());
 	}
 
 	@AfterAll
@@ -354,13 +363,13 @@ class OrderedKeysTests {
 
 	/** The tasks held behind their keys, as the statistics of all queues and those of this one count them. */
 	private long heldCount(String queue) {
-		long held = transaction.execute((status) -> stats.stats(100_000))
+		long held = operations.queueStats()
 			.stream()
 			.filter((s) -> s.queue().equals(queue))
 			.findFirst()
 			.orElseThrow()
 			.waitingForKey();
-		assertThat(transaction.execute((status) -> stats.stats(queue, 100_000)).waitingForKey()).isEqualTo(held);
+		assertThat(operations.queueStats(queue).waitingForKey()).isEqualTo(held);
 		return held;
 	}
 

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.dashboard;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -7,6 +7,7 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -17,7 +18,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * dashboard's charts and trends read them. Minutes are those of the database clock, so instances whose clocks differ
  * add to the same rows.
  */
-public class QueueMinuteRepository {
+final class QueueMinuteRepository {
 
 	/*
 	 * One statement for all queues. Rows are taken in queue order, so two instances adding to the same minutes lock
@@ -72,7 +73,7 @@ public class QueueMinuteRepository {
 
 	private final String recentOfQueue;
 
-	public QueueMinuteRepository(DataSource dataSource, TaskTables tables) {
+	QueueMinuteRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.add = ADD.formatted(tables.queueMinute());
 		this.prune = PRUNE.formatted(tables.queueMinute());
@@ -81,7 +82,7 @@ public class QueueMinuteRepository {
 	}
 
 	/** Adds the counts, one entry per queue, to the current minute, with the samples they carry. */
-	public void add(List<QueueCount> counts) {
+	void add(List<QueueCount> counts) {
 		if (counts.isEmpty()) {
 			return;
 		}
@@ -105,17 +106,17 @@ public class QueueMinuteRepository {
 	}
 
 	/** Deletes the minutes older than {@code keep}; returns how many rows. */
-	public int prune(Duration keep) {
-		return this.jdbc.sql(this.prune).param("keepMicros", Micros.of(keep)).update();
+	int prune(Duration keep) {
+		return this.jdbc.sql(this.prune).param("keepMicros", keep.toNanos() / 1000).update();
 	}
 
 	/** The counts of the last {@code minutes} minutes, the current one included, by queue then minute. */
-	public List<MinuteCount> recent(int minutes) {
+	List<MinuteCount> recent(int minutes) {
 		return this.jdbc.sql(this.recent).param("minutes", minutes).query(QueueMinuteRepository::minute).list();
 	}
 
 	/** The counts of one queue over the last {@code minutes} minutes, the current one included, oldest first. */
-	public List<MinuteCount> recent(String queue, int minutes) {
+	List<MinuteCount> recent(String queue, int minutes) {
 		return this.jdbc.sql(this.recentOfQueue)
 			.param("queue", queue)
 			.param("minutes", minutes)
@@ -135,10 +136,10 @@ public class QueueMinuteRepository {
 	 * @param ready how many of the queue's tasks were ready when sampled, {@code null} when not sampled
 	 * @param oldestReadySeconds how long the oldest ready task had waited then, {@code null} when not sampled
 	 */
-	public record QueueCount(String queue, long completed, long failed, @Nullable Long ready,
+	record QueueCount(String queue, long completed, long failed, @Nullable Long ready,
 			@Nullable Long oldestReadySeconds) {
 
-		public QueueCount(String queue, long completed, long failed) {
+		QueueCount(String queue, long completed, long failed) {
 			this(queue, completed, failed, null, null);
 		}
 
@@ -150,10 +151,10 @@ public class QueueMinuteRepository {
 	 * @param ready the highest sample of the queue's ready tasks that minute, {@code null} when none was taken
 	 * @param oldestReadySeconds the highest sample of the oldest ready task's wait, {@code null} when none was taken
 	 */
-	public record MinuteCount(String queue, int minutesAgo, long completed, long failed, @Nullable Long ready,
+	record MinuteCount(String queue, int minutesAgo, long completed, long failed, @Nullable Long ready,
 			@Nullable Long oldestReadySeconds) {
 
-		public MinuteCount(String queue, int minutesAgo, long completed, long failed) {
+		MinuteCount(String queue, int minutesAgo, long completed, long failed) {
 			this(queue, minutesAgo, completed, failed, null, null);
 		}
 

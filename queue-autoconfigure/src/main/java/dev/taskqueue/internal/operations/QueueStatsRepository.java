@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.operations;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -11,6 +11,7 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.TaskQueueOperations.WorkerSessionInfo;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -19,7 +20,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * Reads what the queues hold and which sessions are alive, for metrics, health and operators. The queue statistics
  * are one statement whose cost does not grow with the backlog (see {@link #STATS}).
  */
-public class QueueStatsRepository {
+final class QueueStatsRepository {
 
 	/*
 	 * Every read is an index range scan, bounded by :limit rows, on the partial index that serves the claim
@@ -31,7 +32,7 @@ public class QueueStatsRepository {
 	 *   ranges, counted up to :limit; the LIMIT inside the LATERAL keeps the planner from turning the ranges into
 	 *   one filtered scan of the whole queue;
 	 * - the oldest ready task is the first row of one of those ranges.
-	 * Tasks held behind their ordering key (claimed_by is the nil UUID, see OrderedKeys) are counted the same way on
+	 * Tasks held behind their ordering key (claimed_by is the nil UUID, see jdbc/OrderedKeys) are counted the same way on
 	 * their own index, taskqueue_task_ordering_held_idx; running tasks exclude them ("> nil": the nil UUID sorts
 	 * first). Running tasks are bounded by the instances' concurrency; dead letters are counted up to :limit on their
 	 * (queue, failed_at) index; so are the tasks waiting for prerequisites, on taskqueue_waiting_task's
@@ -145,7 +146,7 @@ public class QueueStatsRepository {
 
 	private final String handledQueues;
 
-	public QueueStatsRepository(DataSource dataSource, TaskTables tables) {
+	QueueStatsRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.stats = STATS.formatted(tables.task(), tables.deadTask(), tables.queue(), tables.waitingTask(),
 				ALL_QUEUES.formatted(tables.task(), "claimed_by IS NULL", "waiting_queues"), "",
@@ -164,7 +165,7 @@ public class QueueStatsRepository {
 	 * changes to plan without JIT compilation.
 	 * @param limit the count at which counting stops
 	 */
-	public List<QueueStats> stats(int limit) {
+	List<QueueStats> stats(int limit) {
 		this.jdbc.sql(NO_JIT).update();
 		return this.jdbc.sql(this.stats).param("limit", limit).query(QueueStatsRepository::queueStats).list();
 	}
@@ -174,7 +175,7 @@ public class QueueStatsRepository {
 	 * when it holds nothing (no task, dead task, waiting dependent or pause). Call it in a transaction.
 	 * @param limit the count at which counting stops
 	 */
-	public @Nullable QueueStats stats(String queue, int limit) {
+	@Nullable QueueStats stats(String queue, int limit) {
 		this.jdbc.sql(NO_JIT).update();
 		return this.jdbc.sql(this.queueStats)
 			.param("queue", queue)
@@ -187,12 +188,12 @@ public class QueueStatsRepository {
 	}
 
 	/** The sessions in the table, oldest first. */
-	public List<WorkerSessionInfo> sessions() {
+	List<WorkerSessionInfo> sessions() {
 		return this.jdbc.sql(this.sessions).query(QueueStatsRepository::session).list();
 	}
 
 	/** The queues that the instances with a session in the table have handlers for. */
-	public Set<String> handledQueues() {
+	Set<String> handledQueues() {
 		return Set.copyOf(this.jdbc.sql(this.handledQueues).query(String.class).list());
 	}
 

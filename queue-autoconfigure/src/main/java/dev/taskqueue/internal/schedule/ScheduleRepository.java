@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.schedule;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -15,6 +15,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.taskqueue.ScheduleInfo;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
@@ -23,7 +24,7 @@ import org.springframework.jdbc.support.SqlArrayValue;
  * The {@code taskqueue_schedule} rows of recurring schedules. A tick is a compare-and-set of {@code next_run_at}
  * on the row: of several instances that try the same tick, one updates the row and the others find 0 rows.
  */
-public class ScheduleRepository {
+final class ScheduleRepository {
 
 	// A declaration from code wins: it updates queue, payload and options; it keeps next_run_at unless what the
 	// schedule runs on changed.
@@ -81,19 +82,19 @@ public class ScheduleRepository {
 
 	private final String taskTable;
 
-	public ScheduleRepository(DataSource dataSource, TaskTables tables) {
+	ScheduleRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.table = (tables.schema() != null) ? '"' + tables.schema() + "\".taskqueue_schedule" : "taskqueue_schedule";
 		this.taskTable = tables.task();
 	}
 
 	/** The database's clock. */
-	public Instant now() {
+	Instant now() {
 		return this.jdbc.sql("SELECT now()").query(OffsetDateTime.class).single().toInstant();
 	}
 
 	/** Inserts or updates the row of a schedule this instance declares. */
-	public void declare(String name, String queue, String spec, String payload, String missed, String overlap,
+	void declare(String name, String queue, String spec, String payload, String missed, String overlap,
 			Instant first) {
 		this.jdbc.sql(sql(DECLARE))
 			.param("name", name)
@@ -107,7 +108,7 @@ public class ScheduleRepository {
 	}
 
 	/** Where the schedules {@code names} stand, the paused ones left out. */
-	public List<ScheduleState> states(Collection<String> names) {
+	List<ScheduleState> states(Collection<String> names) {
 		return this.jdbc.sql(sql(STATES))
 			.param("names", new SqlArrayValue("text", names.toArray()))
 			.query((rs, row) -> new ScheduleState(rs.getString("name"), rs.getString("spec"),
@@ -119,7 +120,7 @@ public class ScheduleRepository {
 	 * Moves the schedule from the tick due at {@code due} to {@code next} ({@code null}: waits for the task).
 	 * @return whether this call made the tick; {@code false} when another instance did, or the schedule changed
 	 */
-	public boolean tick(String name, String spec, Instant due, @Nullable Instant next, boolean missed) {
+	boolean tick(String name, String spec, Instant due, @Nullable Instant next, boolean missed) {
 		return this.jdbc.sql(sql(TICK))
 			.param("name", name)
 			.param("spec", spec)
@@ -130,17 +131,17 @@ public class ScheduleRepository {
 	}
 
 	/** Records the task a tick or a trigger enqueued. */
-	public void recordTask(String name, UUID taskId) {
+	void recordTask(String name, UUID taskId) {
 		this.jdbc.sql(sql(RECORD_TASK)).param("taskId", taskId).param("name", name).update();
 	}
 
 	/** Counts a tick not started because the previous tick's task still waits or runs. */
-	public void recordSkip(String name) {
+	void recordSkip(String name) {
 		this.jdbc.sql(sql(RECORD_SKIP)).param("name", name).update();
 	}
 
 	/** Makes the next tick of a fixed-delay schedule due {@code delay} from now, once its last task is gone. */
-	public boolean releaseDelay(String name, String spec, Duration delay) {
+	boolean releaseDelay(String name, String spec, Duration delay) {
 		return this.jdbc.sql(sql(RELEASE_DELAY))
 			.param("name", name)
 			.param("spec", spec)
@@ -149,12 +150,12 @@ public class ScheduleRepository {
 	}
 
 	/** Marks {@code names} as declared by a running instance. */
-	public void seen(Collection<String> names) {
+	void seen(Collection<String> names) {
 		this.jdbc.sql(sql(SEEN)).param("names", new SqlArrayValue("text", names.toArray())).update();
 	}
 
 	/** Every schedule; declared when an instance marked it within {@code sessionTimeout}. */
-	public List<ScheduleInfo> list(Duration sessionTimeout) {
+	List<ScheduleInfo> list(Duration sessionTimeout) {
 		return this.jdbc.sql(sql(LIST))
 			.param("timeoutSeconds", sessionTimeout.toNanos() / 1e9)
 			.query((rs, row) -> new ScheduleInfo(rs.getString("name"), rs.getString("queue"), rs.getString("spec"),
@@ -165,12 +166,12 @@ public class ScheduleRepository {
 	}
 
 	/** @return whether the schedule exists */
-	public boolean setPaused(String name, boolean paused) {
+	boolean setPaused(String name, boolean paused) {
 		return this.jdbc.sql(sql(PAUSE)).param("paused", paused).param("name", name).update() == 1;
 	}
 
 	/** What a trigger of the schedule enqueues, and the database's clock; empty when there is no such schedule. */
-	public Optional<TriggerSource> triggerSource(String name) {
+	Optional<TriggerSource> triggerSource(String name) {
 		return this.jdbc.sql(sql(TRIGGER_SOURCE))
 			.param("name", name)
 			.query((rs, row) -> new TriggerSource(rs.getString("queue"), rs.getString("payload"),
@@ -198,12 +199,12 @@ public class ScheduleRepository {
 	 * @param now the database's clock
 	 * @param lastTaskDone for a schedule waiting for its task, whether that task has finished
 	 */
-	public record ScheduleState(String name, String spec, @Nullable Instant nextRunAt, Instant now,
+	record ScheduleState(String name, String spec, @Nullable Instant nextRunAt, Instant now,
 			boolean lastTaskDone) {
 	}
 
 	/** What a trigger enqueues. */
-	public record TriggerSource(String queue, String payload, boolean keyed, Instant now) {
+	record TriggerSource(String queue, String payload, boolean keyed, Instant now) {
 	}
 
 }

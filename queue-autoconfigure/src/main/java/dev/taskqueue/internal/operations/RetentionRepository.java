@@ -1,9 +1,11 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.operations;
 
 import java.sql.Types;
 import java.time.Duration;
 
 import javax.sql.DataSource;
+
+import dev.taskqueue.internal.jdbc.TaskTables;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -11,7 +13,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * Deletes dead letters, history rows and audit log entries past their retention, a bounded batch per statement so that no statement
  * holds many locks or runs long. Every statement runs in its own transaction (auto-commit).
  */
-public class RetentionRepository {
+final class RetentionRepository {
 
 	// SKIP LOCKED: instances pruning at the same time share the rows instead of waiting for each other.
 	// "id = ANY(ARRAY(...))", not "id IN (...)": the batch's ids are read first and deleted on the primary key, whatever
@@ -33,7 +35,7 @@ public class RetentionRepository {
 
 	private final String pruneAudit;
 
-	public RetentionRepository(DataSource dataSource, TaskTables tables) {
+	RetentionRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.pruneDead = PRUNE.formatted(tables.deadTask(), "failed_at");
 		this.pruneHistory = PRUNE.formatted(tables.history(), "completed_at");
@@ -41,17 +43,17 @@ public class RetentionRepository {
 	}
 
 	/** Deletes up to {@code batch} dead letters that failed more than {@code keep} ago; returns how many. */
-	public int pruneDead(Duration keep, int batch) {
+	int pruneDead(Duration keep, int batch) {
 		return prune(this.pruneDead, keep, batch);
 	}
 
 	/** Deletes up to {@code batch} history rows completed more than {@code keep} ago; returns how many. */
-	public int pruneHistory(Duration keep, int batch) {
+	int pruneHistory(Duration keep, int batch) {
 		return prune(this.pruneHistory, keep, batch);
 	}
 
 	/** Deletes up to {@code batch} audit log entries written more than {@code keep} ago; returns how many. */
-	public int pruneAudit(Duration keep, int batch) {
+	int pruneAudit(Duration keep, int batch) {
 		return prune(this.pruneAudit, keep, batch);
 	}
 

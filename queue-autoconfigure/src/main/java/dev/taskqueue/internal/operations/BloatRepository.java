@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.operations;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -9,6 +9,7 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -19,7 +20,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * One statement that reads statistics views and catalogs only, never the tables themselves, so its cost does not
  * grow with the backlog or the bloat.
  */
-public class BloatRepository {
+final class BloatRepository {
 
 	/*
 	 * The tables' figures come from the cumulative statistics (pg_stat_user_tables: what the server counted, not a
@@ -76,13 +77,13 @@ public class BloatRepository {
 
 	private final String read;
 
-	public BloatRepository(DataSource dataSource, TaskTables tables) {
+	BloatRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.read = READ.formatted(tables.task(), tables.deadTask(), tables.history());
 	}
 
 	/** The task tables' figures and the horizon's oldest holder, as the database reports them now. */
-	public Reading read() {
+	Reading read() {
 		List<Table> tables = new ArrayList<>();
 		Holder[] holder = new Holder[1];
 		Instant[] readAt = new Instant[1];
@@ -111,7 +112,7 @@ public class BloatRepository {
 	 * @param tables the task tables the schema has, by name
 	 * @param holder the oldest holder of the xmin horizon, {@code null} when no transaction holds it
 	 */
-	public record Reading(Instant readAt, List<Table> tables, @Nullable Holder holder) {
+	record Reading(Instant readAt, List<Table> tables, @Nullable Holder holder) {
 	}
 
 	/**
@@ -123,7 +124,7 @@ public class BloatRepository {
 	 * @param sizeBytes its size on disk with its indexes and TOAST
 	 * @param lastVacuum when VACUUM (manual or automatic) last finished on it, {@code null} if never
 	 */
-	public record Table(String table, long live, long dead, long sizeBytes, @Nullable Instant lastVacuum) {
+	record Table(String table, long live, long dead, long sizeBytes, @Nullable Instant lastVacuum) {
 	}
 
 	/**
@@ -140,7 +141,7 @@ public class BloatRepository {
 	 * @param name the session's backend type, the prepared transaction's gid or the slot's name
 	 * @param xmin the transaction id it holds, as text
 	 */
-	public record Holder(String kind, @Nullable Integer pid, @Nullable String applicationName,
+	record Holder(String kind, @Nullable Integer pid, @Nullable String applicationName,
 			@Nullable String clientAddress, @Nullable String state, @Nullable Instant since, long xidAge,
 			@Nullable String name, @Nullable String xmin) {
 	}

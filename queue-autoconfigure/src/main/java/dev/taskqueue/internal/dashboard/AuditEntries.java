@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.dashboard;
 
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -8,32 +8,19 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * The audit log ({@code taskqueue_audit}): one row per action of an operator, and the pages that list them newest
- * first. Statements join the current Spring-managed transaction, so an entry commits, or rolls back, with its action.
+ * Reads the audit log ({@code taskqueue_audit}) for its page, newest first; the operations write it
+ * ({@code operations/AuditRepository}).
  */
-public class AuditRepository {
-
-	/** The longest target kept: a bulk action's filter holds text an operator typed. */
-	static final int TARGET_LENGTH = 1000;
-
-	/** The longest principal name kept. */
-	static final int ACTOR_LENGTH = 200;
+final class AuditEntries {
 
 	/** How much of a target a page shows. */
 	static final int TARGET_SHOWN = 400;
-
-	// The time is the database's, as every other time of the dashboard, so the entries of several instances sort
-	// together whatever their clocks. Texts are cut here, not by the callers, so the table stays bounded whoever
-	// writes it.
-	private static final String RECORD = """
-			INSERT INTO %1$s (id, actor, via, action, target, row_count)
-			VALUES (:id, left(:actor, %2$d), :via, :action, left(:target, %3$d), :rows)
-			""";
 
 	// One page, newest first, from a cursor (the last entry's time and id) on taskqueue_audit_acted_at_idx: no
 	// OFFSET, so every page costs what the first does.
@@ -50,36 +37,14 @@ public class AuditRepository {
 
 	private final JdbcClient jdbc;
 
-	private final String record;
-
 	private final String firstPage;
 
 	private final String nextPage;
 
-	public AuditRepository(DataSource dataSource, TaskTables tables) {
+	AuditEntries(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
-		this.record = RECORD.formatted(tables.audit(), ACTOR_LENGTH, TARGET_LENGTH);
 		this.firstPage = FIRST_PAGE.formatted(tables.audit(), TARGET_SHOWN);
 		this.nextPage = NEXT_PAGE.formatted(tables.audit(), TARGET_SHOWN);
-	}
-
-	/**
-	 * Adds an entry, at the database's now.
-	 * @param actor who acted: the principal's name, or what stands for it
-	 * @param via how: {@code dashboard}, {@code actuator} or {@code api}
-	 * @param action what, such as {@code retry-dead}
-	 * @param target what it acted on, such as {@code queue emails}
-	 * @param rows how many rows the action changed
-	 */
-	public void record(String actor, String via, String action, String target, long rows) {
-		this.jdbc.sql(this.record)
-			.param("id", UUID.randomUUID())
-			.param("actor", actor)
-			.param("via", via)
-			.param("action", action)
-			.param("target", target)
-			.param("rows", rows)
-			.update();
 	}
 
 	/**
@@ -87,7 +52,7 @@ public class AuditRepository {
 	 * @param afterAt with {@code afterId}: only the entries after this one in that order, or {@code null} from the
 	 * newest
 	 */
-	public List<Entry> page(@Nullable Instant afterAt, @Nullable UUID afterId, int limit) {
+	List<Entry> page(@Nullable Instant afterAt, @Nullable UUID afterId, int limit) {
 		JdbcClient.StatementSpec statement = (afterAt != null && afterId != null)
 				? this.jdbc.sql(this.nextPage)
 					.param("afterAt", OffsetDateTime.ofInstant(afterAt, ZoneOffset.UTC))
@@ -111,7 +76,7 @@ public class AuditRepository {
 	 * @param target on what, its first 400 characters
 	 * @param rows how many rows it changed
 	 */
-	public record Entry(UUID id, Instant actedAt, String actor, String via, String action, String target, long rows) {
+	record Entry(UUID id, Instant actedAt, String actor, String via, String action, String target, long rows) {
 	}
 
 }

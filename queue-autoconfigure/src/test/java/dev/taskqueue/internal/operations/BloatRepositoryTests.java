@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.operations;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -10,9 +10,10 @@ import java.util.List;
 import javax.sql.DataSource;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
-import dev.taskqueue.internal.jdbc.BloatRepository.Holder;
-import dev.taskqueue.internal.jdbc.BloatRepository.Reading;
-import dev.taskqueue.internal.jdbc.BloatRepository.Table;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.operations.BloatRepository.Holder;
+import dev.taskqueue.internal.operations.BloatRepository.Reading;
+import dev.taskqueue.internal.operations.BloatRepository.Table;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.BeforeAll;
