@@ -45,8 +45,7 @@ public record ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<C
 	 *
 	 * @param count the fairness keys with due tasks, plus one when tasks without a key are due among the queue's
 	 * first ones; counted as far as the reader needs (a fair claim lists at most as many keys as it claims tasks)
-	 * @param soleKey the key when the tenant is one or, after a fair claim, when one key took its whole share and the
-	 * other tenants less: the worker then claims in the queue's order
+	 * @param soleKey with a count of 1, the key when the tenant is one: the worker then claims in the queue's order
 	 */
 	public record FairTenants(int count, @Nullable String soleKey) {
 	}

@@ -75,7 +75,7 @@ final class ClaimRows {
 			(folded && rows.getBoolean(15) ? handedOff : claimed).add(claimedTask(rows));
 		}
 		return new ClaimResult(claimed, completed, handedOff, Map.of(), nextKey,
-				(tenants < 0) ? null : new ClaimResult.FairTenants(tenants, soleKey));
+				(tenants < 0) ? null : new ClaimResult.FairTenants(tenants, (tenants == 1) ? soleKey : null));
 	}
 
 	/**

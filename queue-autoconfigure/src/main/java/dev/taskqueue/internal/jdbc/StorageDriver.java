@@ -62,10 +62,8 @@ enum StorageDriver {
 	//   whatever its key: the keys that have more get it, so a fair claim is as full as a plain one.
 	// Each row carries the last key listed, for the next claim's :after ('' for the turn of the tasks without a key,
 	// and when the claim starts from the first key), or NULL when no key has due tasks; the tenants with due tasks it
-	// found (the keys listed, one more if it took tasks without a key) and the key of one tenant: the one key listed,
-	// or the one key that took its whole share when another listed key took less (the others come and go): then the
-	// worker goes back to the plain claim, asking for the others beside it (worker/FairShares). Rows are locked only
-	// when taken, as in READY.
+	// found (the keys listed, one more if it took tasks without a key) and the first key listed: with one tenant the
+	// worker goes back to the plain claim (worker/FairShares). Rows are locked only when taken, as in READY.
 	// Parameters: 1 queue, 2 after; 3 queue; 4 queue; 5 queue, 6 after; 7 after, 8 limit; 9 limit, 10 limit,
 	// 11 limit, 12 session; 13 queue; 14 queue, 15 bucket, 16 limit; 17 queue, 18 bucket, 19 limit.
 	private static final String READY_FAIR = """
@@ -102,7 +100,7 @@ enum StorageDriver {
 			                     CASE WHEN EXISTS (SELECT 1 FROM %2$s s WHERE s.id = ?) THEN 1 ELSE 0 END AS alive
 			              FROM keys) counted),
 			    keyed AS MATERIALIZED (
-			        SELECT p.id, keys.k FROM keys CROSS JOIN LATERAL (
+			        SELECT p.id FROM keys CROSS JOIN LATERAL (
 			            SELECT id FROM %1$s
 			            WHERE queue = ? AND fairness_key = keys.k AND claimed_by IS NULL AND run_at <= now()
 			            ORDER BY priority DESC, run_at, id
@@ -138,16 +136,7 @@ enum StorageDriver {
 			                                  ORDER BY pos DESC LIMIT 1) END) AS next_key,
 			           (SELECT count(*) FROM keys WHERE part <> 1)
 			               + (SELECT count(*) FROM (SELECT 1 FROM unkeyed LIMIT 1) one) AS tenants,
-			           CASE WHEN (SELECT count(*) FROM keys WHERE part <> 1) = 1
-			                THEN (SELECT min(k) FROM keys WHERE part <> 1)
-			                WHEN EXISTS (SELECT 1 FROM keys WHERE part <> 1 AND pos <= (SELECT c FROM share)
-			                               AND (SELECT count(*) FROM keyed WHERE keyed.k = keys.k) < (SELECT n FROM share))
-			                THEN (SELECT CASE WHEN count(*) = 1 THEN min(k) END
-			                      FROM (SELECT k FROM keyed GROUP BY k HAVING count(*) >= (SELECT n FROM share)
-			                            UNION ALL
-			                            SELECT NULL FROM (SELECT 1 FROM unkeyed) u
-			                            HAVING count(*) >= (SELECT n FROM share) AND count(*) > 0) whole)
-			           END AS sole_key
+			           (SELECT min(k) FROM keys WHERE part <> 1) AS sole_key
 			    FROM (SELECT id FROM picked UNION ALL SELECT id FROM filled) taken)
 			""";
 

@@ -137,9 +137,8 @@ final class FairShares {
 		}
 		this.after = this.lastKey;
 		ClaimResult.FairTenants tenants = result.fairTenants();
-		if (tenants != null && (tenants.count() <= 1 || tenants.soleKey() != null)) {
-			// Took tasks of one tenant (or no key is due, which the probe finds again), or only one took its whole
-			// share: its order is the queue's, and the asks serve the others as their tasks show up.
+		if (tenants != null && tenants.count() <= 1) {
+			// Took tasks of one tenant: its order is the queue's (or no key is due, which the probe finds again).
 			toSoleKey(tenants.soleKey(), now);
 			this.nextWatch = now;
 		}
@@ -163,7 +162,7 @@ final class FairShares {
 			this.lastNoOther = now;
 		}
 		else if (now - this.lastNoOther >= PROBE_INTERVAL.toNanos()) {
-			// Every ask for a second found another key: perhaps a lasting second tenant; one fair claim tells.
+			// Every ask for a second found another key: a lasting second tenant, which fair claims serve better.
 			this.soleKey = null;
 			this.after = this.lastKey;
 		}
