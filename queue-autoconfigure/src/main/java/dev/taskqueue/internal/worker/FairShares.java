@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * A queue with one key goes fair only when for a second every ask found another key: while the others' tasks are
  * claimed as they show up, the asks serve them sooner than fair claims, which queue them behind the tasks claimed
  * ahead. The probe of the tenants runs in the plain state only: in the others it would read past the entries the
- * claimed tasks left at the start of the indexes, which only the claims' positions and the asks step over.
+ * claimed tasks left at the start of the indexes, which only the claims' positions and the asks step over. So a queue
+ * whose keys are all gone stays in the one-key state: its claims are the plain ones, and the asks find nothing.
  */
 final class FairShares {
 
