@@ -134,14 +134,6 @@ public class TaskRepository {
 
 	private final KeyHandOffs keyHandOffs;
 
-	// Whether tasks with a fairness key wait in a queue: one probe of the partial index taskqueue_task_fair_idx, which
-	// holds none of a queue that never used a key. Parameters: 1 queue.
-	private static final String HAS_FAIRNESS_KEYS = """
-			SELECT EXISTS (SELECT 1 FROM %1$s WHERE queue = ? AND fairness_key IS NOT NULL AND claimed_by IS NULL)
-			""";
-
-	private final String hasFairnessKeys;
-
 	// The tenants of a queue with due tasks, counted up to 2 (docs/fairness.md), and the first key with due tasks.
 	// For a queue that never used a key, one probe of taskqueue_task_fair_idx that finds nothing, and nothing else
 	// (CASE runs only the branch it reaches). With one key, a probe for a due key after it (one descent of the same
@@ -225,7 +217,6 @@ public class TaskRepository {
 		this.ordered = new OrderedCompletions(this.statements, this.jdbc, tables, history);
 		this.completions = new TaskCompletions(this.statements, tables, history, this.ordered);
 		this.keyHandOffs = new KeyHandOffs(this.statements, tables, driver);
-		this.hasFairnessKeys = HAS_FAIRNESS_KEYS.formatted(tables.task());
 		this.fairTenants = FAIR_TENANTS.formatted(tables.task());
 		this.otherFairnessKey = OTHER_FAIRNESS_KEY.formatted(tables.task());
 		this.retryLater = RETRY_LATER.formatted(tables.task(), AttemptLog.append("t", tables, ":outcome", ":error"));
@@ -276,12 +267,6 @@ public class TaskRepository {
 						: completeAndClaim(request.completed(), queue, bucket, session, limit);
 			}
 		};
-	}
-
-	/** Whether unclaimed tasks with a fairness key wait in {@code queue}, due or not: then its claims are fair. */
-	public boolean hasFairnessKeys(String queue) {
-		return this.statements.query(this.hasFairnessKeys, (statement, connection) -> statement.setString(1, queue),
-				(rows) -> rows.next() && rows.getBoolean(1));
 	}
 
 	/**
