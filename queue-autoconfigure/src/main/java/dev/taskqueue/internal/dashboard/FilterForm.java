@@ -35,7 +35,7 @@ final class FilterForm {
 	 * @param error what the error field is called
 	 */
 	static Html form(PageContext context, String path, TaskFilter filter, boolean withQueue, String error) {
-		return element("form", attrs("method", "get", "action", context.url(path), "class", "filters"),
+		return element("form", attrs("method", "get", "action", context.url(path), "class", "filters", "id", "filter"),
 				withQueue ? element("label", attrs(), "Queue ", field("text", "queue", filter.queue())) : Html.EMPTY,
 				element("label", attrs(), " " + error + " ", field("text", "error", filter.errorContains())),
 				element("label", attrs(), " Failed from ", field("datetime-local", "from", time(filter.from()))),

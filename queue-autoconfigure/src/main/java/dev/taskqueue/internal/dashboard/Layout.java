@@ -27,8 +27,7 @@ final class Layout {
 	static String page(PageContext context, String title, @Nullable Duration refresh, Html body) {
 		// A page that may reload says so, with a link that turns it off (or on again) for this page: the choice is
 		// in the page's own address, so it outlives the reloads and needs no script and no cookie.
-		boolean off = "off".equals(param(context, REFRESH));
-		boolean reloads = refresh != null && !off;
+		boolean reloads = refresh != null && !refreshOff(context);
 		Html head = tag("head", empty("meta", "charset", "utf-8"),
 				empty("meta", "name", "viewport", "content", "width=device-width, initial-scale=1"),
 				reloads ? empty("meta", "http-equiv", "refresh", "content", String.valueOf(refresh.toSeconds()))
@@ -56,6 +55,11 @@ final class Layout {
 				tag("body", element("a", attrs("href", "#main", "class", "skip"), "Skip to content"), nav,
 						element("main", attrs("id", "main"), flash,
 								element("div", attrs("class", "title"), tag("h1", title), reload), body)));
+	}
+
+	/** Whether the page's address turns its reloading off ({@code ?refresh=off}). */
+	static boolean refreshOff(PageContext context) {
+		return "off".equals(param(context, REFRESH));
 	}
 
 	/**

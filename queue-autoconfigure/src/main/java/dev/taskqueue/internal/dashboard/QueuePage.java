@@ -130,9 +130,15 @@ final class QueuePage {
 		String running = (bulk.running() == 0) ? ""
 				: " " + count(bulk.running()) + (one ? " running task matches" : " running tasks match")
 						+ ": a bulk action leaves " + (one ? "it" : "them") + " alone.";
+		// A reload would lose what is being typed in the filter, so a page that reloads has a link in its place, to
+		// this page with reloading off, which has the form; the filtered list does not reload either.
+		Html filter = (bulk.filtered() || Layout.refreshOff(context))
+				? FilterForm.form(context, "/queues/" + queue, bulk.filter(), false, "Last error contains")
+				: element("p", attrs("class", "filters"), element("a",
+						attrs("href", context.selfWith(Layout.REFRESH, "off") + "#filter"),
+						"Filter the waiting tasks"), " (by their last error or when it happened; stops reloading)");
 		// A div, not a p: a form inside a p closes it.
-		return join(
-				FilterForm.form(context, "/queues/" + queue, bulk.filter(), false, "Last error contains"),
+		return join(filter,
 				element("div", attrs("class", "bulk"), count(bulk.waiting()) + " waiting tasks"
 						+ (bulk.filtered() ? " match. " : ". "), buttons, running));
 	}

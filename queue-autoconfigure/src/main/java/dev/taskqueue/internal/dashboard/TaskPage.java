@@ -50,6 +50,9 @@ final class TaskPage {
 		if (task.uniqueKey() != null) {
 			fields.addAll(List.of("unique key", task.uniqueKey()));
 		}
+		if (task.fairnessKey() != null) {
+			fields.addAll(List.of("fairness key", task.fairnessKey()));
+		}
 		List<Html> body = new ArrayList<>();
 		body.add(fields(fields));
 		// A running task too: its handler is interrupted and its work rolled back, on whichever instance runs it.

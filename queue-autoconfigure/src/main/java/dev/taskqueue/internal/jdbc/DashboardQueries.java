@@ -44,7 +44,7 @@ public class DashboardQueries {
 	private static final String COLUMNS = """
 			SELECT id, queue, %2$s AS payload, %3$s AS payload_bytes, priority, run_at, enqueued_at, attempt,
 			       claimed_by, claimed_at, left(last_error, :preview) AS last_error, %4$s AS error_bytes, unique_key,
-			       ordering_key, ordering_seq FROM %1$s
+			       ordering_key, ordering_seq, fairness_key FROM %1$s
 			""";
 
 	/*
@@ -584,7 +584,7 @@ public class DashboardQueries {
 				rs.getInt("priority"), instant(rs, "run_at"), instant(rs, "enqueued_at"), rs.getInt("attempt"),
 				rs.getObject("claimed_by", UUID.class), (claimedAt != null) ? claimedAt.toInstant() : null,
 				rs.getString("last_error"), rs.getString("unique_key"), rs.getString("ordering_key"),
-				rs.getObject("ordering_seq", Long.class), cut(rs.getString("payload"), rs.getLong("payload_bytes")),
+				rs.getObject("ordering_seq", Long.class), rs.getString("fairness_key"), cut(rs.getString("payload"), rs.getLong("payload_bytes")),
 				cut(rs.getString("last_error"), rs.getLong("error_bytes")), List.of());
 	}
 

@@ -24,6 +24,7 @@ import org.jspecify.annotations.Nullable;
  * @param uniqueKey its unique key, {@code null} if it has none
  * @param orderingKey its ordering key, {@code null} if it has none
  * @param orderingSeq its place among the tasks of its ordering key, {@code null} without a key
+ * @param fairnessKey its fairness key (docs/fairness.md), {@code null} if it has none
  * @param payloadBytes the whole payload's length in bytes when {@code payload} is only its start (the page of one
  * task), else 0
  * @param errorBytes the same of {@code lastError}
@@ -31,8 +32,8 @@ import org.jspecify.annotations.Nullable;
  */
 public record TaskView(UUID id, String queue, String payload, int priority, Instant runAt, Instant enqueuedAt,
 		int attempt, @Nullable UUID claimedBy, @Nullable Instant claimedAt, @Nullable String lastError,
-		@Nullable String uniqueKey, @Nullable String orderingKey, @Nullable Long orderingSeq, long payloadBytes,
-		long errorBytes, List<DeadTask.Attempt> attempts) {
+		@Nullable String uniqueKey, @Nullable String orderingKey, @Nullable Long orderingSeq,
+		@Nullable String fairnessKey, long payloadBytes, long errorBytes, List<DeadTask.Attempt> attempts) {
 
 	/** The {@code claimed_by} of a task held behind an earlier task of its ordering key (see OrderedKeys). */
 	public static final UUID HELD = new UUID(0, 0);
@@ -44,7 +45,7 @@ public record TaskView(UUID id, String queue, String payload, int priority, Inst
 	public TaskView withText(String payload, @Nullable String lastError, List<DeadTask.Attempt> attempts) {
 		return new TaskView(this.id, this.queue, payload, this.priority, this.runAt, this.enqueuedAt, this.attempt,
 				this.claimedBy, this.claimedAt, lastError, this.uniqueKey, this.orderingKey, this.orderingSeq,
-				this.payloadBytes, this.errorBytes, attempts);
+				this.fairnessKey, this.payloadBytes, this.errorBytes, attempts);
 	}
 
 	/** This task with its attempt log. */

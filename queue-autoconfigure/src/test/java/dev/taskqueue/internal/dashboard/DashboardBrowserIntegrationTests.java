@@ -336,6 +336,7 @@ class DashboardBrowserIntegrationTests {
 				.endsWith("1 running task matches: a bulk action leaves it alone.");
 			assertThat(this.browser.driver.findElements(By.cssSelector("main tbody tr"))).hasSize(4);
 			this.browser.driver.get(url("/taskqueue/queues/" + queue));
+			this.browser.driver.findElement(By.linkText("Filter the waiting tasks")).click();
 			this.browser.driver.findElement(By.name("error")).sendKeys("timed out", Keys.ENTER);
 			new WebDriverWait(this.browser.driver, WAIT)
 				.until(ExpectedConditions.presenceOfElementLocated(By.xpath("//button[text()='Retry 6']")));

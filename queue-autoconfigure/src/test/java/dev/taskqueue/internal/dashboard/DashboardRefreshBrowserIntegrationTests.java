@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -77,8 +78,10 @@ class DashboardRefreshBrowserIntegrationTests {
 		List<UUID> ids = this.taskQueue.enqueueAll(tasks);
 		String page = url("/taskqueue/queues/dash-ok?view=ready");
 		this.browser.driver.get(page);
-		assertThat(tab("ready")).isEqualTo("ready (30)");
-		assertThat(this.browser.driver.findElements(By.linkText(ids.get(0).toString()))).hasSize(1);
+		// Waits rather than looks once: the page may be between two of its reloads, every second.
+		new WebDriverWait(this.browser.driver, DashboardBrowser.WAIT)
+			.until((driver) -> "ready (30)".equals(tab("ready"))
+					&& driver.findElements(By.linkText(ids.get(0).toString())).size() == 1);
 		this.browser.screenshot("people-refresh-before-800");
 
 		// Resume it behind the page's back: the page shows the queue drain with no click, in the view asked for.
@@ -86,7 +89,7 @@ class DashboardRefreshBrowserIntegrationTests {
 		new WebDriverWait(this.browser.driver, DashboardBrowser.WAIT)
 			.until((driver) -> "ready (0)".equals(tab("ready")));
 		assertThat(this.browser.driver.getCurrentUrl()).isEqualTo(page);
-		assertThat(this.browser.driver.findElement(By.cssSelector("main")).getText()).contains("No ready task.");
+		assertThat(text("main")).contains("No ready task.");
 		this.browser.screenshot("people-refresh-drained-800");
 
 		// Pause it with the page's button: the action redirects to the queue's page (a GET), which goes on reloading.
@@ -109,7 +112,7 @@ class DashboardRefreshBrowserIntegrationTests {
 		this.browser.driver.get(page);
 		reloaded();
 		assertThat(this.browser.driver.getCurrentUrl()).isEqualTo(page);
-		assertThat(this.browser.driver.findElement(By.tagName("h2")).getText()).startsWith("Scheduled");
+		assertThat(text("h2")).startsWith("Scheduled");
 
 		this.browser.driver.findElement(By.linkText("stop reloading")).click();
 		new WebDriverWait(this.browser.driver, DashboardBrowser.WAIT).until(ExpectedConditions.urlToBe(page + "&refresh=off"));
@@ -119,6 +122,35 @@ class DashboardRefreshBrowserIntegrationTests {
 		this.browser.driver.findElement(By.linkText("reload every 1s")).click();
 		new WebDriverWait(this.browser.driver, DashboardBrowser.WAIT).until(ExpectedConditions.urlToBe(page));
 		assertThat(this.browser.driver.findElements(By.cssSelector("meta[http-equiv=refresh]"))).hasSize(1);
+	}
+
+	@Test
+	void theWaitingTasksFilterIsTypedOnAPageThatDoesNotReload() throws InterruptedException {
+		this.taskQueue.enqueue(TaskRequest.of("dash-typing", "{}").withDelay(Duration.ofHours(1)));
+		String page = url("/taskqueue/queues/dash-typing");
+		this.browser.driver.get(page);
+		// The reloading page has no field to lose a half-typed filter in: a link leads to the form.
+		assertThat(this.browser.driver.findElements(By.name("error"))).isEmpty();
+		new WebDriverWait(this.browser.driver, DashboardBrowser.WAIT).until((driver) -> {
+			try {
+				driver.findElement(By.linkText("Filter the waiting tasks")).click();
+				return new WebDriverWait(driver, Duration.ofSeconds(3))
+					.until(ExpectedConditions.urlToBe(page + "?refresh=off#filter"));
+			}
+			catch (WebDriverException ex) { // the click met a reload
+				return false;
+			}
+		});
+		assertThat(this.browser.driver.findElements(By.cssSelector("meta[http-equiv=refresh]"))).isEmpty();
+		WebElement error = this.browser.driver.findElement(By.name("error"));
+		error.sendKeys("timed");
+		Thread.sleep(3_000); // three reload intervals: a reload would leave the field stale, and empty
+		assertThat(error.getAttribute("value")).isEqualTo("timed");
+		error.sendKeys(" out", Keys.ENTER);
+		new WebDriverWait(this.browser.driver, DashboardBrowser.WAIT)
+			.until(ExpectedConditions.urlContains("error=timed+out"));
+		assertThat(this.browser.driver.findElement(By.cssSelector("main div.bulk")).getText())
+			.startsWith("0 waiting tasks match.");
 	}
 
 	/**
@@ -149,10 +181,28 @@ class DashboardRefreshBrowserIntegrationTests {
 			.until(ExpectedConditions.presenceOfElementLocated(By.tagName("main")));
 	}
 
-	/** The text of the view's tab, such as "ready (30)". */
+	/** The text of the first element {@code selector} selects, read again if a reload took the page away. */
+	private String text(String selector) {
+		return new WebDriverWait(this.browser.driver, DashboardBrowser.WAIT).until((driver) -> {
+			try {
+				return driver.findElement(By.cssSelector(selector)).getText();
+			}
+			catch (WebDriverException ex) {
+				return null;
+			}
+		});
+	}
+
+	/** The text of the view's tab, such as "ready (30)"; empty while the page reloads. */
 	private String tab(String view) {
-		return this.browser.driver.findElement(By.xpath("//p[@class='tabs']/a[starts-with(text(), '" + view + " (')]"))
-			.getText();
+		try {
+			return this.browser.driver
+				.findElement(By.xpath("//p[@class='tabs']/a[starts-with(text(), '" + view + " (')]"))
+				.getText();
+		}
+		catch (WebDriverException ex) { // not there yet, or stale: the page is between two documents
+			return "";
+		}
 	}
 
 	private String url(String path) {

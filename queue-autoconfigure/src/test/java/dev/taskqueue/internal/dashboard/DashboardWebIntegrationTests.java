@@ -180,6 +180,18 @@ class DashboardWebIntegrationTests {
 	}
 
 	@Test
+	void aTasksPageShowsItsFairnessKey() {
+		UUID id = this.taskQueue.enqueue(TaskRequest.of("dash-keys", "{}")
+			.withDelay(Duration.ofHours(1))
+			.withFairnessKey("tenant <b>"));
+		assertThat(this.http.get("/taskqueue/tasks/" + id).body())
+			.contains("<dt>fairness key</dt><dd>tenant &lt;b&gt;</dd>");
+		UUID plain = this.taskQueue.enqueue(TaskRequest.of("dash-keys", "{}").withDelay(Duration.ofHours(1)));
+		assertThat(this.http.get("/taskqueue/tasks/" + plain).body()).contains("<dt>queue</dt>")
+			.doesNotContain("fairness key");
+	}
+
+	@Test
 	void deadLettersFilterByQueueAndErrorText() {
 		UUID first = this.taskQueue.enqueue("dash-dead", "needle one");
 		UUID second = this.taskQueue.enqueue("dash-dead", "haystack two");
