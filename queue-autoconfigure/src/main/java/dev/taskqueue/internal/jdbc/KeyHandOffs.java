@@ -35,7 +35,8 @@ final class KeyHandOffs {
 	// The end of the claims with hand-offs, as ClaimRows.handOffResult reads it: the claimed tasks, those handed off,
 	// and after each task handed off up to :following tasks of its key that come next (for group commit, which runs
 	// them in the group that runs the handed-off task, see worker/KeyRuns): still held, so shown as they will be once
-	// claimed by the same session, with their ordering_seq and whether they are due (%2$s is OrderedKeys.HELD).
+	// claimed by the same session, with their ordering_seq and whether they are due (%2$s is OrderedKeys.HELD; %3$s to
+	// %5$s their times as the driver's claims return them, StorageDriver#claimedTime).
 	// Parameter: the last, :following.
 	private static final String END = """
 			SELECT id, queue, payload, priority, attempt, enqueued_at, run_at, claimed_at, claimed_by, last_error, headers,
@@ -44,7 +45,7 @@ final class KeyHandOffs {
 			UNION ALL
 			SELECT *, true, NULL, true FROM promoted WHERE claimed_by IS NOT NULL
 			UNION ALL
-			SELECT n.id, n.queue, n.payload::text, n.priority, n.attempt + 1, n.enqueued_at, n.run_at, now(), p.claimed_by,
+			SELECT n.id, n.queue, n.payload::text, n.priority, n.attempt + 1, %3$s, %4$s, %5$s, p.claimed_by,
 			       n.last_error, n.headers::text, n.ordering_key, n.bucket, false, n.ordering_seq, n.run_at <= now()
 			FROM promoted p CROSS JOIN LATERAL (
 			    SELECT h.* FROM %1$s h
@@ -74,9 +75,10 @@ final class KeyHandOffs {
 	KeyHandOffs(HotStatements statements, TaskTables tables, StorageDriver driver) {
 		this.statements = statements;
 		String headlessKeys = HEADLESS.formatted(tables.task(), OrderedKeys.head("x")).stripTrailing() + ",\n";
-		String headless = headlessKeys + OrderedKeys.handOff(tables, "headless");
+		String headless = headlessKeys + OrderedKeys.handOff(tables, "headless", driver);
 		String take = driver.takeReady(tables);
-		String end = END.formatted(tables.task(), OrderedKeys.HELD);
+		String end = END.formatted(tables.task(), OrderedKeys.HELD, driver.claimedTime("n.enqueued_at"),
+				driver.claimedTime("n.run_at"), driver.claimedTime("now()"));
 		this.handOffAndClaim = TaskClaims.folded(headless, driver.ready(tables), take, end);
 		this.handOffAndClaimAfter = TaskClaims.folded(headless, driver.readyAfter(tables), take, end);
 		this.claimHeld = CLAIM_HELD.formatted(tables.task(), OrderedKeys.HELD);

@@ -32,7 +32,9 @@ final class OrderedCompletions {
 
 	private final String moveToDead;
 
-	OrderedCompletions(HotStatements statements, JdbcClient jdbc, TaskTables tables, boolean history) {
+	/** @param driver the database's claims, whose times the hand-offs of completeAll return as they do */
+	OrderedCompletions(HotStatements statements, JdbcClient jdbc, TaskTables tables, boolean history,
+			StorageDriver driver) {
 		this.statements = statements;
 		this.jdbc = jdbc;
 		String promote = OrderedKeys.promote(tables, "completed").stripTrailing();
@@ -40,7 +42,8 @@ final class OrderedCompletions {
 				: "";
 		this.complete = COMPLETE.formatted(tables.task(), promote + kept);
 		this.completeAll = TaskCompletions.COMPLETE_ALL_AND.formatted(tables.task(),
-				OrderedKeys.handOff(tables, "completed").stripTrailing() + kept, TaskClaims.COMPLETED_AND_HANDED_OFF);
+				OrderedKeys.handOff(tables, "completed", driver).stripTrailing() + kept,
+				TaskClaims.COMPLETED_AND_HANDED_OFF);
 		this.moveToDead = TaskRepository.moveToDead(tables,
 				",\n" + OrderedKeys.promote(tables, "dead").stripTrailing());
 	}

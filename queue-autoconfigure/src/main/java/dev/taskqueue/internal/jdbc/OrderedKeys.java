@@ -65,7 +65,8 @@ final class OrderedKeys {
 	// keys. Only a head that is due, of the queue :queue, and only when :session is not null (the worker says when it
 	// may take more: running, queue not paused, no cluster-wide limit, which a hand-off would bypass); other heads
 	// are promoted as PROMOTE does. The attempt is counted as a claim counts it. Returns the claimed columns of
-	// TaskClaims' claims. %4$s is TAKEN. Parameters: 1 queue, 2 session.
+	// TaskClaims' claims, the times as the driver's claims return them (%5$s to %7$s). %4$s is TAKEN.
+	// Parameters: 1 queue, 2 session.
 	static final String HAND_OFF = """
 			hand_off AS (SELECT CAST(? AS text) AS queue, CAST(? AS uuid) AS session),
 			promoted AS (
@@ -74,9 +75,9 @@ final class OrderedKeys {
 			           attempt = p.attempt + CASE WHEN %4$s THEN 1 ELSE 0 END,
 			           run_at = greatest(p.run_at, now())
 			""" + NEXT_HELD + """
-			    RETURNING p.id, p.queue, p.payload::text AS payload, p.priority, p.attempt, p.enqueued_at, p.run_at,
-			              p.claimed_at, p.claimed_by, p.last_error, p.headers::text AS headers, p.ordering_key,
-			              p.bucket)
+			    RETURNING p.id, p.queue, p.payload::text AS payload, p.priority, p.attempt, %5$s AS enqueued_at,
+			              %6$s AS run_at, %7$s AS claimed_at, p.claimed_by, p.last_error, p.headers::text AS headers,
+			              p.ordering_key, p.bucket)
 			""";
 
 	// Whether HAND_OFF takes a new head for the claiming session.
@@ -208,9 +209,13 @@ final class OrderedKeys {
 		return PROMOTE.formatted(tables.task(), source, HELD);
 	}
 
-	/** {@link #HAND_OFF} for the task table, promoting the keys of CTE {@code source}. */
-	static String handOff(TaskTables tables, String source) {
-		return HAND_OFF.formatted(tables.task(), source, HELD, TAKEN);
+	/**
+	 * {@link #HAND_OFF} for the task table, promoting the keys of CTE {@code source}; the times of the tasks it claims
+	 * as {@code driver}'s claims return them ({@link StorageDriver#claimedTime}), as it is read with them.
+	 */
+	static String handOff(TaskTables tables, String source, StorageDriver driver) {
+		return HAND_OFF.formatted(tables.task(), source, HELD, TAKEN, driver.claimedTime("p.enqueued_at"),
+				driver.claimedTime("p.run_at"), driver.claimedTime("p.claimed_at"));
 	}
 
 	/** Binds {@link #HAND_OFF}'s parameters from {@code first}: no hand-off when {@code session} is null. */

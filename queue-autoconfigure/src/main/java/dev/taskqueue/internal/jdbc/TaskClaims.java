@@ -103,7 +103,7 @@ final class TaskClaims {
 			completed = completed.stripTrailing() + ",\n" + TaskCompletions.kept(tables);
 		}
 		if (ordered) {
-			completed = completed.stripTrailing() + ",\n" + OrderedKeys.handOff(tables, "completed");
+			completed = completed.stripTrailing() + ",\n" + OrderedKeys.handOff(tables, "completed", driver);
 		}
 		String rest = ordered ? COMPLETED_AND_HANDED_OFF_OF : COMPLETED_IDS;
 		String end = CLAIMED_AND_COMPLETED.formatted("") + rest.formatted("");

@@ -214,7 +214,7 @@ public class TaskRepository {
 		StorageDriver driver = StorageDriver.of(dialect.database());
 		this.claims = new TaskClaims(this.statements, tables, history, false, driver);
 		this.orderedClaims = new TaskClaims(this.statements, tables, history, true, driver);
-		this.ordered = new OrderedCompletions(this.statements, this.jdbc, tables, history);
+		this.ordered = new OrderedCompletions(this.statements, this.jdbc, tables, history, driver);
 		this.completions = new TaskCompletions(this.statements, tables, history, this.ordered);
 		this.keyHandOffs = new KeyHandOffs(this.statements, tables, driver);
 		this.fairTenants = FAIR_TENANTS.formatted(tables.task());

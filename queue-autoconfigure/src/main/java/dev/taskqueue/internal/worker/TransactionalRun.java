@@ -81,11 +81,15 @@ final class TransactionalRun implements CompletionMode {
 		QueueSettings settings = this.settings;
 		long start = System.nanoTime();
 		Boolean completed = null;
-		// What the completion leaves to do once it has committed and the outcome is told (see Completer#complete).
-		List<Runnable> afterwards = new ArrayList<>(1);
+		// What the completion leaves to do once it has committed and the outcome is told (see Completer#complete). The
+		// Completer leaves something only for a task with an ordering key (its key's hand-off, Completer.AtCommit), so
+		// the others, nearly all tasks, get the empty list instead of one of their own.
+		List<Runnable> afterwards = (task.orderingKey() != null) ? new ArrayList<>(1) : List.of();
 		for (int attempt = 1;; attempt++) {
 			CommitWatch commit = new CommitWatch();
-			afterwards.clear(); // an attempt that rolled back completed nothing
+			if (!afterwards.isEmpty()) {
+				afterwards.clear(); // an attempt that rolled back completed nothing
+			}
 			try {
 				completed = runOnce(task, handler, context, payload, takeOutcome, commit, afterwards);
 				break;
