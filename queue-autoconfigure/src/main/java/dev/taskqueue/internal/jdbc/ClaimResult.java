@@ -23,13 +23,17 @@ import org.jspecify.annotations.Nullable;
  * ({@code ""} for the first key); {@code null} after any other claim
  * @param fairTenants after a fair claim that took tasks, the tenants with due tasks it found; {@code null} after any
  * other claim
+ * @param ahead after a fair claim, the ids of the claimed tasks whose key took fewer of its tasks than the key that
+ * took the most: the tenants with little due work, whose tasks run before the tasks claimed ahead of the threads
+ * (docs/fairness.md); empty after any other claim
  */
 public record ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<ClaimedTask> handedOff,
-		Map<UUID, List<ClaimedTask>> following, @Nullable String nextFairnessKey, @Nullable FairTenants fairTenants) {
+		Map<UUID, List<ClaimedTask>> following, @Nullable String nextFairnessKey, @Nullable FairTenants fairTenants,
+		Set<UUID> ahead) {
 
 	public ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<ClaimedTask> handedOff,
 			Map<UUID, List<ClaimedTask>> following) {
-		this(claimed, completed, handedOff, following, null, null);
+		this(claimed, completed, handedOff, following, null, null, Set.of());
 	}
 
 	public ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<ClaimedTask> handedOff) {

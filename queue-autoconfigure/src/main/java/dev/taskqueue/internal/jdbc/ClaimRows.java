@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 
@@ -64,6 +65,7 @@ final class ClaimRows {
 		String nextKey = null;
 		int tenants = -1;
 		String soleKey = null;
+		Map<UUID, String> keys = new HashMap<>();
 		boolean micros = micros(rows, 0);
 		while (rows.next()) {
 			if (folded && rows.getBoolean(14)) {
@@ -76,10 +78,36 @@ final class ClaimRows {
 			tenants = rows.wasNull() ? tenants : found;
 			String first = rows.getString(nextKeyColumn + 2);
 			soleKey = (first != null) ? first : soleKey;
-			(folded && rows.getBoolean(15) ? handedOff : claimed).add(claimedTask(rows, 0, micros));
+			ClaimedTask task = claimedTask(rows, 0, micros);
+			if (folded && rows.getBoolean(15)) {
+				handedOff.add(task);
+			}
+			else {
+				claimed.add(task);
+				keys.put(task.id(), Objects.requireNonNullElse(rows.getString(nextKeyColumn + 3), ""));
+			}
 		}
 		return new ClaimResult(claimed, completed, handedOff, Map.of(), nextKey,
-				(tenants < 0) ? null : new ClaimResult.FairTenants(tenants, (tenants == 1) ? soleKey : null));
+				(tenants < 0) ? null : new ClaimResult.FairTenants(tenants, (tenants == 1) ? soleKey : null),
+				ahead(keys));
+	}
+
+	/**
+	 * The tasks of a fair claim ({@code keys}: each claimed task's fairness key, {@code ""} for none) whose key took
+	 * fewer of them than the key that took the most: the tenants with little due work, which a claim's share served
+	 * whole, beside the one whose backlog filled the rest. Empty when every key took as many.
+	 */
+	static Set<UUID> ahead(Map<UUID, String> keys) {
+		Map<String, Integer> counts = new HashMap<>();
+		keys.values().forEach((key) -> counts.merge(key, 1, Integer::sum));
+		int most = counts.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+		Set<UUID> ahead = new HashSet<>();
+		keys.forEach((id, key) -> {
+			if (counts.get(key) < most) {
+				ahead.add(id);
+			}
+		});
+		return ahead;
 	}
 
 	/**

@@ -43,9 +43,11 @@ enum StorageDriver {
 
 	// What the fair claim's take returns after the task's columns: the key its next claim starts after, how many
 	// tenants it found with due tasks (the keys it listed, and the tasks without a key if it took one) and, when it
-	// listed one key, that key (the worker goes back to the plain claim while one tenant has due tasks).
+	// listed one key, that key (the worker goes back to the plain claim while one tenant has due tasks); and the
+	// task's own key, which tells the worker the tenants with little due work, whose tasks run first.
 	private static final String NEXT_KEY = ",\n          (SELECT max(next_key) FROM ready) AS next_key,"
-			+ " (SELECT max(tenants) FROM ready) AS tenants, (SELECT max(sole_key) FROM ready) AS sole_key";
+			+ " (SELECT max(tenants) FROM ready) AS tenants, (SELECT max(sole_key) FROM ready) AS sole_key,"
+			+ " t.fairness_key";
 
 	// The fair claim (docs/fairness.md), for a queue whose waiting tasks have fairness keys: round-robin across the
 	// keys with due tasks, from the key after :after (the last one the previous fair claim of this instance listed),

@@ -111,9 +111,10 @@ final class TaskClaims {
 		this.completeAndClaimAfter = folded(completed, readyAfter, take, end);
 		this.claimFair = "WITH " + driver.readyFair(tables) + driver.takeFair(tables);
 		this.claimKey = "WITH " + driver.readyKey(tables) + take;
-		// The fold's rows carry the next key, the tenants and the first key as columns 16-18, after done and handed.
-		String fairEnd = CLAIMED_AND_COMPLETED.formatted(", next_key, tenants, sole_key")
-				+ rest.formatted(", NULL, NULL, NULL");
+		// The fold's rows carry the next key, the tenants, the first key and the task's key as columns 16-19, after
+		// done and handed.
+		String fairEnd = CLAIMED_AND_COMPLETED.formatted(", next_key, tenants, sole_key, fairness_key")
+				+ rest.formatted(", NULL, NULL, NULL, NULL");
 		this.completeAndClaimFair = folded(completed, driver.readyFair(tables), driver.takeFair(tables), fairEnd);
 	}
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -217,7 +218,8 @@ final class ClaimLoop implements Runnable {
 			this.handlers.submit(queue, claim.handedOff()); // before handOver, which gives back what a pause stops
 		}
 		List<ClaimedTask> claimed = claim.claimed();
-		handOver(queue, bucket, claimed, from == null, started, claimed.size() == claim.limit(), fairAfter == null);
+		handOver(queue, bucket, claimed, from == null, started, claimed.size() == claim.limit(), fairAfter == null,
+				claim.ahead());
 		free -= claim.handedOff().size();
 		if (claimed.size() < free && queue.positions.wrapAround(System.nanoTime())) {
 			// The bucket had fewer: the rest from the other buckets, which hold tasks also with one bucket when a
@@ -280,11 +282,14 @@ final class ClaimLoop implements Runnable {
 			queue.fairness.claimed(result, System.nanoTime());
 		}
 		queue.spec.mode().claimed(result); // before its tasks are handed to the threads
-		return new Claim(result.claimed(), result.handedOff(), carried.request().limit());
+		return new Claim(result.claimed(), result.handedOff(), carried.request().limit(), result.ahead());
 	}
 
-	/** What one claim statement took: {@code claimed} of the {@code limit} it asked for, and {@code handedOff}. */
-	private record Claim(List<ClaimedTask> claimed, List<ClaimedTask> handedOff, int limit) {
+	/**
+	 * What one claim statement took: {@code claimed} of the {@code limit} it asked for, {@code handedOff}, and of a
+	 * fair claim the tasks that run before those claimed ahead.
+	 */
+	private record Claim(List<ClaimedTask> claimed, List<ClaimedTask> handedOff, int limit, Set<UUID> ahead) {
 	}
 
 	/**
@@ -293,6 +298,16 @@ final class ClaimLoop implements Runnable {
 	 */
 	private void handOver(QueueState queue, int bucket, List<ClaimedTask> claimed, boolean full, long started,
 			boolean mayHaveMore, boolean record) {
+		handOver(queue, bucket, claimed, full, started, mayHaveMore, record, Set.of());
+	}
+
+	/**
+	 * Hands the tasks of a claim to the handler threads, in claim order, those in {@code ahead} before the tasks
+	 * waiting for a thread: a fair claim's tasks of the tenants with little due work, which would otherwise wait
+	 * behind what the queue claimed ahead of its threads, most of it a big tenant's backlog (docs/fairness.md).
+	 */
+	private void handOver(QueueState queue, int bucket, List<ClaimedTask> claimed, boolean full, long started,
+			boolean mayHaveMore, boolean record, Set<UUID> ahead) {
 		List<ClaimedTask> inOrder = claimed.stream().sorted(CLAIM_ORDER).toList();
 		if (record) {
 			queue.positions.claimed(bucket, inOrder, full, started, System.nanoTime());
@@ -305,7 +320,12 @@ final class ClaimLoop implements Runnable {
 			this.releaseUnstarted.accept(queue.name()); // what a hand-off gave this claim
 			return;
 		}
-		this.handlers.submit(queue, inOrder);
+		if (ahead.isEmpty()) {
+			this.handlers.submit(queue, inOrder);
+			return;
+		}
+		this.handlers.submit(queue, inOrder.stream().filter((task) -> ahead.contains(task.id())).toList(), true);
+		this.handlers.submit(queue, inOrder.stream().filter((task) -> !ahead.contains(task.id())).toList());
 	}
 
 }

@@ -78,6 +78,9 @@ class FairClaimsIntegrationTests {
 			for (int i = 0; i < 10; i++) {
 				assertThat(byTenant).as("claim " + round).containsEntry("small-" + i, 1);
 			}
+			assertThat(byTenant(ahead(result))).as("claim " + round + ": the small tenants' tasks run first")
+				.hasSize(10)
+				.doesNotContainKey("big");
 			result.claimed().forEach((task) -> assertThat(claimed.add(task.id())).isTrue());
 			after = result.nextFairnessKey();
 			assertThat(after).isNotNull();
@@ -217,6 +220,7 @@ class FairClaimsIntegrationTests {
 		}
 		ClaimResult result = claimFair("mixed", 8, "");
 		assertThat(byTenant(result.claimed())).isEqualTo(Map.of("a", 2, "b", 2, "c", 2, "none", 2));
+		assertThat(result.ahead()).as("every tenant took as many: none goes first").isEmpty();
 	}
 
 	@Test
@@ -225,6 +229,23 @@ class FairClaimsIntegrationTests {
 		enqueue("rest", "small", 1);
 		ClaimResult result = claimFair("rest", 20, "");
 		assertThat(byTenant(result.claimed())).isEqualTo(Map.of("big", 19, "small", 1));
+		assertThat(byTenant(ahead(result))).as("the tenant with little due work runs first")
+			.isEqualTo(Map.of("small", 1));
+	}
+
+	@Test
+	void aFoldedFairClaimTellsTheTasksToRunFirstToo() {
+		enqueue("folded-ahead", null, 1); // first, so that its turn sees it among the claim's first tasks
+		enqueue("folded-ahead", "big", 10);
+		enqueue("folded-ahead", "small", 1);
+		List<ClaimedTask> first = claimFair("folded-ahead", 1, "").claimed();
+		ClaimResult result = tasks.claim(new ClaimRequest("folded-ahead", this.session, 0, ClaimRequest.Reach.BUCKET,
+				null, 6, first, List.of(), 0, ""));
+		assertThat(byTenant(first)).isEqualTo(Map.of("big", 1));
+		assertThat(result.completed()).containsExactly(first.get(0).id());
+		// Three tenants share 6: 2 each, and what small and the tasks without a key lack goes to big.
+		assertThat(byTenant(result.claimed())).isEqualTo(Map.of("big", 4, "small", 1, "none", 1));
+		assertThat(byTenant(ahead(result))).isEqualTo(Map.of("small", 1, "none", 1));
 	}
 
 	@Test
@@ -305,6 +326,11 @@ class FairClaimsIntegrationTests {
 					key));
 		}
 		enqueue.insertAll(batch);
+	}
+
+	/** The tasks of {@code result} that run before those claimed ahead of the threads. */
+	private static List<ClaimedTask> ahead(ClaimResult result) {
+		return result.claimed().stream().filter((task) -> result.ahead().contains(task.id())).toList();
 	}
 
 	private static Map<String, Integer> byTenant(List<ClaimedTask> claimed) {

@@ -96,7 +96,7 @@ class FairSharesTests {
 
 	private static ClaimResult result(List<ClaimedTask> claimed, String nextKey, int tenants, String soleKey) {
 		return new ClaimResult(claimed, Set.of(), List.of(), Map.of(), nextKey,
-				(tenants < 0) ? null : new FairTenants(tenants, soleKey));
+				(tenants < 0) ? null : new FairTenants(tenants, soleKey), Set.of());
 	}
 
 	private static ClaimedTask task() {
