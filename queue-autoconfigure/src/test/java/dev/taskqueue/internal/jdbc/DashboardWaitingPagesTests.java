@@ -45,11 +45,12 @@ class DashboardWaitingPagesTests {
 		queries = new DashboardQueries(dataSource, tables,
 				new TransactionTemplate(new DataSourceTransactionManager(dataSource)));
 		jdbc = JdbcClient.create(dataSource);
-		// One in five is due in the next days, the others were due in the last hours; four priorities.
+		// One in five is due in the next days (an hour from now at the earliest, so that none falls due while the tests
+		// read), the others were due in the last hours; four priorities.
 		jdbc.sql("""
 				INSERT INTO taskqueue_task (id, queue, payload, priority, run_at)
 				SELECT gen_random_uuid(), 'big', '{}', i % 4,
-				       CASE WHEN i % 20 < 4 THEN now() + i * interval '1 second'
+				       CASE WHEN i % 20 < 4 THEN now() + interval '1 hour' + i * interval '1 second'
 				            ELSE now() - interval '1 day' + i * interval '100 milliseconds' END
 				FROM generate_series(1, 200000) i
 				""").update();

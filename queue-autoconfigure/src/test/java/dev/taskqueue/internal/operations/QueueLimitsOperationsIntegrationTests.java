@@ -89,8 +89,12 @@ class QueueLimitsOperationsIntegrationTests {
 				.enqueueAll(List.of(TaskRequest.of("paced", "a"), TaskRequest.of("paced", "b"),
 						TaskRequest.of("paced", "c"), TaskRequest.of("paced", "d"), TaskRequest.of("paced", "e")));
 			Await.until("two tasks complete", WAIT, () -> handlers.pacedCompleted.get() == 2);
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			Await.until("both completions commit (a handler returns before its transaction does)", WAIT,
+					() -> jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class) == 3);
 			QueueStats stats = stats(operations, "paced");
 			assertThat(stats.ready()).isEqualTo(3);
+			assertThat(stats.running()).isZero();
 			assertThat(stats.limits())
 				.isEqualTo(new QueueLimitStats(null, 2, Duration.ofHours(1), 2, 3, "rate-limit"));
 			assertThat(handlers.pacedCompleted.get()).isEqualTo(2);
