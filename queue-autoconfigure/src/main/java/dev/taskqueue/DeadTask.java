@@ -20,18 +20,26 @@ import org.jspecify.annotations.Nullable;
  * why the payload could not be read
  * @param attemptLog its last attempts, oldest first, at most 10 (see docs/failure-semantics.md); empty where it was
  * not read (the pages of dead tasks read it only for one task)
+ * @param fairnessKey the fairness key it was enqueued with ({@link TaskRequest#withFairnessKey}), which a retry gives
+ * it back with; {@code null} when it had none, or went to the dead letters before schema V22 kept it
  */
 public record DeadTask(UUID id, String queue, int priority, int attempts, Instant enqueuedAt, Instant failedAt,
-		String payload, String error, List<Attempt> attemptLog) {
+		String payload, String error, List<Attempt> attemptLog, @Nullable String fairnessKey) {
 
 	public DeadTask {
 		attemptLog = List.copyOf(attemptLog);
 	}
 
-	/** A dead task without its attempt log, as the pages of dead tasks read it. */
+	/** A dead task without a fairness key. */
+	public DeadTask(UUID id, String queue, int priority, int attempts, Instant enqueuedAt, Instant failedAt,
+			String payload, String error, List<Attempt> attemptLog) {
+		this(id, queue, priority, attempts, enqueuedAt, failedAt, payload, error, attemptLog, null);
+	}
+
+	/** A dead task without its attempt log or a fairness key. */
 	public DeadTask(UUID id, String queue, int priority, int attempts, Instant enqueuedAt, Instant failedAt,
 			String payload, String error) {
-		this(id, queue, priority, attempts, enqueuedAt, failedAt, payload, error, List.of());
+		this(id, queue, priority, attempts, enqueuedAt, failedAt, payload, error, List.of(), null);
 	}
 
 

@@ -73,15 +73,17 @@ public final class TaskQueueDescriptors {
 	 * @param payload its payload
 	 * @param attemptLog its last attempts (at most 10), oldest first: start, end, instance, outcome, the start of
 	 * the error
+	 * @param fairnessKey the fairness key (the tenant) it was enqueued with, which a retry gives it back with;
+	 * {@code null} without one
 	 */
 	public record DeadTaskDescriptor(UUID id, String queue, int priority, int attempts, Instant enqueuedAt,
 			Instant failedAt, String errorLine, String error, @JsonRawValue String payload,
-			List<DeadTask.Attempt> attemptLog) implements OperationResponseBody {
+			List<DeadTask.Attempt> attemptLog, @Nullable String fairnessKey) implements OperationResponseBody {
 
 		static DeadTaskDescriptor of(DeadTask task) {
 			return new DeadTaskDescriptor(task.id(), task.queue(), task.priority(), task.attempts(),
 					task.enqueuedAt(), task.failedAt(), task.errorLine(), task.error(), task.payload(),
-					task.attemptLog());
+					task.attemptLog(), task.fairnessKey());
 		}
 
 	}

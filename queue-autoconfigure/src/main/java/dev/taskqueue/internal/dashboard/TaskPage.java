@@ -71,10 +71,15 @@ final class TaskPage {
 	static String dead(PageContext context, DeadTaskView view) {
 		DeadTask task = view.task();
 		List<Html> body = new ArrayList<>();
-		body.add(fields(List.of("queue",
+		List<Object> fields = new ArrayList<>(List.of("queue",
 				element("a", attrs("href", context.url("/dead?queue=" + task.queue())), task.queue()), "state", "dead",
 				"priority", task.priority(), "attempts", task.attempts(), "enqueued", Formats.when(task.enqueuedAt(), context.now()),
-				"failed", Formats.when(task.failedAt(), context.now()))));
+				"failed", Formats.when(task.failedAt(), context.now())));
+		// Its tenant: a retry gives the task back with it (DeadTaskRepository).
+		if (task.fairnessKey() != null) {
+			fields.addAll(List.of("fairness key", task.fairnessKey()));
+		}
+		body.add(fields(fields));
 		body.add(element("div", attrs("class", "actions"),
 				Forms.button(context, "/tasks/" + task.id() + "/retry", "Retry", ""), " ",
 				Forms.button(context, "/tasks/" + task.id() + "/delete", "Delete", "danger")));

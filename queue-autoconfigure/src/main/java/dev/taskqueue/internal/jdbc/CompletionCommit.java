@@ -33,9 +33,9 @@ public class CompletionCommit {
 	// The history copies the attempt log (%2$s, AttemptLog.completed): NULL for a task that never failed.
 	private static final String KEEP_IN_HISTORY = """
 			, kept AS (INSERT INTO %1$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers,
-			                             unique_key, ordering_key, batch_id, attempt_log)
+			                             unique_key, ordering_key, fairness_key, batch_id, attempt_log)
 			    SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers, unique_key, ordering_key,
-			           batch_id, %2$s FROM done
+			           fairness_key, batch_id, %2$s FROM done
 			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at,
 			           attempt_log = excluded.attempt_log)
 			""";

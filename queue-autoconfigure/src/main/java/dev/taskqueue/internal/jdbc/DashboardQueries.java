@@ -158,7 +158,7 @@ public class DashboardQueries {
 
 	private static final String DEAD_COLUMNS = """
 			SELECT id, queue, priority, attempts, enqueued_at, failed_at, %2$s AS payload, %3$s AS payload_bytes,
-			       left(error, :preview) AS error, %4$s AS error_bytes FROM %1$s
+			       left(error, :preview) AS error, %4$s AS error_bytes, fairness_key FROM %1$s
 			""";
 
 	// Newest first on the (queue, failed_at) or (failed_at) index; a text filter reads on until :limit rows match.
@@ -599,7 +599,7 @@ public class DashboardQueries {
 	private static DeadTask deadTask(ResultSet rs, int row) throws SQLException {
 		return new DeadTask(rs.getObject("id", UUID.class), rs.getString("queue"), rs.getInt("priority"),
 				rs.getInt("attempts"), instant(rs, "enqueued_at"), instant(rs, "failed_at"), rs.getString("payload"),
-				rs.getString("error"));
+				rs.getString("error"), List.of(), rs.getString("fairness_key"));
 	}
 
 	private static Instant instant(ResultSet rs, String column) throws SQLException {

@@ -18,8 +18,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * Dead letters an operator lists, reads, retries or deletes. A retried task goes back to its queue ready at once,
- * with its attempts counted from zero, its original id, payload, priority, enqueue time and headers, and its last
- * error.
+ * with its attempts counted from zero, its original id, payload, priority, enqueue time, headers and fairness key,
+ * and its last error.
  * <p>
  * Statements join the current Spring-managed transaction.
  */
@@ -27,12 +27,16 @@ public class DeadTaskRepository {
 
 	// One statement moves the row: a concurrent retry of the same task finds it gone and moves nothing. A task of a
 	// batch stays in it: an open batch waits for it again; a finished one has its counts already. It goes into the
-	// bucket its queue's bucket count here gives it (%4$s, see TaskBuckets).
+	// bucket its queue's bucket count here gives it (%4$s, see TaskBuckets). It keeps its fairness key (V22), so the
+	// fair claims give it its tenant's turn again, not that of the tasks without a key (docs/fairness.md); a dead
+	// letter moved before V22 has none. Its unique and ordering keys are not restored: the statements that insert
+	// tasks with those keep their indexes' rules (UniqueEnqueues, OrderedKeys), which this one does not.
 	private static final String RETRY = """
 			WITH dead AS (DELETE FROM %2$s WHERE %3$s RETURNING *)
 			INSERT INTO %1$s (id, queue, payload, priority, run_at, enqueued_at, attempt, last_error, headers, batch_id,
-			                  bucket, attempt_log)
-			SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers, batch_id, %4$s, attempt_log
+			                  bucket, fairness_key, attempt_log)
+			SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers, batch_id, %4$s, fairness_key,
+			       attempt_log
 			FROM dead
 			""";
 
@@ -41,7 +45,8 @@ public class DeadTaskRepository {
 			""";
 
 	private static final String COLUMNS = """
-			SELECT id, queue, priority, attempts, enqueued_at, failed_at, payload::text AS payload, error FROM %1$s
+			SELECT id, queue, priority, attempts, enqueued_at, failed_at, payload::text AS payload, error, fairness_key
+			FROM %1$s
 			""";
 
 	/*
@@ -73,9 +78,9 @@ public class DeadTaskRepository {
 	private static final String RETRY_CHUNK = """
 			, dead AS (DELETE FROM %1$s d USING picked p WHERE d.id = p.id RETURNING d.*),
 			moved AS (INSERT INTO %2$s (id, queue, payload, priority, run_at, enqueued_at, attempt, last_error, headers,
-			                            batch_id, bucket, attempt_log)
+			                            batch_id, bucket, fairness_key, attempt_log)
 			          SELECT id, queue, payload, priority, now(), enqueued_at, 0, error, headers, batch_id, %3$s,
-			                 attempt_log FROM dead)
+			                 fairness_key, attempt_log FROM dead)
 			SELECT failed_at, id FROM dead ORDER BY failed_at, id
 			""";
 
@@ -243,14 +248,14 @@ public class DeadTaskRepository {
 
 	static DeadTask withLog(DeadTask task, List<DeadTask.Attempt> log) {
 		return new DeadTask(task.id(), task.queue(), task.priority(), task.attempts(), task.enqueuedAt(),
-				task.failedAt(), task.payload(), task.error(), log);
+				task.failedAt(), task.payload(), task.error(), log, task.fairnessKey());
 	}
 
 	private static DeadTask deadTask(ResultSet rs, int row) throws SQLException {
 		return new DeadTask(rs.getObject("id", UUID.class), rs.getString("queue"), rs.getInt("priority"),
 				rs.getInt("attempts"), rs.getObject("enqueued_at", OffsetDateTime.class).toInstant(),
 				rs.getObject("failed_at", OffsetDateTime.class).toInstant(), rs.getString("payload"),
-				rs.getString("error"));
+				rs.getString("error"), List.of(), rs.getString("fairness_key"));
 	}
 
 }

@@ -53,14 +53,15 @@ public class QueueRepository {
 			""";
 
 	// A cancelled task in the history (taskqueue.history.enabled), with who asked; %1$s is the history table, %2$s
-	// the CTE of the deleted rows, %4$s their keys and batch (a task waiting for prerequisites has no keys). Its
-	// attempts are those it was claimed for: 0 if it never ran. %5$s is its attempt log: a running task's with the
-	// cancelled attempt appended (AttemptLog), NULL for a task waiting on others.
+	// the CTE of the deleted rows, %4$s their keys and batch (a task waiting for prerequisites has none: a request
+	// with dependsOn may have no key, fairness key included). Its attempts are those it was claimed for: 0 if it never
+	// ran. %5$s is its attempt log: a running task's with the cancelled attempt appended (AttemptLog), NULL for a task
+	// waiting on others.
 	private static final String KEPT_CANCELLED = """
 			,
 			kept AS (
 			    INSERT INTO %1$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers, outcome,
-			                      cancelled_by, unique_key, ordering_key, batch_id, attempt_log)
+			                      cancelled_by, unique_key, ordering_key, fairness_key, batch_id, attempt_log)
 			    SELECT id, queue, payload, priority, %3$s, enqueued_at, now(), headers, 'cancelled', :requestedBy, %4$s,
 			           %5$s
 			    FROM %2$s
@@ -168,14 +169,14 @@ public class QueueRepository {
 		this.cancel = CANCEL.formatted(tables.task(), OrderedKeys.promote(tables, "completed").stripTrailing(),
 				OrderedKeys.HELD, tables.cancelRequest(),
 				history ? KEPT_CANCELLED.formatted(tables.history(), "completed", "attempt",
-						"unique_key, ordering_key, batch_id",
+						"unique_key, ordering_key, fairness_key, batch_id",
 						"CASE WHEN completed.claimed_by > " + OrderedKeys.HELD + " THEN "
 								+ AttemptLog.append("completed", tables, "'" + AttemptLog.CANCELLED + "'", "NULL")
 								+ " ELSE completed.attempt_log END")
 						: "");
 		this.cancelWaiting = CANCEL_WAITING.formatted(tables.task(), OrderedKeys.HELD);
 		this.cancelDependent = CANCEL_DEPENDENT.formatted(tables.waitingTask(),
-				history ? KEPT_CANCELLED.formatted(tables.history(), "completed", "0", "NULL, NULL, batch_id",
+				history ? KEPT_CANCELLED.formatted(tables.history(), "completed", "0", "NULL, NULL, NULL, batch_id",
 						"NULL") : "");
 		this.cancelDependents = CANCEL_DEPENDENTS.formatted(tables.waitingTask());
 		this.taskTable = tables.task();

@@ -30,9 +30,9 @@ final class TaskCompletions {
 			WITH done AS (DELETE FROM %1$s
 			    WHERE id = ? AND claimed_by IS NOT DISTINCT FROM ? AND attempt = ? RETURNING *)
 			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers, unique_key,
-			                  ordering_key, batch_id, attempt_log)
-			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers, unique_key, ordering_key, batch_id,
-			       %3$s
+			                  ordering_key, fairness_key, batch_id, attempt_log)
+			SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers, unique_key, ordering_key,
+			       fairness_key, batch_id, %3$s
 			FROM done
 			ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at,
 			       attempt_log = excluded.attempt_log
@@ -48,9 +48,9 @@ final class TaskCompletions {
 	private static final String KEPT = """
 			kept AS (
 			    INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers,
-			                      unique_key, ordering_key, batch_id, attempt_log)
+			                      unique_key, ordering_key, fairness_key, batch_id, attempt_log)
 			    SELECT id, queue, payload, priority, greatest(attempt, 1), enqueued_at, now(), headers, unique_key,
-			           ordering_key, batch_id, %3$s FROM completed
+			           ordering_key, fairness_key, batch_id, %3$s FROM completed
 			    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at,
 			           attempt_log = excluded.attempt_log)
 			""";

@@ -48,7 +48,8 @@ public class TaskRepository {
 			WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt
 			""";
 
-	// The dead letter keeps batch_id: a dead task of a batch counts as dead in it. %3$s is more CTEs on "dead", empty
+	// The dead letter keeps batch_id: a dead task of a batch counts as dead in it; and its keys, the fairness key so
+	// that a retry gives it back to its tenant (DeadTaskRepository). %3$s is more CTEs on "dead", empty
 	// but for OrderedCompletions, which promotes the next task of the key there. Its attempts are at most
 	// :maxAttempts: a task whose last attempt ended without an outcome (its worker died) is claimed once more only
 	// to be given up, and that claim ran nothing: its log (%4$s, AttemptLog) gets no element for it, the attempt
@@ -57,14 +58,14 @@ public class TaskRepository {
 			WITH dead AS (DELETE FROM %1$s
 			    WHERE id = :id AND claimed_by IS NOT DISTINCT FROM :session AND attempt = :attempt RETURNING *)%3$s
 			INSERT INTO %2$s (id, queue, payload, priority, attempts, enqueued_at, failed_at, error, headers, batch_id,
-			                  unique_key, ordering_key, attempt_log)
+			                  unique_key, ordering_key, fairness_key, attempt_log)
 			SELECT id, queue, payload, priority, LEAST(attempt, :maxAttempts), enqueued_at, now(), :error, headers,
-			       batch_id, unique_key, ordering_key,
+			       batch_id, unique_key, ordering_key, fairness_key,
 			       CASE WHEN dead.attempt > :maxAttempts THEN dead.attempt_log ELSE %4$s END FROM dead
 			ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, attempts = excluded.attempts,
 			       failed_at = excluded.failed_at, error = excluded.error, headers = excluded.headers,
 			       batch_id = excluded.batch_id, unique_key = excluded.unique_key, ordering_key = excluded.ordering_key,
-			       attempt_log = excluded.attempt_log
+			       fairness_key = excluded.fairness_key, attempt_log = excluded.attempt_log
 			""";
 
 	/** {@link #MOVE_TO_DEAD} of {@code tables}, with {@code more} CTEs on "dead". */

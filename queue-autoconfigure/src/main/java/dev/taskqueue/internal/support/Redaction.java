@@ -41,7 +41,8 @@ public final class Redaction {
 		}
 		return new DeadTask(task.id(), task.queue(), task.priority(), task.attempts(), task.enqueuedAt(),
 				task.failedAt(), redactor.payload(task.queue(), task.payload()),
-				redactor.error(task.queue(), task.error()), attempts(redactor, task.queue(), task.attemptLog()));
+				redactor.error(task.queue(), task.error()), attempts(redactor, task.queue(), task.attemptLog()),
+				task.fairnessKey());
 	}
 
 	/** {@code attempts} of a task of {@code queue} with their errors as {@code redactor} shows them. */
