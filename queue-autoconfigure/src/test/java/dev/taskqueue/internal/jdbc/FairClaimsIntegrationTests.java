@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.DeadTask;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
 import dev.taskqueue.test.TestDatabase;
 import org.jspecify.annotations.Nullable;
@@ -39,6 +40,8 @@ class FairClaimsIntegrationTests {
 
 	private static SessionRepository sessions;
 
+	private static DeadTaskRepository dead;
+
 	private static JdbcTemplate jdbc;
 
 	private final UUID session = UUID.randomUUID();
@@ -51,12 +54,13 @@ class FairClaimsIntegrationTests {
 		tasks = new TaskRepository(dataSource, tables);
 		enqueue = new EnqueueRepository(dataSource, tables);
 		sessions = new SessionRepository(dataSource, tables);
+		dead = new DeadTaskRepository(dataSource, tables);
 		jdbc = new JdbcTemplate(dataSource);
 	}
 
 	@BeforeEach
 	void emptyTables() {
-		jdbc.execute("TRUNCATE taskqueue_task, taskqueue_session");
+		jdbc.execute("TRUNCATE taskqueue_task, taskqueue_session, taskqueue_dead_task");
 		sessions.register(this.session, "test");
 	}
 
@@ -294,6 +298,56 @@ class FairClaimsIntegrationTests {
 		assertThat(hasFairnessKeys("plain")).isFalse();
 		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE fairness_key IS NOT NULL",
 				Integer.class)).isZero();
+	}
+
+	/**
+	 * A tenant's tasks that died keep its key in the dead letters (V22), and go back with it when retried, one by one,
+	 * a queue's all or by a filter: the fair claim gives them their tenant's share again. Without the key they would
+	 * be tasks without one, whose turn reads the queue's head, all of it the big tenant's: they would get nothing.
+	 */
+	@Test
+	void retriedDeadLettersKeepTheirKeyAndTheirTenantsShare() {
+		enqueue("fair-dead", "small", 4);
+		enqueue("fair-dead", null, 1);
+		ClaimResult claimed = claimFair("fair-dead", 5, null);
+		assertThat(claimed.claimed()).hasSize(5);
+		List<UUID> small = new ArrayList<>();
+		for (ClaimedTask task : claimed.claimed()) {
+			boolean keyed = task.payload().contains("small");
+			// The second and third of the tenant's fail with a timeout: a filter's retry takes those two.
+			String error = (keyed && (small.size() == 1 || small.size() == 2)) ? "timeout" : "boom";
+			if (keyed) {
+				small.add(task.id());
+			}
+			assertThat(tasks.moveToDead(task, error)).isTrue();
+		}
+		assertThat(jdbc.queryForList("SELECT coalesce(fairness_key, '-') FROM taskqueue_dead_task "
+				+ "WHERE queue = 'fair-dead'", String.class))
+			.containsExactlyInAnyOrder("small", "small", "small", "small", "-");
+		assertThat(dead.find(small.get(0))).get().extracting(DeadTask::fairnessKey).isEqualTo("small");
+		assertThat(dead.page("fair-dead", null, null, 10)).extracting(DeadTask::fairnessKey)
+			.containsExactlyInAnyOrder("small", "small", "small", "small", null);
+		enqueue("fair-dead", "big", 100); // after the dead ones: ahead of the retried ones in the queue's order
+
+		assertThat(dead.retry(small.get(0))).isTrue();
+		assertThat(jdbc.queryForObject("SELECT fairness_key FROM taskqueue_task WHERE id = ?", String.class,
+				small.get(0))).isEqualTo("small");
+		assertThat(dead.retryMatching("fair-dead", "timeout", null, null, 1)).isEqualTo(2);
+		assertThat(jdbc.queryForList("SELECT fairness_key FROM taskqueue_task WHERE id IN (?, ?)", String.class,
+				small.get(1), small.get(2))).containsExactly("small", "small");
+		// A queue's all, the task without a key too: it comes back without one.
+		assertThat(dead.retryAll("fair-dead")).isEqualTo(2);
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task", Integer.class)).isZero();
+		assertThat(jdbc.queryForList("SELECT coalesce(fairness_key, '-') FROM taskqueue_task "
+				+ "WHERE queue = 'fair-dead' AND fairness_key IS DISTINCT FROM 'big'", String.class))
+			.containsExactlyInAnyOrder("small", "small", "small", "small", "-");
+
+		// Two keys and the turn of the tasks without a key share 6: two each. The one without a key sorts after
+		// the big tenant's 100 in the queue's order, so its turn finds it not among the first 6 it reads and goes
+		// to the queue's head: the big tenant.
+		ClaimResult result = claimFair("fair-dead", 6, null);
+		assertThat(byTenant(result.claimed())).isEqualTo(Map.of("big", 4, "small", 2));
+		assertThat(result.fairTenants()).isEqualTo(new ClaimResult.FairTenants(2, null));
 	}
 
 	@Test
