@@ -350,6 +350,29 @@ class FairClaimsIntegrationTests {
 		assertThat(result.fairTenants()).isEqualTo(new ClaimResult.FairTenants(2, null));
 	}
 
+	/** A completed task keeps its key in the history (V22), completed alone or with others. */
+	@Test
+	void completedTasksKeepTheirKeyInTheHistory() {
+		TaskRepository withHistory = new TaskRepository(jdbc.getDataSource(), TaskTables.inSchema(null), true);
+		enqueue("fair-history", "a", 2);
+		enqueue("fair-history", null, 1);
+		List<ClaimedTask> claimed = withHistory.claim(new ClaimRequest("fair-history", this.session, 0,
+				ClaimRequest.Reach.BUCKET, null, 3, List.of(), List.of(), 0, "")).claimed();
+		assertThat(claimed).hasSize(3);
+		// A task with the key alone, the other with the key and the one without together.
+		ClaimedTask alone = claimed.stream().filter((task) -> task.payload().contains("\"a\"")).findFirst().orElseThrow();
+		assertThat(withHistory.complete(alone)).isTrue();
+		assertThat(withHistory.completeAll(this.session, claimed.stream().filter((task) -> task != alone).toList()))
+			.hasSize(2);
+		assertThat(jdbc.queryForList("SELECT id::text || ' ' || coalesce(fairness_key, '-') FROM taskqueue_history "
+				+ "WHERE queue = 'fair-history'", String.class))
+			.containsExactlyInAnyOrderElementsOf(claimed.stream()
+				.map((task) -> task.id() + " " + (task.payload().contains("\"a\"") ? "a" : "-"))
+				.toList());
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_history WHERE queue = 'fair-history' "
+				+ "AND fairness_key = 'a'", Integer.class)).isEqualTo(2);
+	}
+
 	@Test
 	void theFairClaimReadsTheKeysFromTheirPartialIndexNeverTheWholeTable() {
 		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, priority, fairness_key) "

@@ -140,6 +140,8 @@ class RetentionAndHistoryIntegrationTests {
 
 	@Test
 	void theHistoryAndTheDeadLettersKeepTheKeysAndBatchTheTasksWereEnqueuedWith() {
+		// Every way a task leaves the task table for the history or the dead letters: a transactional completion
+		// (CompletionCommit), a group commit, a batched completion, a cancel, and a last attempt that fails.
 		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
 				List.of(Config.class), "taskqueue.history.enabled=true", "taskqueue.queues.h-fails.max-attempts=1",
 				"taskqueue.queues.h-group.group-commit-size=4")) {
@@ -157,9 +159,18 @@ class RetentionAndHistoryIntegrationTests {
 					TaskRequest.of("h-work", Map.of("n", 4)).withUniqueKey("u-cancel").withDelay(Duration.ofHours(1)));
 			UUID batch = taskQueue.enqueueBatch(List.of(TaskRequest.of("h-work", Map.of("n", 5))),
 					TaskRequest.of("h-work", Map.of("n", 6))).id();
+			UUID fair = taskQueue.enqueue(TaskRequest.of("h-work", Map.of("n", 7)).withFairnessKey("t-work"));
+			List<UUID> fairGrouped = taskQueue.enqueueAll(List.of(TaskRequest.of("h-group", "g").withFairnessKey("t-group"),
+					TaskRequest.of("h-group", "g").withFairnessKey("t-group-2")));
+			UUID fairBatched = taskQueue.enqueue(TaskRequest.of("h-batched", "b").withFairnessKey("t-batched"));
+			UUID fairDead = taskQueue.enqueue(TaskRequest.of("h-fails", "f").withFairnessKey("t-dead"));
+			UUID fairCancelled = taskQueue.enqueue(TaskRequest.of("h-work", Map.of("n", 8))
+				.withFairnessKey("t-cancel")
+				.withDelay(Duration.ofHours(1)));
 			assertThat(context.getBean(TaskQueueOperations.class).cancel(cancelled, "test")).isTrue();
+			assertThat(context.getBean(TaskQueueOperations.class).cancel(fairCancelled, "test")).isTrue();
 			Await.until("all are settled", WAIT, () -> jdbc.queryForObject(
-					"SELECT (SELECT count(*) FROM taskqueue_task) = 0 AND (SELECT count(*) FROM taskqueue_dead_task) = 2",
+					"SELECT (SELECT count(*) FROM taskqueue_task) = 0 AND (SELECT count(*) FROM taskqueue_dead_task) = 3",
 					Boolean.class));
 			assertThat(jdbc.queryForList("SELECT id::text || ' ' || outcome || ' ' || coalesce(unique_key, '-') || ' ' "
 					+ "|| coalesce(ordering_key, '-') FROM taskqueue_history WHERE unique_key IS NOT NULL "
@@ -167,9 +178,16 @@ class RetentionAndHistoryIntegrationTests {
 				.containsExactlyInAnyOrder(unique + " completed u-work -", ordered.get(0) + " completed - o-work",
 						ordered.get(1) + " completed - o-work", grouped + " completed u-group -",
 						batched + " completed - o-batched", cancelled + " cancelled u-cancel -");
+			assertThat(jdbc.queryForList("SELECT id::text || ' ' || outcome || ' ' || fairness_key FROM taskqueue_history "
+					+ "WHERE fairness_key IS NOT NULL", String.class))
+				.containsExactlyInAnyOrder(fair + " completed t-work", fairGrouped.get(0) + " completed t-group",
+						fairGrouped.get(1) + " completed t-group-2", fairBatched + " completed t-batched",
+						fairCancelled + " cancelled t-cancel");
 			assertThat(jdbc.queryForList("SELECT id::text || ' ' || coalesce(unique_key, '-') || ' ' "
-					+ "|| coalesce(ordering_key, '-') FROM taskqueue_dead_task", String.class))
-				.containsExactlyInAnyOrder(deadUnique + " u-dead -", deadOrdered + " - o-dead");
+					+ "|| coalesce(ordering_key, '-') || ' ' || coalesce(fairness_key, '-') FROM taskqueue_dead_task",
+					String.class))
+				.containsExactlyInAnyOrder(deadUnique + " u-dead - -", deadOrdered + " - o-dead -",
+						fairDead + " - - t-dead");
 			assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_history WHERE batch_id = ?", Integer.class,
 					batch)).isOne();
 		}
