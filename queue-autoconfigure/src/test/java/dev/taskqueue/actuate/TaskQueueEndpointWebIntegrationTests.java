@@ -326,7 +326,7 @@ class TaskQueueEndpointWebIntegrationTests {
 	@Test
 	void listDeadTasksPageByPageAndReadOne() {
 		List<UUID> ids = this.taskQueue.enqueueAll(List.of(TaskRequest.of("web-doomed", "first"),
-				TaskRequest.of("web-doomed", "second"), TaskRequest.of("web-doomed", "third")));
+				TaskRequest.of("web-doomed", "second"), TaskRequest.of("web-doomed", "third").withFairnessKey("tenant-3")));
 		Await.until("three dead tasks", WAIT, () -> dead("web-doomed") == 3);
 		List<String> newestFirst = this.jdbc.queryForList("SELECT id::text FROM taskqueue_dead_task "
 				+ "WHERE queue = 'web-doomed' ORDER BY failed_at DESC, id DESC", String.class);
@@ -361,6 +361,7 @@ class TaskQueueEndpointWebIntegrationTests {
 				.startsWith("dev.taskqueue.NonRetryableTaskException: doomed: second\n\tat "))
 			.jsonPath("$.enqueuedAt").isNotEmpty()
 			.jsonPath("$.failedAt").isNotEmpty()
+			.jsonPath("$.fairnessKey").doesNotExist()
 			.jsonPath("$.attemptLog.length()").isEqualTo(1)
 			.jsonPath("$.attemptLog[0].attempt").isEqualTo(1)
 			.jsonPath("$.attemptLog[0].outcome").isEqualTo("dead")
@@ -373,6 +374,9 @@ class TaskQueueEndpointWebIntegrationTests {
 			.expectBody()
 			.jsonPath("$.id").isEqualTo(ids.get(1).toString())
 			.jsonPath("$.attempts[*].outcome").isEqualTo(List.of("dead"));
+		// Its tenant: the key it goes back with when retried.
+		this.http.get().uri("/taskqueue/tasks/" + ids.get(2)).exchange().expectStatus().isOk().expectBody()
+			.jsonPath("$.fairnessKey").isEqualTo("tenant-3");
 		UUID unknown = UUID.randomUUID();
 		notFound(this.http.get().uri("/taskqueue/tasks/" + unknown), "No dead task " + unknown);
 		this.http.get().uri("/taskqueue/tasks/" + unknown + "/attempts").exchange().expectStatus().isOk()

@@ -3,6 +3,7 @@ package dev.taskqueue.internal.dashboard;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -172,7 +173,8 @@ class DashboardWebIntegrationTests {
 		}
 		String deadPage = this.http.get("/taskqueue/tasks/" + dead).body();
 		assertThat(deadPage).contains("dev.taskqueue.NonRetryableTaskException: refused &lt;script&gt;")
-			.contains("\tat ");
+			.contains("\tat ")
+			.doesNotContain("fairness key");
 		// A filter value goes back into the form escaped too.
 		String filtered = this.http.get("/taskqueue/dead?error=" + URLEncoder.encode("\"><script>x", StandardCharsets.UTF_8))
 			.body();
@@ -189,6 +191,26 @@ class DashboardWebIntegrationTests {
 		UUID plain = this.taskQueue.enqueue(TaskRequest.of("dash-keys", "{}").withDelay(Duration.ofHours(1)));
 		assertThat(this.http.get("/taskqueue/tasks/" + plain).body()).contains("<dt>queue</dt>")
 			.doesNotContain("fairness key");
+	}
+
+	@Test
+	void aDeadTasksPageShowsItsFairnessKeyAndItsRetryKeepsIt() {
+		UUID id = this.taskQueue.enqueue(TaskRequest.of("dash-dead", "x").withFairnessKey("tenant <i>"));
+		Await.until("the task is dead", WAIT, () -> deadCount("dash-dead", id) == 1);
+		assertThat(this.http.get("/taskqueue/tasks/" + id).body()).contains("<dt>state</dt><dd>dead</dd>")
+			.contains("<dt>fairness key</dt><dd>tenant &lt;i&gt;</dd>");
+		Timestamp failed = this.jdbc.queryForObject("SELECT failed_at FROM taskqueue_dead_task WHERE id = ?",
+				Timestamp.class, id);
+		// Retried from the page, it is refused again: the dead letter it makes anew has the key the retry gave back.
+		assertThat(this.http.follow(this.http.confirm("/taskqueue/tasks/" + id + "/retry", "")).body())
+			.contains("Retried task " + id + ": it is back in queue dash-dead.");
+		Await.until("the retried task is dead again", WAIT, () -> this.jdbc.queryForObject(
+				"SELECT count(*) FROM taskqueue_dead_task WHERE id = ? AND failed_at > ?", Integer.class, id,
+				failed) == 1);
+		assertThat(this.jdbc.queryForObject("SELECT fairness_key FROM taskqueue_dead_task WHERE id = ?",
+				String.class, id)).isEqualTo("tenant <i>");
+		assertThat(this.http.get("/taskqueue/tasks/" + id).body())
+			.contains("<dt>fairness key</dt><dd>tenant &lt;i&gt;</dd>");
 	}
 
 	@Test

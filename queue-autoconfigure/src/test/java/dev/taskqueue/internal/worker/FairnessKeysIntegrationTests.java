@@ -4,11 +4,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.DeadTask;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
+import dev.taskqueue.TaskQueue;
+import dev.taskqueue.TaskQueueOperations;
+import dev.taskqueue.TaskQueueOperations.TaskFilter;
+import dev.taskqueue.TaskRequest;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.Await;
@@ -136,6 +143,46 @@ class FairnessKeysIntegrationTests {
 		}
 	}
 
+	/**
+	 * A tenant's task that fails until it is dead keeps its key in the dead letters, and {@link TaskQueueOperations}'
+	 * retries, of one and by a filter, give it back to the queue with it: the fair claims give it its tenant's share
+	 * again (FairClaimsIntegrationTests counts that share), not the turn of the tasks without a key.
+	 */
+	@Test
+	void deadTasksAreRetriedWithTheirKeys() {
+		String url = TestDatabase.createDatabase();
+		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Config.class),
+				"taskqueue.queues.fair-fails.max-attempts=2", "taskqueue.retry.backoff.initial-delay=10ms")) {
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			jdbc.execute("CREATE TABLE handled (seq bigserial PRIMARY KEY, task_id uuid NOT NULL, tenant text NOT NULL)");
+			TaskQueue taskQueue = context.getBean(TaskQueue.class);
+			TaskQueueOperations operations = context.getBean(TaskQueueOperations.class);
+			List<UUID> ids = taskQueue.enqueueAll(List.of(
+					TaskRequest.of("fair-fails", Map.of("tenant", "t-1")).withFairnessKey("t-1"),
+					TaskRequest.of("fair-fails", Map.of("tenant", "t-2")).withFairnessKey("t-2"),
+					TaskRequest.of("fair-fails", Map.of("tenant", "none"))));
+			Await.until("all three are dead", Duration.ofSeconds(30), () -> jdbc.queryForObject(
+					"SELECT count(*) FROM taskqueue_dead_task WHERE attempts = 2", Integer.class) == 3);
+			assertThat(operations.deadTask(ids.get(0))).get().extracting(DeadTask::fairnessKey).isEqualTo("t-1");
+			assertThat(operations.deadTask(ids.get(2))).get().extracting(DeadTask::fairnessKey).isNull();
+			// Paused, so that the retried tasks wait to be read.
+			operations.pause("fair-fails");
+			assertThat(operations.retryDead(ids.get(0))).isTrue();
+			assertThat(operations.retryDead(TaskFilter.queue("fair-fails"))).isEqualTo(2);
+			assertThat(jdbc.queryForList("SELECT id::text || ' ' || coalesce(fairness_key, '-') || ' ' || attempt "
+					+ "FROM taskqueue_task WHERE claimed_by IS NULL", String.class))
+				.containsExactlyInAnyOrder(ids.get(0) + " t-1 0", ids.get(1) + " t-2 0", ids.get(2) + " - 0");
+			context.getBean(TenantHandler.class).failing.set(false);
+			operations.resume("fair-fails");
+			Await.until("all three ran", Duration.ofSeconds(30),
+					() -> jdbc.queryForObject("SELECT count(*) FROM handled", Integer.class) == 3
+							&& jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class) == 0);
+			assertThat(jdbc.queryForList("SELECT tenant FROM handled", String.class))
+				.containsExactlyInAnyOrder("t-1", "t-2", "none");
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_dead_task", Integer.class)).isZero();
+		}
+	}
+
 	/** Inserts {@code count} tasks of the key {@code keySql} (of {@code g}), with ids in order after {@code first}. */
 	private static void insert(JdbcTemplate jdbc, String keySql, int first, int count) {
 		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, fairness_key) "
@@ -162,10 +209,21 @@ class FairnessKeysIntegrationTests {
 			this.jdbc = jdbc;
 		}
 
+		/** Whether {@code fair-fails} fails its tasks. */
+		final AtomicBoolean failing = new AtomicBoolean(true);
+
 		@TaskHandler(queue = "fair")
 		void handle(Map<String, String> payload, TaskContext context) {
 			this.jdbc.update("INSERT INTO handled (task_id, tenant) VALUES (?, ?)", context.id(),
 					payload.get("tenant"));
+		}
+
+		@TaskHandler(queue = "fair-fails")
+		void fails(Map<String, String> payload, TaskContext context) {
+			if (this.failing.get()) {
+				throw new IllegalStateException("fails for " + payload.get("tenant"));
+			}
+			handle(payload, context);
 		}
 
 	}
