@@ -361,7 +361,7 @@ class TaskQueueEndpointWebIntegrationTests {
 				.startsWith("dev.taskqueue.NonRetryableTaskException: doomed: second\n\tat "))
 			.jsonPath("$.enqueuedAt").isNotEmpty()
 			.jsonPath("$.failedAt").isNotEmpty()
-			.jsonPath("$.fairnessKey").doesNotExist()
+			.jsonPath("$.fairnessKey").doesNotHaveJsonPath()
 			.jsonPath("$.attemptLog.length()").isEqualTo(1)
 			.jsonPath("$.attemptLog[0].attempt").isEqualTo(1)
 			.jsonPath("$.attemptLog[0].outcome").isEqualTo("dead")
