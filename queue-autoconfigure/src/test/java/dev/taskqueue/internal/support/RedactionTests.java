@@ -1,6 +1,7 @@
 package dev.taskqueue.internal.support;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 
 import dev.taskqueue.DeadTask;
@@ -27,13 +28,15 @@ class RedactionTests {
 	};
 
 	private final DeadTask task = new DeadTask(UUID.randomUUID(), "q", 0, 1, Instant.EPOCH, Instant.EPOCH,
-			"\"a secret\"", "boom: secret");
+			"\"a secret\"", "boom: secret", List.of(), "tenant");
 
 	@Test
 	void hidePayloadsHidesEveryPayloadAndStillRedactsErrors() {
 		DeadTask shown = Redaction.apply(Redaction.effective(this.masking, true), this.task);
 		assertThat(shown.payload()).isEqualTo(TaskRedactor.HIDDEN);
 		assertThat(shown.error()).isEqualTo("boom: ***");
+		assertThat(shown.fairnessKey()).as("a key is no value to hide: the endpoint shows whose task it is")
+			.isEqualTo("tenant");
 		assertThat(Redaction.apply(Redaction.effective(TaskRedactor.NONE, true), this.task).payload())
 			.isEqualTo("\"(hidden)\"");
 	}
