@@ -56,7 +56,8 @@ public interface TaskQueueOperations {
 	Optional<DeadTask> deadTask(UUID id);
 
 	/**
-	 * Moves a dead task back to its queue, ready at once, with its attempts counted from zero again.
+	 * Moves a dead task back to its queue, ready at once, with its attempts counted from zero again and the fairness
+	 * key it was enqueued with ({@link DeadTask#fairnessKey()}), so that fair claims take it as its tenant's.
 	 * @return {@code false} when there is no dead task with this id
 	 */
 	boolean retryDead(UUID id);

@@ -45,7 +45,8 @@ public class DependencyRepository {
 	// "Pending" and "dead" are read on one snapshot, in which a prerequisite is in exactly one of the task table, the
 	// waiting table and the dead letters, or none: every move between them is one statement. A released task whose
 	// first dead prerequisite (by failed_at) makes it fail goes to the dead letters with attempts 0, keeping its
-	// batch; any other becomes due: at its run-at time, or its delay after now. %4$s is its bucket (TaskBuckets.SQL).
+	// batch (it has no keys, fairness key included: a request with prerequisites may have none); any other becomes
+	// due: at its run-at time, or its delay after now. %4$s is its bucket (TaskBuckets.SQL).
 	private static final String RELEASE = """
 			WITH ready AS (
 			    SELECT w.id FROM %1$s w
