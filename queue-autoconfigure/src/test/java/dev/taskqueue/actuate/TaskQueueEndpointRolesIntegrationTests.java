@@ -70,56 +70,39 @@ class TaskQueueEndpointRolesIntegrationTests {
 
 	@Test
 	void aUserInOneOfTheRolesSeesPayloadsAndResults() {
-		RestTestClient ops = client("ops");
-		ops.get()
-			.uri("/taskqueue/tasks/" + this.dead)
-			.exchange()
-			.expectStatus()
-			.isOk()
-			.expectBody()
-			.jsonPath("$.payload")
-			.isEqualTo(PAYLOAD)
-			.jsonPath("$.error")
-			.isEqualTo("java.lang.IllegalStateException: declined");
-		ops.get()
-			.uri("/taskqueue/roles-dead/dead")
-			.exchange()
-			.expectBody()
-			.jsonPath("$.tasks[0].payload")
-			.isEqualTo(PAYLOAD);
-		ops.get()
-			.uri("/taskqueue/tasks/" + this.completed + "/result")
-			.exchange()
-			.expectBody()
-			.jsonPath("$.result")
-			.isEqualTo(RESULT);
+		assertSeen("ops", PAYLOAD, RESULT);
 	}
 
 	@Test
 	void anAuthenticatedUserInNoneOfTheRolesSeesThemHidden() {
-		RestTestClient developer = client("developer");
-		developer.get()
+		assertSeen("developer", "(hidden)", "(hidden)");
+	}
+
+	/** What {@code user} sees of the dead letter, of its queue's list, and of the result: the error always. */
+	private void assertSeen(String user, String payload, String result) {
+		RestTestClient client = client(user);
+		client.get()
 			.uri("/taskqueue/tasks/" + this.dead)
 			.exchange()
 			.expectStatus()
 			.isOk()
 			.expectBody()
 			.jsonPath("$.payload")
-			.isEqualTo("(hidden)")
+			.isEqualTo(payload)
 			.jsonPath("$.error")
 			.isEqualTo("java.lang.IllegalStateException: declined");
-		developer.get()
+		client.get()
 			.uri("/taskqueue/roles-dead/dead")
 			.exchange()
 			.expectBody()
 			.jsonPath("$.tasks[0].payload")
-			.isEqualTo("(hidden)");
-		developer.get()
+			.isEqualTo(payload);
+		client.get()
 			.uri("/taskqueue/tasks/" + this.completed + "/result")
 			.exchange()
 			.expectBody()
 			.jsonPath("$.result")
-			.isEqualTo("(hidden)");
+			.isEqualTo(result);
 	}
 
 	private RestTestClient client(String user) {

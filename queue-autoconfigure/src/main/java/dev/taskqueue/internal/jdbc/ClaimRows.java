@@ -29,9 +29,9 @@ final class ClaimRows {
 
 	static List<ClaimedTask> claimedTasks(ResultSet rows) throws SQLException {
 		List<ClaimedTask> tasks = new ArrayList<>();
-		boolean micros = micros(rows, 0);
+		boolean micros = micros(rows);
 		while (rows.next()) {
-			tasks.add(claimedTask(rows, 0, micros));
+			tasks.add(claimedTask(rows, micros));
 		}
 		return tasks;
 	}
@@ -41,13 +41,13 @@ final class ClaimRows {
 		List<ClaimedTask> claimed = new ArrayList<>();
 		Set<UUID> completed = new HashSet<>();
 		List<ClaimedTask> handedOff = new ArrayList<>();
-		boolean micros = micros(rows, 0);
+		boolean micros = micros(rows);
 		while (rows.next()) {
 			if (rows.getBoolean(14)) {
 				completed.add(rows.getObject(1, UUID.class));
 			}
 			else {
-				(rows.getBoolean(15) ? handedOff : claimed).add(claimedTask(rows, 0, micros));
+				(rows.getBoolean(15) ? handedOff : claimed).add(claimedTask(rows, micros));
 			}
 		}
 		return new ClaimResult(claimed, completed, handedOff);
@@ -66,7 +66,7 @@ final class ClaimRows {
 		int tenants = -1;
 		String soleKey = null;
 		Map<UUID, String> keys = new HashMap<>();
-		boolean micros = micros(rows, 0);
+		boolean micros = micros(rows);
 		while (rows.next()) {
 			if (folded && rows.getBoolean(14)) {
 				completed.add(rows.getObject(1, UUID.class));
@@ -78,7 +78,7 @@ final class ClaimRows {
 			tenants = rows.wasNull() ? tenants : found;
 			String first = rows.getString(nextKeyColumn + 2);
 			soleKey = (first != null) ? first : soleKey;
-			ClaimedTask task = claimedTask(rows, 0, micros);
+			ClaimedTask task = claimedTask(rows, micros);
 			if (folded && rows.getBoolean(15)) {
 				handedOff.add(task);
 			}
@@ -120,9 +120,9 @@ final class ClaimRows {
 		record Next(ClaimedTask task, long seq, boolean due) {
 		}
 		Map<String, List<Next>> next = new HashMap<>();
-		boolean micros = micros(rows, 0);
+		boolean micros = micros(rows);
 		while (rows.next()) {
-			ClaimedTask task = claimedTask(rows, 0, micros);
+			ClaimedTask task = claimedTask(rows, micros);
 			long seq = rows.getLong(15);
 			if (!rows.wasNull()) {
 				next.computeIfAbsent(task.orderingKey(), (key) -> new ArrayList<>())
@@ -145,24 +145,23 @@ final class ClaimRows {
 	}
 
 	/**
-	 * Reads the claimed columns of a claim that follow the first {@code skip} columns.
+	 * Reads the claimed columns of a claim, its first thirteen.
 	 * @param micros whether its times are microseconds since the epoch, see {@link #micros}
 	 */
-	static ClaimedTask claimedTask(ResultSet rows, int skip, boolean micros) throws SQLException {
-		return new ClaimedTask(rows.getObject(skip + 1, UUID.class), rows.getString(skip + 2),
-				rows.getString(skip + 3), rows.getInt(skip + 4), rows.getInt(skip + 5), instant(rows, skip + 6, micros),
-				instant(rows, skip + 7, micros), instant(rows, skip + 8, micros), rows.getObject(skip + 9, UUID.class),
-				rows.getString(skip + 10), rows.getString(skip + 11), rows.getString(skip + 12),
-				rows.getInt(skip + 13));
+	static ClaimedTask claimedTask(ResultSet rows, boolean micros) throws SQLException {
+		return new ClaimedTask(rows.getObject(1, UUID.class), rows.getString(2), rows.getString(3), rows.getInt(4),
+				rows.getInt(5), instant(rows, 6, micros), instant(rows, 7, micros), instant(rows, 8, micros),
+				rows.getObject(9, UUID.class), rows.getString(10), rows.getString(11), rows.getString(12),
+				rows.getInt(13));
 	}
 
 	/**
-	 * Whether the claim's times, from its column {@code skip + 6}, are microseconds since the epoch (a {@code bigint},
-	 * as {@link StorageDriver#claimedTime} returns them on PostgreSQL) rather than timestamps (on CockroachDB). Asked
+	 * Whether the claim's times, from its column 6, are microseconds since the epoch (a {@code bigint}, as
+	 * {@link StorageDriver#claimedTime} returns them on PostgreSQL) rather than timestamps (on CockroachDB). Asked
 	 * once per result: all its rows are alike.
 	 */
-	static boolean micros(ResultSet rows, int skip) throws SQLException {
-		return rows.getMetaData().getColumnType(skip + 6) == Types.BIGINT;
+	static boolean micros(ResultSet rows) throws SQLException {
+		return rows.getMetaData().getColumnType(6) == Types.BIGINT;
 	}
 
 	// A number, as PostgreSQL's claims return the times: no OffsetDateTime, nor the driver's TimestampUtils per value,
