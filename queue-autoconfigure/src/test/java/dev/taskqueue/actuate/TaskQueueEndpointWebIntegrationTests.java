@@ -471,7 +471,12 @@ class TaskQueueEndpointWebIntegrationTests {
 	void prometheusShowsTheMeters() {
 		UUID id = this.taskQueue.enqueue("web-work", "counted");
 		Await.until("the task is handled", WAIT, () -> this.handlers.handled.contains(id));
-		Await.until("the gauges are registered", WAIT, () -> prometheus().contains("taskqueue_queue_ready{"));
+		// The handler returns before its completion commits, and the completion is counted after: wait for the count.
+		Await.until("the completion is counted and the gauges are registered", WAIT, () -> {
+			String scraped = prometheus();
+			return scraped.contains("taskqueue_tasks_processed_total{outcome=\"completed\",queue=\"web-work\"}")
+					&& scraped.contains("taskqueue_queue_ready{");
+		});
 		assertThat(prometheus()).contains("taskqueue_tasks_enqueued_total{queue=\"web-work\"}",
 				"taskqueue_tasks_processed_total{outcome=\"completed\",queue=\"web-work\"}",
 				"taskqueue_tasks_duration_seconds_count{outcome=\"completed\",queue=\"web-work\"}",

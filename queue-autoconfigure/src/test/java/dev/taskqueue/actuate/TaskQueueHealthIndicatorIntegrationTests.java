@@ -121,7 +121,8 @@ class TaskQueueHealthIndicatorIntegrationTests {
 					Health health = health(context);
 					Duration took = Duration.ofNanos(System.nanoTime() - started);
 					assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-					assertThat(took).isLessThan(Duration.ofSeconds(3));
+					// Its own 2 s and room for a loaded machine, well short of the pool's 30 s.
+					assertThat(took).isLessThan(Duration.ofSeconds(10));
 					assertThat(health.getDetails()).containsKey("error");
 					assertNoSql(health);
 				}

@@ -45,7 +45,9 @@ class BatchWorkerKillIntegrationTests {
 				"taskqueue.worker.enabled=false")) {
 			JdbcTemplate jdbc = producer.getBean(JdbcTemplate.class);
 			jdbc.execute(WorkerProcess.BUSINESS_TABLE);
-			String[] settings = { "taskqueue.worker.session-timeout=2s", "taskqueue.worker.heartbeat-interval=500ms",
+			// Sessions time out after 4 s, not 2: on a loaded machine the survivor could expire the victim's live
+			// session before the kill (as it did in WorkerKillIntegrationTests).
+			String[] settings = { "taskqueue.worker.session-timeout=4s", "taskqueue.worker.heartbeat-interval=500ms",
 					"taskqueue.worker.poll-interval=200ms", "taskqueue.worker.concurrency=8",
 					"spring.datasource.hikari.maximum-pool-size=10", "worker.handler-millis=10" };
 			ForkedWorker victim = fork("batch-victim", url, settings);

@@ -42,7 +42,9 @@ class DependencyWorkerKillIntegrationTests {
 				"taskqueue.worker.enabled=false")) {
 			JdbcTemplate jdbc = producer.getBean(JdbcTemplate.class);
 			jdbc.execute(WorkerProcess.GRAPH_TABLES);
-			String[] settings = { "taskqueue.worker.session-timeout=2s", "taskqueue.worker.heartbeat-interval=500ms",
+			// Sessions time out after 4 s, not 2: on a loaded machine a worker could expire another's live session and
+			// run a task twice that no kill released (as in WorkerKillIntegrationTests).
+			String[] settings = { "taskqueue.worker.session-timeout=4s", "taskqueue.worker.heartbeat-interval=500ms",
 					"taskqueue.worker.poll-interval=200ms", "spring.datasource.hikari.maximum-pool-size=6",
 					"worker.graph-millis=1500" };
 			for (String name : List.of("graph-1", "graph-2", "graph-3")) {

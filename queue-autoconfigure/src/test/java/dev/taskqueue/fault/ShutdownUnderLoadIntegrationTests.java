@@ -74,14 +74,16 @@ class ShutdownUnderLoadIntegrationTests {
 			assertThat(count(jdbc, "SELECT count(*) FROM taskqueue_task WHERE claimed_by = ?", closingSession))
 				.as("no claim of the closed instance is left").isZero();
 
-			Await.until("the other instance finishes the rest", Duration.ofSeconds(30),
+			Await.until("the other instance finishes the rest", SESSION_TIMEOUT,
 					() -> count(jdbc, "SELECT count(*) FROM taskqueue_task") == 0);
 			Duration rest = Duration.ofNanos(System.nanoTime() - closeStart);
 			System.out.println("MEASURED: graceful shutdown under load: close() took " + closeTook.toMillis()
 					+ " ms with " + runningAtClose + " handlers running; the other instance finished the remaining "
 					+ left + " tasks " + rest.toMillis() + " ms after close began (session-timeout "
 					+ SESSION_TIMEOUT.toSeconds() + " s)");
-			assertThat(rest).isLessThan(Duration.ofSeconds(15));
+			// Well before the closed session could have expired; about 3 s on an idle machine, several times that on a
+			// loaded one.
+			assertThat(rest).isLessThan(SESSION_TIMEOUT.dividedBy(2));
 			assertThat(count(jdbc, "SELECT count(*) FROM business")).isEqualTo(TASKS);
 			assertThat(count(jdbc, "SELECT count(DISTINCT task_id) FROM business")).isEqualTo(TASKS);
 			assertThat(count(jdbc, "SELECT count(*) FROM business WHERE attempt <> 1")).as("no task ran twice")

@@ -190,8 +190,9 @@ class LimitedClaimsTests {
 	@Test
 	void aSlidingLogLaterThanTheClaimsOwnClaimsNothing() {
 		insertReady("q", 3);
+		// A minute ahead, not a second: the claim's now() must still be earlier on a loaded machine.
 		jdbc.update("INSERT INTO taskqueue_queue (name, rate_log_micros, rate_log_starts) "
-				+ "VALUES ('q', ARRAY[(extract(epoch FROM now() + interval '1 second') * 1000000)::bigint], ARRAY[1])");
+				+ "VALUES ('q', ARRAY[(extract(epoch FROM now() + interval '1 minute') * 1000000)::bigint], ARRAY[1])");
 		LimitedClaim stale = claims.claim("q", this.session, 3,
 				new QueueLimits(0, 5, Duration.ofHours(1), RateWindow.SLIDING));
 		assertThat(stale.claimed()).isEmpty();

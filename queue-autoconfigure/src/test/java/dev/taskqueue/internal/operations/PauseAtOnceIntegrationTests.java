@@ -71,8 +71,9 @@ class PauseAtOnceIntegrationTests {
 			Await.until("the second task is claimed while the first runs", WAIT, () -> claimed(context) == 2);
 
 			operations.pause("paused-here");
-			// Given back by the claim loop, which the pause wakes: well within a second, not at a heartbeat.
-			Await.until("the waiting task is given back", Duration.ofSeconds(5), () -> claimed(context) == 1);
+			// Given back by the claim loop, which the pause wakes: well within a second, not at a heartbeat (a minute
+			// away); 20 s leaves a loaded machine room.
+			Await.until("the waiting task is given back", WAIT, () -> claimed(context) == 1);
 			handler.release.countDown();
 			Await.until("the running task completes", WAIT, () -> handler.handled.contains(running));
 			Thread.sleep(PAUSED_FOR.toMillis());

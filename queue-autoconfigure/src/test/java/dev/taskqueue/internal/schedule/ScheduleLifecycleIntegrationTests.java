@@ -33,8 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ScheduleLifecycleIntegrationTests {
 
-	// Ticks more than the session timeout late were missed: no live instance leaves a due tick that long.
-	static final String[] FAST_SESSIONS = { "taskqueue.worker.session-timeout=2s",
+	// Ticks more than the session timeout late were missed: no live instance leaves a due tick that long. 4 s, not 2:
+	// a loaded machine could leave a live instance's tick 2 s late, which then counted as missed.
+	static final String[] FAST_SESSIONS = { "taskqueue.worker.session-timeout=4s",
 			"taskqueue.worker.heartbeat-interval=200ms" };
 
 	String url;
@@ -121,7 +122,7 @@ class ScheduleLifecycleIntegrationTests {
 		this.instance.close();
 		Instant lastBeforeStop = instant("SELECT last_tick_at FROM taskqueue_schedule"); // its task may still wait
 		Instant firstMissed = instant("SELECT next_run_at FROM taskqueue_schedule");
-		Thread.sleep(4000); // down for four ticks, more than the session timeout
+		Thread.sleep(6000); // down for six ticks, more than the session timeout
 		Instant restartedAt = instant("SELECT now()");
 		this.instance = TestApplications.start(this.url, List.of(configuration), FAST_SESSIONS);
 		Await.until("two ticks after the restart", Duration.ofSeconds(10), () -> long_(

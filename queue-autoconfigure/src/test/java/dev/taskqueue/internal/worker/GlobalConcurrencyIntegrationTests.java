@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.taskqueue.TaskContext;
@@ -86,14 +87,32 @@ class GlobalConcurrencyIntegrationTests {
 					+ "SELECT gen_random_uuid(), 'limited', '0', 1, ?, now() FROM generate_series(1, 2)", dead);
 			instances.get(0).getBean(TaskQueue.class).enqueueAll(List.of(TaskRequest.of("limited", 1),
 					TaskRequest.of("limited", 2), TaskRequest.of("limited", 3)));
-			instances.add(TestApplications.start(url, List.of(Config.class), "taskqueue.worker.concurrency=4",
-					"taskqueue.queues.limited.global-concurrency=2", "taskqueue.worker.session-timeout=1s",
-					"taskqueue.worker.heartbeat-interval=200ms"));
-			// The dead instance looks alive for a while longer: the live one claims nothing meanwhile.
-			long aliveUntil = System.nanoTime() + Duration.ofMillis(1500).toNanos();
-			while (System.nanoTime() < aliveUntil) {
-				jdbc.update("UPDATE taskqueue_session SET heartbeat_at = now() WHERE id = ?", dead);
-				Thread.sleep(100);
+			// The dead instance looks alive for a while longer, a session timeout and more after the live one started:
+			// the live one claims nothing meanwhile. Its heartbeats start before the live instance does, whose start
+			// can take longer than a session timeout on a loaded machine; and the timeout is 3 s, not 1, so that a
+			// pause of the JVM (load, a collection) does not let the live instance expire the dead one early.
+			AtomicBoolean alive = new AtomicBoolean(true);
+			Thread heartbeats = new Thread(() -> {
+				while (alive.get()) {
+					jdbc.update("UPDATE taskqueue_session SET heartbeat_at = now() WHERE id = ?", dead);
+					try {
+						Thread.sleep(100);
+					}
+					catch (InterruptedException ex) {
+						return;
+					}
+				}
+			}, "dead-instance-heartbeats");
+			heartbeats.start();
+			try {
+				instances.add(TestApplications.start(url, List.of(Config.class), "taskqueue.worker.concurrency=4",
+						"taskqueue.queues.limited.global-concurrency=2", "taskqueue.worker.session-timeout=3s",
+						"taskqueue.worker.heartbeat-interval=200ms"));
+				Thread.sleep(4_000);
+			}
+			finally {
+				alive.set(false);
+				heartbeats.join();
 			}
 			QueueStats stats = instances.get(1)
 				.getBean(TaskQueueOperations.class)

@@ -64,6 +64,11 @@ class LimitedClaimerIntegrationTests {
 	void aQueueHeldByItsRateWaitsForTheNextWindowAndSleepsUntilThen() {
 		QueueState queue = queue(new QueueLimits(0, 2, Duration.ofSeconds(2), RateWindow.FIXED));
 		LimitedClaimer claimer = new LimitedClaimer(tasks.limitedClaims(), POLL);
+		// Claimed early in a window (they are aligned on the epoch), so that the window is still on when asked below:
+		// a claim at its very end would see the next one begin before the question, more likely on a loaded machine.
+		Await.until("the database clock in the first half of a window", Duration.ofSeconds(20),
+				() -> jdbc.queryForObject("SELECT extract(epoch FROM clock_timestamp())::numeric % 2 < 1",
+						Boolean.class));
 		assertThat(claimer.claim(queue, 0, this.session, 4)).hasSize(2);
 		long now = System.nanoTime();
 		assertThat(claimer.mayClaim(queue, now)).isFalse();
