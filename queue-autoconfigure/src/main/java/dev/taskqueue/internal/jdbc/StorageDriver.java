@@ -17,25 +17,32 @@ enum StorageDriver {
 	 * PostgreSQL and YugabyteDB: each claim locks the rows it reads {@code FOR UPDATE SKIP LOCKED}, so concurrent
 	 * claims pass over each other's rows and never take one twice.
 	 */
-	POSTGRESQL("FOR UPDATE SKIP LOCKED", "", "(extract(epoch FROM %s) * 1000000)::bigint"),
+	POSTGRESQL("FOR UPDATE SKIP LOCKED", "", "(extract(epoch FROM %s) * 1000000)::bigint",
+			"\n  AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL"),
+
+	/**
+	 * YugabyteDB: PostgreSQL's claims, except that no claim sets {@code synchronous_commit}: its commits are made
+	 * durable by Raft replication, not by PostgreSQL's WAL, so there is no flush to skip.
+	 */
+	YUGABYTEDB("FOR UPDATE SKIP LOCKED", "", "(extract(epoch FROM %s) * 1000000)::bigint", ""),
 
 	/**
 	 * CockroachDB: SKIP LOCKED can skip rows nobody holds (cockroachdb/cockroach#121917), so claims read unlocked
 	 * and update only rows still unclaimed, as CockroachDB's queue article does: two claims of one row end in a
 	 * serialization failure, run again by SerializationRetry.
 	 */
-	COCKROACHDB("", " AND t.claimed_by IS NULL", "%s");
+	COCKROACHDB("", " AND t.claimed_by IS NULL", "%s", "");
 
 	// The end of every claim: takes the rows its "ready" CTE read (and, with SKIP LOCKED, locked). That CTE is
 	// MATERIALIZED, so the set is computed once and the UPDATE never sees more than :limit rows. The UPDATE finds them
 	// by primary key (= ANY of an array, not a join): a join lets a generic plan, which guesses the LIMIT at a tenth of
 	// the table, hash the whole table instead, and it is large when it is bloated. %2$s is the driver's condition on
 	// the rows it takes, %3$s what the fair claim returns after the task's columns (empty for the others), %4$s to
-	// %6$s the task's times as the driver returns them (#claimedTime).
+	// %6$s the task's times as the driver returns them (#claimedTime), %7$s the driver's #asyncCommit or nothing.
 	// Parameters: 1 session.
 	private static final String TAKE_READY = """
 			UPDATE %1$s t SET claimed_by = ?, claimed_at = now(), attempt = t.attempt + 1
-			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))%2$s
+			WHERE t.id = ANY(ARRAY(SELECT id FROM ready))%2$s%7$s
 			RETURNING t.id, t.queue, t.payload::text AS payload, t.priority, t.attempt, %4$s AS enqueued_at,
 			          %5$s AS run_at, %6$s AS claimed_at, t.claimed_by, t.last_error, t.headers::text AS headers,
 			          t.ordering_key, t.bucket%3$s
@@ -255,17 +262,28 @@ enum StorageDriver {
 	/** {@link #claimedTime}'s expression, {@code %s} the column. */
 	private final String claimedTime;
 
-	StorageDriver(String rowLock, String takeGuard, String claimedTime) {
+	/**
+	 * What {@link #TAKE_READY} adds to its {@code WHERE} for {@link #takeReadyAsync}: on PostgreSQL,
+	 * {@code synchronous_commit} off until the statement's transaction ends (an uncorrelated subquery, run once per
+	 * statement, before its commit reads the setting; for an autocommit claim that transaction is its own, and the
+	 * pooled connection keeps its setting). {@code SET LOCAL} would need a transaction around the claim: in autocommit
+	 * it is a statement of its own and sets nothing for the next.
+	 */
+	private final String asyncCommit;
+
+	StorageDriver(String rowLock, String takeGuard, String claimedTime, String asyncCommit) {
 		this.rowLock = rowLock;
 		this.takeGuard = takeGuard;
 		this.claimedTime = claimedTime;
+		this.asyncCommit = asyncCommit;
 	}
 
 	/** The driver of {@code database}, chosen once at start. */
 	static StorageDriver of(Database database) {
 		return switch (database) {
 			case COCKROACHDB -> COCKROACHDB;
-			case POSTGRESQL, YUGABYTEDB, AUTO -> POSTGRESQL;
+			case YUGABYTEDB -> YUGABYTEDB;
+			case POSTGRESQL, AUTO -> POSTGRESQL;
 		};
 	}
 
@@ -287,7 +305,18 @@ enum StorageDriver {
 	/** The UPDATE that takes the rows of a "ready" CTE for the claiming session. */
 	String takeReady(TaskTables tables) {
 		return TAKE_READY.formatted(tables.task(), this.takeGuard, "", claimedTime("t.enqueued_at"),
-				claimedTime("t.run_at"), claimedTime("t.claimed_at"));
+				claimedTime("t.run_at"), claimedTime("t.claimed_at"), "");
+	}
+
+	/**
+	 * {@link #takeReady} of a claim whose commit does not wait for the WAL to reach the disk, where the database has
+	 * such a flush ({@link #asyncCommit}). Only for a claim that is the only write of its transaction: a claim lost in
+	 * a crash of the server is a claim that never was, as the task is then ready again and whatever its session did
+	 * with it commits later, in a commit that waits for the disk and so flushes this claim's WAL before its own.
+	 */
+	String takeReadyAsync(TaskTables tables) {
+		return TAKE_READY.formatted(tables.task(), this.takeGuard, "", claimedTime("t.enqueued_at"),
+				claimedTime("t.run_at"), claimedTime("t.claimed_at"), this.asyncCommit);
 	}
 
 	/** The "ready" CTE of a fair claim, see READY_FAIR. */
@@ -303,7 +332,7 @@ enum StorageDriver {
 	/** {@link #takeReady} of a fair claim: it also returns the key the next fair claim starts after, column 14. */
 	String takeFair(TaskTables tables) {
 		return TAKE_READY.formatted(tables.task(), this.takeGuard, NEXT_KEY, claimedTime("t.enqueued_at"),
-				claimedTime("t.run_at"), claimedTime("t.claimed_at"));
+				claimedTime("t.run_at"), claimedTime("t.claimed_at"), "");
 	}
 
 	/**

@@ -110,7 +110,7 @@ final class TaskClaims {
 		this.completeAndClaim = folded(completed, ready, take, end);
 		this.completeAndClaimAfter = folded(completed, readyAfter, take, end);
 		this.claimFair = "WITH " + driver.readyFair(tables) + driver.takeFair(tables);
-		this.claimKey = "WITH " + driver.readyKey(tables) + take;
+		this.claimKey = "WITH " + driver.readyKey(tables) + driver.takeReadyAsync(tables);
 		// The fold's rows carry the next key, the tenants, the first key and the task's key as columns 16-19, after
 		// done and handed.
 		String fairEnd = CLAIMED_AND_COMPLETED.formatted(", next_key, tenants, sole_key, fairness_key")
@@ -207,15 +207,11 @@ final class TaskClaims {
 	}
 
 	/**
-	 * Claims up to {@code limit} due tasks of {@code queue} with fairness key {@code key}, in claim order. In a
-	 * transaction, that transaction commits without waiting for its WAL to reach the disk: such claims come one per
-	 * key that shows up (hundreds a second), each in the claim loop's thread, which a flush each would hold up. A claim
-	 * lost in a crash is a claim that never was: whatever its session did with the task commits later, and a commit
-	 * that waits for the disk flushes the WAL before it, this claim's included.
+	 * Claims up to {@code limit} due tasks of {@code queue} with fairness key {@code key}, in claim order, with a
+	 * commit that does not wait for the disk ({@link StorageDriver#takeReadyAsync}): such claims come one per key that
+	 * shows up beside a big one (hundreds a second), each in the claim loop's thread, between the queue's own claims.
 	 */
 	List<ClaimedTask> claimKey(String queue, String key, UUID session, int limit) {
-		this.statements.execute("SET LOCAL synchronous_commit = off", (statement, connection) -> {
-		});
 		return this.statements.query(this.claimKey, (statement, connection) -> {
 			statement.setString(1, queue);
 			statement.setString(2, key);
