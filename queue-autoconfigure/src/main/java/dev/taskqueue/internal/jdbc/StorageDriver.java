@@ -14,8 +14,8 @@ package dev.taskqueue.internal.jdbc;
 enum StorageDriver {
 
 	/**
-	 * PostgreSQL and YugabyteDB: each claim locks the rows it reads {@code FOR UPDATE SKIP LOCKED}, so concurrent
-	 * claims pass over each other's rows and never take one twice.
+	 * PostgreSQL: each claim locks the rows it reads {@code FOR UPDATE SKIP LOCKED}, so concurrent claims pass over
+	 * each other's rows and never take one twice.
 	 */
 	POSTGRESQL("FOR UPDATE SKIP LOCKED", "", "(extract(epoch FROM %s) * 1000000)::bigint",
 			"\n  AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL"),
