@@ -48,13 +48,15 @@ public final class TaskQueueDescriptors {
 	 * @param failedAt when it went to the dead letters
 	 * @param error the first line of its error: the exception and its message
 	 * @param payload its payload
+	 * @param fairnessKey the fairness key (the tenant) it was enqueued with, {@code null} without one: a list of dead
+	 * tasks shows whose they are, as a tenant whose tasks all fail is the first thing to see in it
 	 */
 	public record DeadTaskLine(UUID id, String queue, int attempts, Instant failedAt, String error,
-			@JsonRawValue String payload) {
+			@JsonRawValue String payload, @Nullable String fairnessKey) {
 
 		static DeadTaskLine of(DeadTask task) {
 			return new DeadTaskLine(task.id(), task.queue(), task.attempts(), task.failedAt(), task.errorLine(),
-					task.payload());
+					task.payload(), task.fairnessKey());
 		}
 
 	}

@@ -348,7 +348,9 @@ class TaskQueueEndpointWebIntegrationTests {
 		this.http.get().uri("/taskqueue/*/dead").exchange().expectStatus().isOk().expectBody()
 			.jsonPath("$.queue").doesNotExist()
 			.jsonPath("$.tasks[?(@.queue == 'web-doomed')].id").value(List.class,
-					(found) -> assertThat(found).containsExactlyInAnyOrderElementsOf(newestFirst));
+					(found) -> assertThat(found).containsExactlyInAnyOrderElementsOf(newestFirst))
+			.jsonPath("$.tasks[?(@.fairnessKey)].id").isEqualTo(List.of(ids.get(2).toString()))
+			.jsonPath("$.tasks[?(@.fairnessKey)].fairnessKey").isEqualTo(List.of("tenant-3"));
 
 		this.http.get().uri("/taskqueue/tasks/" + ids.get(1)).exchange().expectStatus().isOk().expectBody()
 			.jsonPath("$.id").isEqualTo(ids.get(1).toString())

@@ -83,7 +83,12 @@ class FairnessKeysIntegrationTests {
 			// goes to the queue's head, the big tenant) share every claim; the small tenants get 10 of each 12 until
 			// their 500 tasks are gone, by the 600th task claimed. A task runs after its claim by at most what each
 			// instance holds claimed (CONCURRENCY + MAX_PREFETCH), and each instance's last round may be cut short.
-			int bound = SMALL_TENANTS * SMALL * 12 / 10 + instances * 2 * (CONCURRENCY + MAX_PREFETCH);
+			// The whole drain of those 600 lasts about a tenth of a second, while the other instances start (and, in
+			// the suite, other tests' workers run beside it): an instance that stalls holding a claimed task lets the
+			// others run on (CI saw one tenant's last task at 693 with three instances). So the bound allows half as
+			// many again and four rounds of each instance; half their share would end about the 1,100th task, and the
+			// queue's order after the big tenant's 5,000.
+			int bound = SMALL_TENANTS * SMALL * 3 / 2 + instances * 4 * (CONCURRENCY + MAX_PREFETCH);
 			List<Map<String, Object>> last = jdbc.queryForList("SELECT tenant, max(rank) AS last FROM "
 					+ "(SELECT tenant, row_number() OVER (ORDER BY seq) AS rank FROM handled) r "
 					+ "WHERE tenant LIKE 'small-%' GROUP BY tenant");
@@ -108,19 +113,22 @@ class FairnessKeysIntegrationTests {
 		new TaskQueueSchemaMigrator(dataSource, TaskTables.inSchema(null)).afterPropertiesSet();
 		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
 		jdbc.execute("CREATE TABLE handled (seq bigserial PRIMARY KEY, task_id uuid NOT NULL, tenant text NOT NULL)");
-		int big = 3_000;
+		int big = 5_000;
 		int small = 20;
 		int late = 50;
 		insert(jdbc, "'big'", 0, big);
 		insert(jdbc, "'small-' || g % " + SMALL_TENANTS, big, SMALL_TENANTS * small);
 		try (ConfigurableApplicationContext context = TestApplications.start(url, List.of(Config.class),
 				"taskqueue.worker.concurrency=" + CONCURRENCY, "taskqueue.worker.max-prefetch=" + MAX_PREFETCH)) {
-			Await.until("a third of the big tenant's tasks are done", Duration.ofSeconds(60),
+			Await.until("a thousand tasks are done", Duration.ofSeconds(60),
 					() -> jdbc.queryForObject("SELECT count(*) FROM handled", Integer.class) >= 1_000);
 			Integer lastSmall = jdbc.queryForObject("SELECT max(rank) FROM (SELECT tenant, row_number() OVER "
 					+ "(ORDER BY seq) AS rank FROM handled) r WHERE tenant LIKE 'small-%'", Integer.class);
+			// Their round-robin share would end by the 240th task; the instance's claims before its first probe found
+			// the keys, and a loaded machine's slower hand-over, add to it (289 seen at load 9). In the queue's order
+			// the last one would run after the big tenant's 5,000.
 			assertThat(lastSmall).as("the small tenants' last task").isLessThanOrEqualTo(
-					SMALL_TENANTS * small * 12 / 10 + 2 * (CONCURRENCY + MAX_PREFETCH));
+					SMALL_TENANTS * small * 3 / 2 + 4 * (CONCURRENCY + MAX_PREFETCH));
 			int before = jdbc.queryForObject("SELECT count(*) FROM handled", Integer.class);
 			insert(jdbc, "'late'", big + SMALL_TENANTS * small, late); // after the big tenant's in the queue's order
 			int total = big + SMALL_TENANTS * small + late;
@@ -133,7 +141,7 @@ class FairnessKeysIntegrationTests {
 			// Claimed as they show up, first, about half of each claim (a third once the queue goes fair, after a
 			// second): about 3 * late + 8 * (CONCURRENCY + MAX_PREFETCH) tasks on an idle machine, up to half as many
 			// again on a loaded one, where the key is seen later. In the queue's order they would come after every
-			// task waiting when they were enqueued (about 2,400), so a quarter of those is the bound.
+			// task waiting when they were enqueued (about 4,000), so a quarter of those is the bound.
 			int waiting = total - late - before;
 			Integer lastLate = jdbc.queryForObject("SELECT max(rank) FROM (SELECT tenant, row_number() OVER "
 					+ "(ORDER BY seq) AS rank FROM handled) r WHERE tenant = 'late'", Integer.class);
