@@ -2,7 +2,6 @@ package dev.taskqueue.autoconfigure;
 
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.internal.dashboard.DashboardConfiguration;
-import dev.taskqueue.internal.dashboard.DashboardSettings;
 import dev.taskqueue.internal.jdbc.TaskTables;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -29,11 +28,12 @@ import org.springframework.web.servlet.function.RouterFunction;
 public class TaskQueueDashboardAutoConfiguration {
 
 	@Bean
-	DashboardSettings taskQueueDashboardSettings(TaskQueueProperties properties) {
+	DashboardConfiguration.PageSettings taskQueueDashboardSettings(TaskQueueProperties properties) {
 		DashboardProperties dashboard = properties.getDashboard();
-		return new DashboardSettings(dashboard.getPath(), dashboard.isReadOnly(), dashboard.getRefreshInterval(),
-				properties.getMetrics().getCountLimit(), properties.getRedaction().isHidePayloads(),
-				dashboard.getSearchLimit(), dashboard.getViewAuthority(), dashboard.getOperateAuthority());
+		return new DashboardConfiguration.PageSettings(dashboard.getPath(), dashboard.isReadOnly(),
+				dashboard.getRefreshInterval(), properties.getMetrics().getCountLimit(),
+				properties.getRedaction().isHidePayloads(), dashboard.getSearchLimit(), dashboard.getViewAuthority(),
+				dashboard.getOperateAuthority());
 	}
 
 }

@@ -3,7 +3,6 @@ package dev.taskqueue.internal.dashboard;
 import java.util.List;
 
 import dev.taskqueue.TaskQueueOperations.BatchProgress;
-import dev.taskqueue.internal.jdbc.DashboardQueries;
 
 import static dev.taskqueue.internal.dashboard.Html.attrs;
 import static dev.taskqueue.internal.dashboard.Html.element;

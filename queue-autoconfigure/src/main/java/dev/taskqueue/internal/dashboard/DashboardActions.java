@@ -11,8 +11,6 @@ import dev.taskqueue.QueueName;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskQueueOperations.TaskFilter;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
-import dev.taskqueue.internal.jdbc.DashboardQueries;
-import dev.taskqueue.internal.jdbc.TaskView;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.web.servlet.FlashMap;

@@ -10,7 +10,6 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
-import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.operations.BloatWatch;
 import dev.taskqueue.internal.operations.DefaultTaskQueueOperations.ActingAs;
@@ -46,9 +45,9 @@ import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * This package's one entry point: the dashboard's configurations. {@link Pages} serves the pages as functional
- * routes under {@link DashboardSettings#path()} (no component scanning, no template engine, nothing but the pages
+ * routes under {@link PageSettings#path()} (no component scanning, no template engine, nothing but the pages
  * and one style sheet), imported by {@code TaskQueueDashboardAutoConfiguration}, which decides whether the dashboard
- * is served and gives it its {@link DashboardSettings}; {@link Throughput}, which records what the charts show, is
+ * is served and gives it its {@link PageSettings}; {@link Throughput}, which records what the charts show, is
  * imported by {@code ThroughputAutoConfiguration} wherever a worker runs. Not a configuration itself, so that
  * importing one of them does not bring the other.
  */
@@ -77,7 +76,7 @@ public final class DashboardConfiguration {
 
 		@Bean
 		RouterFunction<ServerResponse> taskQueueDashboardRoutes(TaskQueueOperations operations, DataSource dataSource,
-				TaskTables tables, DashboardSettings settings, ObjectProvider<OverviewSection> sections,
+				TaskTables tables, PageSettings settings, ObjectProvider<OverviewSection> sections,
 				ResourceLoader resourceLoader, ObjectProvider<TaskRedactor> redactor, BeanFactory beans) {
 			// With Spring Security's filter chain, users are told apart by their authorities (view, operate); without
 			// it, nothing tells them apart.
@@ -112,7 +111,7 @@ public final class DashboardConfiguration {
 
 		@Bean
 		@Order(2)
-		BatchesSection taskQueueDashboardBatches(DataSource dataSource, TaskTables tables, DashboardSettings settings) {
+		BatchesSection taskQueueDashboardBatches(DataSource dataSource, TaskTables tables, PageSettings settings) {
 			return new BatchesSection(queries(dataSource, tables), settings.countLimit());
 		}
 
@@ -129,7 +128,7 @@ public final class DashboardConfiguration {
 					new TransactionTemplate(new DataSourceTransactionManager(dataSource)));
 		}
 
-		static RouterFunction<ServerResponse> routes(DashboardSettings settings, DashboardPages pages,
+		static RouterFunction<ServerResponse> routes(PageSettings settings, DashboardPages pages,
 				DashboardActions actions, ScheduleActions schedules, DashboardAccess access, String style) {
 			String base = settings.path();
 			// The style sheet holds nothing of the application: served to anyone, so that a refusal is styled too.
@@ -252,6 +251,22 @@ public final class DashboardConfiguration {
 			return recorder;
 		}
 
+	}
+
+	/**
+	 * What the pages take from the configuration, resolved once by the auto-configuration.
+	 *
+	 * @param path the dashboard's path, without the servlet context path
+	 * @param readOnly whether actions are refused
+	 * @param refreshInterval how often the overview reloads itself
+	 * @param countLimit the count at which the statistics stop counting
+	 * @param hidePayloads whether payloads are hidden, whatever the {@code TaskRedactor}
+	 * @param searchLimit how many tasks a search shows at most
+	 * @param viewAuthority the authority that lets a user see the pages, with Spring Security
+	 * @param operateAuthority the authority that lets a user act (and see the pages), with Spring Security
+	 */
+	public record PageSettings(String path, boolean readOnly, Duration refreshInterval, int countLimit,
+			boolean hidePayloads, int searchLimit, String viewAuthority, String operateAuthority) {
 	}
 
 	/**

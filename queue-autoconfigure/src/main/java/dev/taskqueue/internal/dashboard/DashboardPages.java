@@ -20,10 +20,7 @@ import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.TaskQueueOperations.TaskFilter;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
-import dev.taskqueue.internal.jdbc.DashboardQueries;
-import dev.taskqueue.internal.jdbc.DeadTaskView;
-import dev.taskqueue.internal.jdbc.Keyset;
-import dev.taskqueue.internal.jdbc.TaskView;
+import dev.taskqueue.internal.dashboard.DashboardConfiguration.PageSettings;
 import dev.taskqueue.internal.support.Redaction;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
@@ -55,7 +52,7 @@ final class DashboardPages {
 
 	private final QueueMinuteRepository minutes;
 
-	private final DashboardSettings settings;
+	private final PageSettings settings;
 
 	private final OverviewPage overview;
 
@@ -75,7 +72,7 @@ final class DashboardPages {
 	 * @param access who may see the pages and who may act: a user who may only view gets no buttons
 	 */
 	DashboardPages(TaskQueueOperations operations, DashboardQueries queries, QueueMinuteRepository minutes,
-			DashboardSettings settings, List<OverviewSection> sections, TaskRedactor redactor,
+			PageSettings settings, List<OverviewSection> sections, TaskRedactor redactor,
 			AuditEntries audit, DashboardAccess access, ResultStarts results) {
 		this.redactor = redactor;
 		this.audit = audit;

@@ -7,7 +7,6 @@ import java.util.function.LongFunction;
 
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.TaskQueueOperations.TaskFilter;
-import dev.taskqueue.internal.jdbc.TaskView;
 import org.jspecify.annotations.Nullable;
 
 import static dev.taskqueue.internal.dashboard.Html.attrs;

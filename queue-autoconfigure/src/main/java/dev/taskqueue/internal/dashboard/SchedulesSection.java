@@ -5,7 +5,6 @@ import java.util.UUID;
 
 import dev.taskqueue.ScheduleInfo;
 import dev.taskqueue.TaskQueueOperations;
-import dev.taskqueue.internal.jdbc.DashboardQueries;
 
 import static dev.taskqueue.internal.dashboard.Html.attrs;
 import static dev.taskqueue.internal.dashboard.Html.element;

@@ -3,7 +3,7 @@ package dev.taskqueue.internal.dashboard;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.taskqueue.internal.jdbc.DashboardQueries.Found;
+import dev.taskqueue.internal.dashboard.DashboardQueries.Found;
 import org.jspecify.annotations.Nullable;
 
 import static dev.taskqueue.internal.dashboard.Html.attrs;

@@ -7,10 +7,7 @@ import java.util.UUID;
 
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.TaskProgress;
-import dev.taskqueue.internal.jdbc.DashboardQueries;
-import dev.taskqueue.internal.jdbc.DeadTaskView;
 import dev.taskqueue.internal.jdbc.TaskRepository;
-import dev.taskqueue.internal.jdbc.TaskView;
 import org.jspecify.annotations.Nullable;
 
 import static dev.taskqueue.internal.dashboard.Html.attrs;

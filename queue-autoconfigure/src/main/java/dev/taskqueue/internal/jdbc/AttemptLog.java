@@ -21,7 +21,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * completions write nothing more. A completion kept in the history copies the column and appends the completed
  * attempt when the task failed before ({@link #completed}).
  */
-final class AttemptLog {
+public final class AttemptLog {
 
 	/**
 	 * How many attempts a task keeps, the latest: a constant rather than a property, because it bounds the size of a
@@ -112,7 +112,7 @@ final class AttemptLog {
 	}
 
 	/** The attempts the log of task {@code id} in {@code table} keeps, oldest first; empty when it has none. */
-	static List<DeadTask.Attempt> read(JdbcClient jdbc, String table, UUID id) {
+	public static List<DeadTask.Attempt> read(JdbcClient jdbc, String table, UUID id) {
 		return readRows(jdbc, "(SELECT attempt_log FROM " + table + " WHERE id = :id) t", id);
 	}
 

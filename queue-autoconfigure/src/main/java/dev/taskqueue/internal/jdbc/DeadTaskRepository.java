@@ -193,10 +193,19 @@ public class DeadTaskRepository {
 	private record Failed(OffsetDateTime at, UUID id) {
 	}
 
-	/** The conditions of a filter of dead letters (BulkChunks). */
-	static String matching(@Nullable String queue, @Nullable String text, @Nullable Instant from,
+	/**
+	 * The conditions of a filter of dead letters (BulkChunks), which the dashboard's lists and counts of dead letters
+	 * share with the bulk actions; {@link #bindMatching} binds what they name.
+	 */
+	public static String matching(@Nullable String queue, @Nullable String text, @Nullable Instant from,
 			@Nullable Instant before) {
 		return BulkChunks.matching("error", "failed_at", queue, text, from, before);
+	}
+
+	/** Binds what {@link #matching} names. */
+	public static JdbcClient.StatementSpec bindMatching(JdbcClient.StatementSpec statement, @Nullable String queue,
+			@Nullable String text, @Nullable Instant from, @Nullable Instant before) {
+		return BulkChunks.bind(statement, queue, text, from, before);
 	}
 
 	/** Deletes dead task {@code id}; {@code false} when there is none. */
@@ -246,7 +255,7 @@ public class DeadTaskRepository {
 		return AttemptLog.readAnywhere(this.jdbc, this.tables, id);
 	}
 
-	static DeadTask withLog(DeadTask task, List<DeadTask.Attempt> log) {
+	private static DeadTask withLog(DeadTask task, List<DeadTask.Attempt> log) {
 		return new DeadTask(task.id(), task.queue(), task.priority(), task.attempts(), task.enqueuedAt(),
 				task.failedAt(), task.payload(), task.error(), log, task.fairnessKey());
 	}

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.taskqueue.EnqueueResult;
+import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -26,10 +27,10 @@ import org.springframework.jdbc.support.SqlArrayValue;
  * it waited for was deleted is invisible to that deletion's promotion, and its key has no head. The sweep runs with
  * every heartbeat; meanwhile an enqueue that sees such a held task inserts behind it, never as a head.
  */
-final class OrderedKeys {
+public final class OrderedKeys {
 
 	/** The {@code claimed_by} of a held task: a session id no session has; the nil UUID sorts before all others. */
-	static final String HELD = "uuid '00000000-0000-0000-0000-000000000000'";
+	public static final String HELD = "uuid '00000000-0000-0000-0000-000000000000'";
 
 	// The predicate of taskqueue_task_ordering_head_idx, as ON CONFLICT must name it.
 	private static final String HEAD = headOf("");

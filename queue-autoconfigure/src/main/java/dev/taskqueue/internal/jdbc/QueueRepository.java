@@ -283,17 +283,23 @@ public class QueueRepository {
 	 * error, and when they last failed (BulkChunks): a task that never failed has no such time, and matches no
 	 * time condition.
 	 */
-	static String matchingWaiting(@Nullable String queue, @Nullable String text, @Nullable Instant from,
+	public static String matchingWaiting(@Nullable String queue, @Nullable String text, @Nullable Instant from,
 			@Nullable Instant before) {
 		return BulkChunks.matching("last_error", AttemptLog.LAST_ENDED, queue, text, from, before)
 				+ " AND (claimed_by IS NULL OR claimed_by = " + OrderedKeys.HELD + ")";
 	}
 
 	/** The conditions of a filter of running tasks, as {@link #matchingWaiting} of waiting ones. */
-	static String matchingRunning(@Nullable String queue, @Nullable String text, @Nullable Instant from,
+	public static String matchingRunning(@Nullable String queue, @Nullable String text, @Nullable Instant from,
 			@Nullable Instant before) {
 		return BulkChunks.matching("last_error", AttemptLog.LAST_ENDED, queue, text, from, before)
 				+ " AND claimed_by > " + OrderedKeys.HELD;
+	}
+
+	/** Binds what {@link #matchingWaiting} and {@link #matchingRunning} name. */
+	public static JdbcClient.StatementSpec bindMatching(JdbcClient.StatementSpec statement, @Nullable String queue,
+			@Nullable String text, @Nullable Instant from, @Nullable Instant before) {
+		return BulkChunks.bind(statement, queue, text, from, before);
 	}
 
 	/**

@@ -7,7 +7,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.UUID;
 
-import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 

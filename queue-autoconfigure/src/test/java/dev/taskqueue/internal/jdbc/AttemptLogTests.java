@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -35,7 +36,7 @@ class AttemptLogTests {
 
 	private static DeadTaskRepository dead;
 
-	private static DashboardQueries dashboard;
+	private static JdbcClient client;
 
 	private static JdbcTemplate jdbc;
 
@@ -54,7 +55,7 @@ class AttemptLogTests {
 		dead = new DeadTaskRepository(dataSource, tables);
 		jdbc = new JdbcTemplate(dataSource);
 		transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-		dashboard = new DashboardQueries(dataSource, tables, transaction);
+		client = JdbcClient.create(dataSource);
 	}
 
 	@BeforeEach
@@ -86,7 +87,7 @@ class AttemptLogTests {
 			assertThat(attempt.error()).startsWith("java.lang.IllegalStateException: boom " + attempt.attempt());
 		});
 		assertThat(dead.attempts(id)).isEqualTo(log);
-		assertThat(dashboard.findDead(id).orElseThrow().task().attemptLog()).isEqualTo(log);
+		assertThat(AttemptLog.read(client, "taskqueue_dead_task", id)).isEqualTo(log);
 	}
 
 	@Test
@@ -104,7 +105,7 @@ class AttemptLogTests {
 		jdbc.update("UPDATE taskqueue_session SET heartbeat_at = now() - interval '1 hour' WHERE id = ?",
 				this.session);
 		assertThat(sessions.expire(Duration.ofMinutes(1))).isEqualTo(1);
-		List<DeadTask.Attempt> log = dashboard.find(id).orElseThrow().attempts();
+		List<DeadTask.Attempt> log = AttemptLog.read(client, "taskqueue_task", id);
 		assertThat(log).singleElement().satisfies((attempt) -> {
 			assertThat(attempt.attempt()).isEqualTo(1);
 			assertThat(attempt.outcome()).isEqualTo("lost");

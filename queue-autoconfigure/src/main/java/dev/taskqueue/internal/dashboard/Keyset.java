@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.dashboard;
 
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * @param micros the last task's time in the order (due, claimed or failed), in microseconds since the epoch
  * @param id the last task's id
  */
-public record Keyset(int priority, long micros, UUID id) {
+record Keyset(int priority, long micros, UUID id) {
 
 	// The times PostgreSQL and java.time both hold: 0001-01-01 to 9999-12-31, in microseconds since the epoch. A
 	// cursor outside them is not one a "next" link wrote, and the statement would fail with a range error (a 500).
@@ -27,7 +27,7 @@ public record Keyset(int priority, long micros, UUID id) {
 	 * The keyset written by {@link #toString()}, or {@code null} for none.
 	 * @throws IllegalArgumentException if {@code text} is not one
 	 */
-	public static @Nullable Keyset parse(@Nullable String text) {
+	static @Nullable Keyset parse(@Nullable String text) {
 		if (text == null || text.isEmpty()) {
 			return null;
 		}

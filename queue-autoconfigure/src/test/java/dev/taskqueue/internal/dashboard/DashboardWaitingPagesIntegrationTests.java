@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.dashboard;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -8,6 +8,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * priorities, 160,000 of them ready. A scheduled page that read the ready tasks of its priority first (as PostgreSQL
  * before 18 did when "run_at > now()" stood beside the cursor's row comparison) reads tens of thousands of rows.
  */
-class DashboardWaitingPagesTests {
+class DashboardWaitingPagesIntegrationTests {
 
 	private static final int LIMIT = 50;
 

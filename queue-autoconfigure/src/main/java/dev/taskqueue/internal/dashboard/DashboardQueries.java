@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.dashboard;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
@@ -15,6 +15,11 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.TaskQueueOperations.BatchProgress;
+import dev.taskqueue.internal.jdbc.AttemptLog;
+import dev.taskqueue.internal.jdbc.DeadTaskRepository;
+import dev.taskqueue.internal.jdbc.OrderedKeys;
+import dev.taskqueue.internal.jdbc.QueueRepository;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -25,16 +30,16 @@ import org.springframework.transaction.support.TransactionOperations;
  * gives, stops after {@code :limit} rows, and never counts: its cost does not grow with the backlog or the page
  * number. Times in cursors are bound as microseconds since the epoch, as PostgreSQL keeps them.
  */
-public class DashboardQueries {
+class DashboardQueries {
 
 	/**
 	 * How many characters of a payload, and of an error, a page of tasks reads: the lists show 120 of them and the
 	 * first line of the error.
 	 */
-	public static final int LIST_PREVIEW = 400;
+	static final int LIST_PREVIEW = 400;
 
 	/** How many characters of a payload, and of an error, the page of one task reads and shows. */
-	public static final int PAGE_PREVIEW = 64 * 1024;
+	static final int PAGE_PREVIEW = 64 * 1024;
 
 	/*
 	 * Payloads and errors are cut in SQL, never in Java: a page of 51 tasks of 10 MB each, read whole, is half a
@@ -55,7 +60,7 @@ public class DashboardQueries {
 	private static final int LIST_STORED = 16 * 1024;
 
 	/** What a list shows for a payload too large to cut cheaply. */
-	public static final String LARGE = "(large payload: open the task to see its start)";
+	static final String LARGE = "(large payload: open the task to see its start)";
 
 	private static final String LIST_PAYLOAD = "CASE WHEN pg_column_size(payload) <= " + LIST_STORED
 			+ " THEN left(payload::text, :preview) ELSE '" + LARGE + "' END";
@@ -293,7 +298,7 @@ public class DashboardQueries {
 	/**
 	 * @param transactions transactions on {@code dataSource}, in which the pages of waiting tasks switch JIT off
 	 */
-	public DashboardQueries(DataSource dataSource, TaskTables tables, TransactionOperations transactions) {
+	DashboardQueries(DataSource dataSource, TaskTables tables, TransactionOperations transactions) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.transactions = transactions;
 		String select = COLUMNS.formatted(tables.task(), LIST_PAYLOAD, NO_LENGTH, NO_LENGTH).strip();
@@ -327,7 +332,7 @@ public class DashboardQueries {
 	}
 
 	/** Now on the database clock, which every time a page shows is on. */
-	public Instant now() {
+	Instant now() {
 		return this.jdbc.sql("SELECT now()").query(OffsetDateTime.class).single().toInstant();
 	}
 
@@ -337,7 +342,7 @@ public class DashboardQueries {
 	 * {@code limit} rows, by what matched (id, unique key, ordering key, batch), then time, each part read on an
 	 * index: the cost does not grow with the tables.
 	 */
-	public List<Found> search(String text, int limit) {
+	List<Found> search(String text, int limit) {
 		UUID id = uuid(text);
 		List<Found> found = this.transactions.execute((status) -> {
 			this.jdbc.sql(NO_JIT).update();
@@ -380,19 +385,19 @@ public class DashboardQueries {
 	 * @param key its unique or ordering key, if it has one (dead letters and history rows moved before schema V21
 	 * have none)
 	 */
-	public record Found(UUID id, String queue, String state, String matched, Instant at, @Nullable String key) {
+	record Found(UUID id, String queue, String state, String matched, Instant at, @Nullable String key) {
 	}
 
 	/**
 	 * Ready tasks of {@code queue} in the order they will be claimed.
 	 * @param after the last task of the page before, or {@code null} for the first page
 	 */
-	public List<TaskView> ready(String queue, @Nullable Keyset after, int limit) {
+	List<TaskView> ready(String queue, @Nullable Keyset after, int limit) {
 		return waiting(this.ready, queue, after, limit);
 	}
 
 	/** Tasks of {@code queue} due later (delayed or waiting to retry), in claim order. */
-	public List<TaskView> scheduled(String queue, @Nullable Keyset after, int limit) {
+	List<TaskView> scheduled(String queue, @Nullable Keyset after, int limit) {
 		return waiting(this.scheduled, queue, after, limit);
 	}
 
@@ -419,7 +424,7 @@ public class DashboardQueries {
 	 * Running tasks of {@code queue}, longest running first.
 	 * @param after the claim time and id of the last task of the page before, or {@code null} for the first page
 	 */
-	public List<TaskView> running(String queue, @Nullable Keyset after, int limit) {
+	List<TaskView> running(String queue, @Nullable Keyset after, int limit) {
 		return this.jdbc.sql(this.running)
 			.param("queue", queue)
 			.param("micros", (after != null) ? after.micros() : 0L) // every claim is after 1970
@@ -436,7 +441,7 @@ public class DashboardQueries {
 	 * @param afterKey the ordering key of the last task of the page before, or {@code null} for the first page
 	 * @param afterSeq that task's ordering sequence number
 	 */
-	public List<TaskView> held(String queue, @Nullable String afterKey, long afterSeq, int limit) {
+	List<TaskView> held(String queue, @Nullable String afterKey, long afterSeq, int limit) {
 		return this.jdbc.sql(this.held)
 			.param("queue", queue)
 			.param("key", (afterKey != null) ? afterKey : "")
@@ -451,7 +456,7 @@ public class DashboardQueries {
 	 * The newest open batches, then the most recently finished ones, with their progress. The waiting and dead
 	 * tasks of an open batch are counted up to {@code cap} each.
 	 */
-	public List<BatchProgress> batches(int open, int finished, int cap) {
+	List<BatchProgress> batches(int open, int finished, int cap) {
 		return this.jdbc.sql(this.batches)
 			.param("open", open)
 			.param("finished", finished)
@@ -472,7 +477,7 @@ public class DashboardQueries {
 	 * The waiting or running task {@code id}, if there is one, with the first {@link #PAGE_PREVIEW} characters of its
 	 * payload and error.
 	 */
-	public Optional<TaskView> find(UUID id) {
+	Optional<TaskView> find(UUID id) {
 		return this.jdbc.sql(this.findOne)
 			.param("id", id)
 			.param("preview", PAGE_PREVIEW)
@@ -485,7 +490,7 @@ public class DashboardQueries {
 	 * The dead task {@code id}, if there is one, with the first {@link #PAGE_PREVIEW} characters of its payload and
 	 * error, and their whole lengths.
 	 */
-	public Optional<DeadTaskView> findDead(UUID id) {
+	Optional<DeadTaskView> findDead(UUID id) {
 		return this.jdbc.sql(this.findDead)
 			.param("id", id)
 			.param("preview", PAGE_PREVIEW)
@@ -495,12 +500,12 @@ public class DashboardQueries {
 						cut(task.error(), rs.getLong("error_bytes")));
 			})
 			.optional()
-			.map((view) -> new DeadTaskView(DeadTaskRepository.withLog(view.task(),
-					AttemptLog.read(this.jdbc, this.deadTable, id)), view.payloadBytes(), view.errorBytes()));
+			.map((view) -> new DeadTaskView(withLog(view.task(), AttemptLog.read(this.jdbc, this.deadTable, id)),
+					view.payloadBytes(), view.errorBytes()));
 	}
 
 	/** The queue of the dead task {@code id}, if there is one: no payload read to tell an action where it goes. */
-	public Optional<String> deadQueue(UUID id) {
+	Optional<String> deadQueue(UUID id) {
 		return this.jdbc.sql(this.deadQueue).param("id", id).query(String.class).optional();
 	}
 
@@ -512,14 +517,14 @@ public class DashboardQueries {
 	 * @param before only those that failed before this time, or {@code null}
 	 * @param after the failure time and id of the last task of the page before, or {@code null} for the first page
 	 */
-	public List<DeadTask> deadTasks(@Nullable String queue, @Nullable String text, @Nullable Instant from,
+	List<DeadTask> deadTasks(@Nullable String queue, @Nullable String text, @Nullable Instant from,
 			@Nullable Instant before, @Nullable Keyset after, int limit) {
 		// Only fixed fragments make up the statement, the same as a bulk action's; values are parameters.
 		String conditions = DeadTaskRepository.matching(queue, text, from, before);
 		if (after != null) {
 			conditions += " AND (failed_at, id) < (" + AT.formatted(":micros") + ", :id)";
 		}
-		JdbcClient.StatementSpec statement = BulkChunks.bind(
+		JdbcClient.StatementSpec statement = DeadTaskRepository.bindMatching(
 				this.jdbc.sql(this.deadSelect + " WHERE " + conditions + DEAD_ORDER), queue, text, from, before)
 			.param("limit", limit)
 			.param("preview", LIST_PREVIEW);
@@ -533,9 +538,9 @@ public class DashboardQueries {
 	 * How many dead tasks match, counted up to {@code cap} (then {@code cap}): what a bulk action's confirmation
 	 * says it will take, without counting a million rows.
 	 */
-	public long countDead(@Nullable String queue, @Nullable String text, @Nullable Instant from,
+	long countDead(@Nullable String queue, @Nullable String text, @Nullable Instant from,
 			@Nullable Instant before, int cap) {
-		return BulkChunks.bind(this.jdbc.sql("SELECT count(*) FROM (SELECT 1 FROM " + this.deadTable
+		return DeadTaskRepository.bindMatching(this.jdbc.sql("SELECT count(*) FROM (SELECT 1 FROM " + this.deadTable
 				+ " WHERE " + DeadTaskRepository.matching(queue, text, from, before) + " LIMIT :cap) c"), queue, text,
 				from, before)
 			.param("cap", cap)
@@ -551,9 +556,9 @@ public class DashboardQueries {
 	 * @param before only those that last failed before this time, or {@code null}
 	 * @param after the id of the last task of the page before, or {@code null} for the first page
 	 */
-	public List<TaskView> waitingMatching(String queue, @Nullable String text, @Nullable Instant from,
+	List<TaskView> waitingMatching(String queue, @Nullable String text, @Nullable Instant from,
 			@Nullable Instant before, @Nullable UUID after, int limit) {
-		return BulkChunks.bind(this.jdbc.sql(this.taskSelect + " WHERE "
+		return QueueRepository.bindMatching(this.jdbc.sql(this.taskSelect + " WHERE "
 				+ QueueRepository.matchingWaiting(queue, text, from, before) + " AND id > :after"
 				+ " ORDER BY id LIMIT :limit"), queue, text, from, before)
 			.param("after", (after != null) ? after : new UUID(0, 0))
@@ -567,11 +572,11 @@ public class DashboardQueries {
 	 * How many waiting tasks ({@code running false}) or running ones match a bulk action's filter, counted up to
 	 * {@code cap}: what its confirmation says it takes, and leaves alone.
 	 */
-	public long countWaiting(String queue, @Nullable String text, @Nullable Instant from, @Nullable Instant before,
+	long countWaiting(String queue, @Nullable String text, @Nullable Instant from, @Nullable Instant before,
 			boolean running, int cap) {
 		String conditions = running ? QueueRepository.matchingRunning(queue, text, from, before)
 				: QueueRepository.matchingWaiting(queue, text, from, before);
-		return BulkChunks.bind(this.jdbc.sql("SELECT count(*) FROM (SELECT 1 FROM " + this.taskTable + " WHERE "
+		return QueueRepository.bindMatching(this.jdbc.sql("SELECT count(*) FROM (SELECT 1 FROM " + this.taskTable + " WHERE "
 				+ conditions + " LIMIT :cap) c"), queue, text, from, before)
 			.param("cap", cap)
 			.query(Long.class)
@@ -594,6 +599,11 @@ public class DashboardQueries {
 	 */
 	private static long cut(@Nullable String read, long bytes) {
 		return (read != null && bytes > read.getBytes(StandardCharsets.UTF_8).length) ? bytes : 0;
+	}
+
+	private static DeadTask withLog(DeadTask task, List<DeadTask.Attempt> log) {
+		return new DeadTask(task.id(), task.queue(), task.priority(), task.attempts(), task.enqueuedAt(),
+				task.failedAt(), task.payload(), task.error(), log, task.fairnessKey());
 	}
 
 	private static DeadTask deadTask(ResultSet rs, int row) throws SQLException {

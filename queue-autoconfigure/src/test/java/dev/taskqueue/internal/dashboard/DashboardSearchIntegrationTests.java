@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.dashboard;
 
 import java.util.List;
 import java.util.Map;
@@ -7,7 +7,8 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
-import dev.taskqueue.internal.jdbc.DashboardQueries.Found;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.dashboard.DashboardQueries.Found;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,7 +27,7 @@ import static org.assertj.core.api.Assertions.tuple;
  * PostgreSQL runs with 200,000 waiting tasks (20,000 of them with a unique key and 20,000 with an ordering key, in
  * eight queues), 100,000 dead letters and 100,000 completed tasks.
  */
-class DashboardSearchTests {
+class DashboardSearchIntegrationTests {
 
 	private static final int LIMIT = 100;
 

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.dashboard;
 
 import java.time.Instant;
 import java.util.List;
@@ -30,19 +30,19 @@ import org.jspecify.annotations.Nullable;
  * @param errorBytes the same of {@code lastError}
  * @param attempts its attempt log (AttemptLog), oldest first: empty when it never failed, or on the lists
  */
-public record TaskView(UUID id, String queue, String payload, int priority, Instant runAt, Instant enqueuedAt,
+record TaskView(UUID id, String queue, String payload, int priority, Instant runAt, Instant enqueuedAt,
 		int attempt, @Nullable UUID claimedBy, @Nullable Instant claimedAt, @Nullable String lastError,
 		@Nullable String uniqueKey, @Nullable String orderingKey, @Nullable Long orderingSeq,
 		@Nullable String fairnessKey, long payloadBytes, long errorBytes, List<DeadTask.Attempt> attempts) {
 
 	/** The {@code claimed_by} of a task held behind an earlier task of its ordering key (see OrderedKeys). */
-	public static final UUID HELD = new UUID(0, 0);
+	static final UUID HELD = new UUID(0, 0);
 
 	/**
 	 * This task with {@code payload}, {@code lastError} and {@code attempts} shown instead of its own (a
 	 * TaskRedactor's).
 	 */
-	public TaskView withText(String payload, @Nullable String lastError, List<DeadTask.Attempt> attempts) {
+	TaskView withText(String payload, @Nullable String lastError, List<DeadTask.Attempt> attempts) {
 		return new TaskView(this.id, this.queue, payload, this.priority, this.runAt, this.enqueuedAt, this.attempt,
 				this.claimedBy, this.claimedAt, lastError, this.uniqueKey, this.orderingKey, this.orderingSeq,
 				this.fairnessKey, this.payloadBytes, this.errorBytes, attempts);
@@ -54,19 +54,18 @@ public record TaskView(UUID id, String queue, String payload, int priority, Inst
 	}
 
 	/** Whether it waits behind an earlier task of its ordering key. */
-	public boolean held() {
+	boolean held() {
 		return HELD.equals(this.claimedBy);
 	}
 
 	/** Whether an instance runs it now. */
-	public boolean running() {
+	boolean running() {
 		return this.claimedBy != null && !held();
 	}
 
 	/** Microseconds since the epoch of {@code instant}, as keyset cursors hold them. */
-	public static long micros(Instant instant) {
-		Long micros = Micros.sinceEpoch(instant);
-		return (micros != null) ? micros : 0L;
+	static long micros(Instant instant) {
+		return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000);
 	}
 
 }

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.dashboard;
 
 import dev.taskqueue.DeadTask;
 
@@ -10,5 +10,5 @@ import dev.taskqueue.DeadTask;
  * @param payloadBytes the whole payload's length in bytes when the task holds only its start, else 0
  * @param errorBytes the same of the error
  */
-public record DeadTaskView(DeadTask task, long payloadBytes, long errorBytes) {
+record DeadTaskView(DeadTask task, long payloadBytes, long errorBytes) {
 }
