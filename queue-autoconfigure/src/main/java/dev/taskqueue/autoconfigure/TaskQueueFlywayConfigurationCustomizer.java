@@ -3,7 +3,6 @@ package dev.taskqueue.autoconfigure;
 import java.util.Arrays;
 import java.util.List;
 
-import dev.taskqueue.internal.jdbc.SchemaContents;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.flywaydb.core.api.configuration.FluentConfiguration;

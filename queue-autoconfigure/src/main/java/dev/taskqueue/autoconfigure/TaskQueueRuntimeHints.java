@@ -20,7 +20,7 @@ import org.springframework.util.ClassUtils;
 class TaskQueueRuntimeHints implements RuntimeHintsRegistrar {
 
 	/** Mapped from a query's columns by {@code DataClassRowMapper}: its constructor is called by reflection. */
-	static final String SCHEMA_COUNTS = "dev.taskqueue.internal.jdbc.SchemaContents$Counts";
+	static final String SCHEMA_COUNTS = "dev.taskqueue.autoconfigure.SchemaContents$Counts";
 
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {

@@ -7,7 +7,6 @@ import java.sql.Statement;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.internal.jdbc.MigrationLock;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.support.DatabaseFailures;
 import dev.taskqueue.internal.support.StartupFailure;

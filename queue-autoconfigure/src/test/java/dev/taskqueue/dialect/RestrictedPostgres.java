@@ -24,7 +24,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * replaces detection, so that every dialect code path runs: no NOTIFY, the row migration lock, the give-up that
  * closes the connection, the retries of serialization failures.
  */
-final class RestrictedPostgres implements AutoCloseable {
+public final class RestrictedPostgres implements AutoCloseable {
 
 	private static final Pattern DATABASE = Pattern.compile("jdbc:postgresql://[^/]+/([^?]+).*");
 
@@ -48,7 +48,7 @@ final class RestrictedPostgres implements AutoCloseable {
 
 	private final JdbcTemplate superuser;
 
-	RestrictedPostgres() {
+	public RestrictedPostgres() {
 		this.superuserUrl = TestDatabase.createDatabase();
 		this.superuser = new JdbcTemplate(new DriverManagerDataSource(this.superuserUrl));
 		new TaskQueueSchemaMigrator(this.superuser.getDataSource(), TaskTables.inSchema(null)).afterPropertiesSet();
@@ -66,7 +66,7 @@ final class RestrictedPostgres implements AutoCloseable {
 	}
 
 	/** The restricted role's URL. */
-	String url() {
+	public String url() {
 		String[] parts = this.superuserUrl.split("\\?", 2);
 		StringBuilder url = new StringBuilder(parts[0]).append("?user=").append(this.role)
 			.append("&password=").append(this.password);
@@ -85,7 +85,7 @@ final class RestrictedPostgres implements AutoCloseable {
 		return this.superuser;
 	}
 
-	int count(String sql) {
+	public int count(String sql) {
 		Integer count = this.superuser.queryForObject(sql, Integer.class);
 		return (count != null) ? count : -1;
 	}

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.autoconfigure;
 
 import java.util.List;
 
@@ -11,7 +11,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * start with {@code taskqueue_}) from everything else. Lets the application's Flyway, added after TaskQueue has
  * created its tables, find a schema that is empty but for TaskQueue.
  */
-public final class SchemaContents {
+final class SchemaContents {
 
 	private static final String CURRENT_SCHEMA = """
 			SELECT current_schema()
@@ -46,22 +46,22 @@ public final class SchemaContents {
 
 	private final JdbcClient jdbc;
 
-	public SchemaContents(DataSource dataSource) {
+	SchemaContents(DataSource dataSource) {
 		this.jdbc = JdbcClient.create(dataSource);
 	}
 
 	/** The connection's current schema, where unqualified names go. */
-	public String currentSchema() {
+	String currentSchema() {
 		return this.jdbc.sql(CURRENT_SCHEMA).query(String.class).single();
 	}
 
 	/** Whether {@code schema} has a table (or any relation) named {@code table}. */
-	public boolean hasTable(String schema, String table) {
+	boolean hasTable(String schema, String table) {
 		return this.jdbc.sql(TABLE_EXISTS).param("schema", schema).param("table", table).query(Boolean.class).single();
 	}
 
 	/** Whether every one of {@code schemas} holds nothing but TaskQueue's tables, and one of them holds some. */
-	public boolean holdOnlyTaskQueue(List<String> schemas) {
+	boolean holdOnlyTaskQueue(List<String> schemas) {
 		boolean any = false;
 		for (String schema : schemas) {
 			Counts counts = this.jdbc.sql(CONTENTS).param("schema", schema).query(Counts.class).single();

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.autoconfigure;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -7,6 +7,8 @@ import java.sql.Statement;
 import java.util.function.Consumer;
 
 import javax.sql.DataSource;
+
+import dev.taskqueue.internal.jdbc.TaskTables;
 
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
@@ -21,7 +23,7 @@ import org.springframework.jdbc.datasource.SingleConnectionDataSource;
  * locked {@code FOR UPDATE} in a transaction of its own that stays open across the migration, which runs on a second
  * connection: a migration's commits would end the lock's transaction.
  */
-public final class MigrationLock {
+final class MigrationLock {
 
 	private static final String LOCK = "SELECT pg_advisory_lock(hashtext(?))";
 
@@ -47,7 +49,7 @@ public final class MigrationLock {
 	 * Runs {@code migration} while holding the advisory lock named after {@code tables}' schema. The migration is
 	 * given the locking connection as its data source, so even a pool of one connection suffices.
 	 */
-	public static void holding(DataSource dataSource, TaskTables tables, Consumer<DataSource> migration) {
+	static void holding(DataSource dataSource, TaskTables tables, Consumer<DataSource> migration) {
 		holding(dataSource, tables, true, migration);
 	}
 
@@ -55,7 +57,7 @@ public final class MigrationLock {
 	 * Runs {@code migration} while holding the lock named after {@code tables}' schema: an advisory lock when
 	 * {@code advisoryLocks}, else a row lock (which needs two connections of the pool).
 	 */
-	public static void holding(DataSource dataSource, TaskTables tables, boolean advisoryLocks,
+	static void holding(DataSource dataSource, TaskTables tables, boolean advisoryLocks,
 			Consumer<DataSource> migration) {
 		String name = "taskqueue migration " + ((tables.schema() != null) ? tables.schema() : "");
 		try {

@@ -1,4 +1,4 @@
-package dev.taskqueue.dialect;
+package dev.taskqueue.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -8,8 +8,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
-import dev.taskqueue.internal.jdbc.MigrationLock;
+import dev.taskqueue.dialect.RestrictedPostgres;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
