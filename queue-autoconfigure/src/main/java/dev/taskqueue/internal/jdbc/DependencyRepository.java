@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;

@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
 
+import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.UUID;
 
 import dev.taskqueue.EnqueueResult;
+import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.RowCallbackHandler;

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
 import dev.taskqueue.BatchResult;
@@ -21,7 +22,7 @@ import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.DependencyRepository;
 import dev.taskqueue.internal.jdbc.DependencyRepository.WaitingTask;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
-import dev.taskqueue.internal.jdbc.NewTask;
+import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.TopicRepository;
 import dev.taskqueue.internal.observation.TaskQueueObservations;
@@ -46,6 +47,13 @@ public class DefaultTaskQueue implements TaskQueue {
 
 	/** Near the most a jsonb value holds (2^28 - 1 bytes); a larger limit could not be met anyway. */
 	public static final DataSize LARGEST_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(255);
+
+	// The last id's millisecond and its counter within it (nextId), for all instances of this JVM.
+	private static final Object IDS = new Object();
+
+	private static long lastMillis;
+
+	private static long counter;
 
 	private final EnqueueRepository tasks;
 
@@ -315,11 +323,47 @@ public class DefaultTaskQueue implements TaskQueue {
 		});
 	}
 
+	/**
+	 * A new task id, time-ordered: UUID version 7 (RFC 9562), millisecond timestamp first, so ids sort by creation
+	 * time and new rows land together in the primary key index. Within one millisecond a counter keeps ids of this
+	 * JVM rising.
+	 */
+	public static UUID nextId() {
+		long millis;
+		long sequence;
+		synchronized (IDS) {
+			millis = System.currentTimeMillis();
+			if (millis > lastMillis) {
+				lastMillis = millis;
+				counter = ThreadLocalRandom.current().nextLong(1 << 10);
+			}
+			else if (++counter > 0xFFF) {
+				lastMillis++; // borrow from the next millisecond rather than break the order
+				counter = 0;
+			}
+			millis = lastMillis;
+			sequence = counter;
+		}
+		long high = (millis << 16) | 0x7000L | sequence;
+		long low = (ThreadLocalRandom.current().nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+		return new UUID(high, low);
+	}
+
+	/**
+	 * Offers, in the caller's transaction, a task whose payload is JSON text already and whose headers are given: a
+	 * recurring task's tick, whose transaction, retries and listeners are its schedule's. With {@code uniqueKey} it
+	 * is keyed as {@link UniqueMode#KEEP}.
+	 */
+	public static EnqueueResult offerJson(EnqueueRepository tasks, String queue, String json, String headers,
+			@Nullable String uniqueKey) {
+		return tasks.offer(new NewTask(nextId(), queue, json, 0, null, null, headers, uniqueKey, false));
+	}
+
 	private NewTask newTask(TaskRequest request, String argument) {
 		if (request == null) {
 			throw new IllegalArgumentException(argument + " must not be null");
 		}
-		return new NewTask(TaskIds.next(), request.queue(), json(request, argument), request.priority(),
+		return new NewTask(nextId(), request.queue(), json(request, argument), request.priority(),
 				request.delay(), request.runAt(), "{}", request.uniqueKey(),
 				request.uniqueKey() != null && request.uniqueMode() == UniqueMode.REPLACE, request.orderingKey(),
 				request.fairnessKey());

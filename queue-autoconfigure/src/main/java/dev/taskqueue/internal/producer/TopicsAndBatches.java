@@ -9,7 +9,7 @@ import dev.taskqueue.TaskRequest;
 import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.DependencyRepository;
 import dev.taskqueue.internal.jdbc.DependencyRepository.WaitingTask;
-import dev.taskqueue.internal.jdbc.NewTask;
+import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
 import dev.taskqueue.internal.jdbc.TopicRepository;
 
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -46,7 +46,7 @@ class TopicsAndBatches {
 	}
 
 	BatchResult enqueueBatch(List<NewTask> tasks, List<WaitingTask> waiting, List<UUID> ids, NewTask then) {
-		UUID batchId = TaskIds.next();
+		UUID batchId = DefaultTaskQueue.nextId();
 		this.batches.insert(batchId, tasks, tasks.size() + waiting.size(), then);
 		this.dependencies.insert(waiting, batchId);
 		sweepSoon();

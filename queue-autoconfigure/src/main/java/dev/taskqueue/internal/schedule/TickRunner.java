@@ -7,8 +7,7 @@ import dev.taskqueue.EnqueueResult;
 import dev.taskqueue.RecurringTask.Missed;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
-import dev.taskqueue.internal.jdbc.NewTask;
-import dev.taskqueue.internal.producer.TaskIds;
+import dev.taskqueue.internal.producer.DefaultTaskQueue;
 import dev.taskqueue.internal.support.ScheduledAtHeader;
 import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionOperations;
@@ -88,9 +87,8 @@ final class TickRunner {
 	 * records it on the schedule's row, or counts it as skipped when it is a duplicate.
 	 */
 	EnqueueResult enqueue(String name, String queue, String payload, boolean keyed, Instant tick) {
-		NewTask task = new NewTask(TaskIds.next(), queue, payload, 0, null, null, ScheduledAtHeader.headers(tick),
-				keyed ? name : null, false);
-		EnqueueResult result = this.tasks.offer(task);
+		EnqueueResult result = DefaultTaskQueue.offerJson(this.tasks, queue, payload, ScheduledAtHeader.headers(tick),
+				keyed ? name : null);
 		if (result.duplicate()) {
 			this.schedules.recordSkip(name);
 		}

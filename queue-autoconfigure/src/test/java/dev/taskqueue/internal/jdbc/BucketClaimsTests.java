@@ -11,8 +11,9 @@ import java.util.stream.IntStream;
 import javax.sql.DataSource;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
 import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
-import dev.taskqueue.internal.producer.TaskIds;
+import dev.taskqueue.internal.producer.DefaultTaskQueue;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -70,11 +71,11 @@ class BucketClaimsTests {
 		enqueue.insertAll(many);
 		NewTask one = task("q", 0);
 		enqueue.insert(one);
-		NewTask keyed = new NewTask(TaskIds.next(), "q", "{}", 0, null, null, "{}", "k", false);
+		NewTask keyed = new NewTask(DefaultTaskQueue.nextId(), "q", "{}", 0, null, null, "{}", "k", false);
 		enqueue.offer(keyed);
-		NewTask replacing = new NewTask(TaskIds.next(), "q", "{}", 0, null, null, "{}", "r", true);
+		NewTask replacing = new NewTask(DefaultTaskQueue.nextId(), "q", "{}", 0, null, null, "{}", "r", true);
 		enqueue.offer(replacing);
-		NewTask ordered = new NewTask(TaskIds.next(), "q", "{}", 0, null, null, "{}", null, false, "o");
+		NewTask ordered = new NewTask(DefaultTaskQueue.nextId(), "q", "{}", 0, null, null, "{}", null, false, "o");
 		enqueue.offer(ordered);
 		NewTask other = task("one-bucket", 0);
 		enqueue.insert(other);
@@ -96,7 +97,7 @@ class BucketClaimsTests {
 
 	@Test
 	void theStatementsThatComputeTheBucketInSqlAgreeWithJava() {
-		UUID dead = TaskIds.next();
+		UUID dead = DefaultTaskQueue.nextId();
 		jdbc.update("INSERT INTO taskqueue_dead_task (id, queue, payload, priority, attempts, enqueued_at, error) "
 				+ "VALUES (?, 'q', '{}', 0, 1, now(), 'failed')", dead);
 		DeadTaskRepository deadTasks = new DeadTaskRepository(dataSource, TaskTables.inSchema(null), SIXTEEN);
@@ -147,7 +148,7 @@ class BucketClaimsTests {
 		// 16 buckets, and by the limited and the positioned claims: every one is claimed once.
 		List<UUID> all = new ArrayList<>();
 		for (int i = 0; i < 640; i++) {
-			UUID id = TaskIds.next();
+			UUID id = DefaultTaskQueue.nextId();
 			jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, bucket) VALUES (?, 'q', '{}', ?)", id,
 					TaskBuckets.bucket(id, 64));
 			all.add(id);
@@ -225,7 +226,7 @@ class BucketClaimsTests {
 	}
 
 	private static UUID insert(int bucket, int priority, Instant runAt) {
-		UUID id = TaskIds.next();
+		UUID id = DefaultTaskQueue.nextId();
 		jdbc.update("INSERT INTO taskqueue_task (id, queue, payload, priority, run_at, bucket) "
 				+ "VALUES (?, 'q', '{}', ?, ?, ?)", id, priority, java.sql.Timestamp.from(runAt), bucket);
 		return id;
@@ -236,7 +237,7 @@ class BucketClaimsTests {
 	}
 
 	private static NewTask task(String queue, int priority) {
-		return new NewTask(TaskIds.next(), queue, "{}", priority, null, null);
+		return new NewTask(DefaultTaskQueue.nextId(), queue, "{}", priority, null, null);
 	}
 
 	private static List<UUID> ids(List<ClaimedTask> claimed) {

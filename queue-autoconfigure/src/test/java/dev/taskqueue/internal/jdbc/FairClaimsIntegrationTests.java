@@ -13,6 +13,7 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
 import dev.taskqueue.test.TestDatabase;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeAll;

@@ -7,6 +7,7 @@ import java.util.function.Consumer;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

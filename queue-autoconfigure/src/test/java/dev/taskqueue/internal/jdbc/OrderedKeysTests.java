@@ -16,6 +16,7 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
 import dev.taskqueue.internal.operations.DefaultTaskQueueOperations;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestDatabase;

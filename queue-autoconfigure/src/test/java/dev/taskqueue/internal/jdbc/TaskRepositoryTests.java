@@ -19,6 +19,7 @@ import java.util.stream.IntStream;
 import javax.sql.DataSource;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;

@@ -18,7 +18,7 @@ import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
 import dev.taskqueue.internal.jdbc.ClaimRequest;
 import dev.taskqueue.internal.jdbc.ClaimedTask;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
-import dev.taskqueue.internal.jdbc.NewTask;
+import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
 import dev.taskqueue.internal.jdbc.SessionRepository;
 import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;

@@ -8,13 +8,13 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class TaskIdsTests {
+class DefaultTaskQueueIdsTests {
 
 	@Test
 	void idsAreVersion7AndRiseInCreationOrder() {
 		List<UUID> ids = new ArrayList<>();
 		for (int i = 0; i < 20_000; i++) {
-			ids.add(TaskIds.next());
+			ids.add(DefaultTaskQueue.nextId());
 		}
 		assertThat(ids).allSatisfy((id) -> {
 			assertThat(id.version()).isEqualTo(7);
@@ -29,7 +29,7 @@ class TaskIdsTests {
 	@Test
 	void timestampIsTheCurrentMillisecond() {
 		long before = System.currentTimeMillis();
-		UUID id = TaskIds.next();
+		UUID id = DefaultTaskQueue.nextId();
 		long millis = id.getMostSignificantBits() >>> 16;
 		assertThat(millis).isBetween(before, System.currentTimeMillis() + 5);
 	}
