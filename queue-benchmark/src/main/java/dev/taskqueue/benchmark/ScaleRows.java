@@ -180,9 +180,10 @@ final class ScaleRows {
 	}
 
 	/*
-	 * Task i of the load: enqueued i milliseconds after the first, so that ids (version 7, as TaskIds makes them)
-	 * and times rise together. Of each 100: 0-4 a unique key, 5-9 an ordering key, 10-19 a batch; every tenth task is
-	 * due later, every fiftieth of those waits to retry after an error; a few with 99 run, all in scale-0.
+	 * Task i of the load: enqueued i milliseconds after the first, so that ids (version 7, as DefaultTaskQueue.nextId
+	 * makes them) and times rise together. Of each 100: 0-4 a unique key, 5-9 an ordering key, 10-19 a batch; every
+	 * tenth task is due later, every fiftieth of those waits to retry after an error; a few with 99 run, all in
+	 * scale-0.
 	 */
 	private String task(int i) {
 		boolean running = i % 100 == 99 && i % (Math.max(1, this.tasks / 10_000) * 100) == 99;
@@ -290,7 +291,7 @@ final class ScaleRows {
 		return (value != null) ? value : "\\N";
 	}
 
-	/** A version 7 id of {@code millis}, rising within one millisecond, as {@code TaskIds} makes them. */
+	/** A version 7 id of {@code millis}, rising within one millisecond, as {@code DefaultTaskQueue.nextId} makes them. */
 	private UUID id(long millis) {
 		if (millis > this.lastMillis) {
 			this.lastMillis = millis;
