@@ -6,7 +6,8 @@ package dev.taskqueue.internal.jdbc;
  * this instead of the database's name, so a test can run those places on PostgreSQL with the features taken away.
  * @param database the database
  * @param listenNotify whether enqueues send {@code pg_notify} and workers {@code LISTEN}
- * @param advisoryLocks whether the migration lock is an advisory lock (else a row lock, see {@link MigrationLock})
+ * @param advisoryLocks whether the migration lock is an advisory lock (else a row lock, see the migrator's
+ * {@code MigrationLock})
  * @param sessionEnd how a group commit that is given up ends its transaction's session (see {@link SessionEnder})
  */
 public record DatabaseDialect(Database database, boolean listenNotify, boolean advisoryLocks, SessionEnd sessionEnd) {

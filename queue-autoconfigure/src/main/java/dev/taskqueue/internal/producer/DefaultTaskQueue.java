@@ -38,7 +38,8 @@ import org.springframework.util.unit.DataSize;
 /**
  * The {@link TaskQueue} on the application's database: writes the payload as JSON and inserts the task on the
  * application's {@code DataSource}, inside the caller's transaction when there is one. Each insert is observed as
- * {@code taskqueue.enqueue}, whose trace context is stored with the tasks as their headers.
+ * {@code taskqueue.enqueue}, whose trace context is stored with the tasks as their headers. It makes the tasks' ids
+ * ({@link #nextId}), and enqueues the recurring tasks' ticks for their schedules ({@link #offerJson}).
  */
 public class DefaultTaskQueue implements TaskQueue {
 
