@@ -7,11 +7,11 @@ import dev.taskqueue.internal.jdbc.ClaimedTask;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How the tasks of one queue complete, chosen once per queue when the worker starts ({@link QueueSpec}): one
- * implementation per mode. {@link TransactionalRun}: the handler and the task's fenced delete in one transaction.
- * {@link GroupCommit}: several tasks in one transaction, each in a savepoint. {@link BatchedRun}: the handler without
- * a transaction of TaskQueue's, the deletes of many tasks written together later. A new way for tasks to complete is
- * a new implementation, chosen in {@link CompletionModes#of}.
+ * How the tasks of one queue complete, chosen once per queue when the worker starts ({@link QueueState.Spec}):
+ * one implementation per mode. {@link TransactionalRun}: the handler and the task's fenced delete in one
+ * transaction. {@link GroupCommit}: several tasks in one transaction, each in a savepoint. {@link BatchedRun}: the
+ * handler without a transaction of TaskQueue's, the deletes of many tasks written together later. A new way for
+ * tasks to complete is a new implementation, chosen in {@link CompletionModes#of}.
  */
 interface CompletionMode {
 

@@ -145,7 +145,8 @@ public class TaskWorker implements SmartLifecycle {
 		List<QueueState> states = new ArrayList<>();
 		for (TaskHandlerMethod handler : handlerMethods) {
 			QueueSettings queueSettings = settingsByQueue.get(handler.queue());
-			QueueSpec spec = new QueueSpec(handler, queueSettings, this.modes.of(handler, queueSettings, completer));
+			QueueState.Spec spec = new QueueState.Spec(handler, queueSettings,
+					this.modes.of(handler, queueSettings, completer));
 			QueueState state = new QueueState(spec, this.settings.maxPrefetch());
 			states.add(state);
 			byName.put(state.name(), state);
