@@ -9,7 +9,7 @@ import dev.taskqueue.DeadTask;
 import dev.taskqueue.TaskProgress;
 import dev.taskqueue.internal.jdbc.DashboardQueries;
 import dev.taskqueue.internal.jdbc.DeadTaskView;
-import dev.taskqueue.internal.jdbc.TaskRepository;
+import dev.taskqueue.internal.worker.TaskRepository;
 import dev.taskqueue.internal.jdbc.TaskView;
 import org.jspecify.annotations.Nullable;
 

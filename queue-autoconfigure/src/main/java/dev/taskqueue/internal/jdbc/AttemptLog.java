@@ -21,14 +21,14 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * completions write nothing more. A completion kept in the history copies the column and appends the completed
  * attempt when the task failed before ({@link #completed}).
  */
-final class AttemptLog {
+public final class AttemptLog {
 
 	/**
 	 * How many attempts a task keeps, the latest: a constant rather than a property, because it bounds the size of a
 	 * row (at most about {@code SIZE * (ERROR_LENGTH + 200)} bytes) rather than tuning anything, and the latest ten
 	 * attempts tell the story of a task that keeps failing (the older ones failed alike, or the count says so).
 	 */
-	static final int SIZE = 10;
+	public static final int SIZE = 10;
 
 	/**
 	 * How many characters of an attempt's error the log keeps: the exception, its message and the first frames. The
@@ -37,7 +37,7 @@ final class AttemptLog {
 	static final int ERROR_LENGTH = 500;
 
 	/** The outcomes, as stored. */
-	static final String FAILED = "failed", TIMED_OUT = "timed out", DEAD = "dead", CANCELLED = "cancelled",
+	public static final String FAILED = "failed", TIMED_OUT = "timed out", DEAD = "dead", CANCELLED = "cancelled",
 			LOST = "lost", COMPLETED = "completed";
 
 	/**
@@ -92,12 +92,12 @@ final class AttemptLog {
 	 * @param outcome the outcome's SQL: a parameter or a literal
 	 * @param error the error's SQL: a parameter, or {@code NULL}
 	 */
-	static String append(String row, TaskTables tables, String outcome, String error) {
+	public static String append(String row, TaskTables tables, String outcome, String error) {
 		return append(row, INSTANCE.formatted(row, tables.session()), outcome, error);
 	}
 
 	/** {@link #append} with {@code instance} the SQL of the instance's name. */
-	static String append(String row, String instance, String outcome, String error) {
+	public static String append(String row, String instance, String outcome, String error) {
 		return APPEND.formatted(row + ".attempt_log", ELEMENT.formatted(row, instance, outcome, error, ERROR_LENGTH),
 				SIZE);
 	}
@@ -106,7 +106,7 @@ final class AttemptLog {
 	 * The log a completed task of the row {@code row} carries into the history: {@code NULL} when it never failed (so
 	 * the completion writes nothing more than before), else its log with the completed attempt appended.
 	 */
-	static String completed(String row, TaskTables tables) {
+	public static String completed(String row, TaskTables tables) {
 		return "CASE WHEN " + row + ".attempt_log IS NULL THEN NULL ELSE "
 				+ append(row, tables, "'" + COMPLETED + "'", "NULL") + " END";
 	}

@@ -6,7 +6,7 @@ import java.util.Set;
 
 import dev.taskqueue.TaskQueueOperations.QueueLimitStats;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
-import dev.taskqueue.internal.jdbc.LimitedClaims;
+import dev.taskqueue.internal.worker.LimitedClaims;
 import dev.taskqueue.internal.jdbc.QueueLimits;
 import org.jspecify.annotations.Nullable;
 

@@ -1,6 +1,5 @@
 package dev.taskqueue.internal.worker;
 
-import dev.taskqueue.internal.jdbc.ClaimedTask;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -6,7 +6,6 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.taskqueue.internal.jdbc.ClaimedTask;
 
 /**
  * What changes while this instance runs one queue ({@link QueueSpec}): the tasks it has claimed and not yet

@@ -8,7 +8,6 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import dev.taskqueue.internal.jdbc.QueueRepository;
-import dev.taskqueue.internal.jdbc.SessionRepository;
 import dev.taskqueue.internal.support.DatabaseFailures;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import org.apache.commons.logging.Log;

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -9,6 +9,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 
+import dev.taskqueue.internal.jdbc.HotStatements;
+import dev.taskqueue.internal.jdbc.Micros;
+import dev.taskqueue.internal.jdbc.OrderedKeys;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -103,7 +107,7 @@ final class TaskClaims {
 			completed = completed.stripTrailing() + ",\n" + TaskCompletions.kept(tables);
 		}
 		if (ordered) {
-			completed = completed.stripTrailing() + ",\n" + OrderedKeys.handOff(tables, "completed", driver);
+			completed = completed.stripTrailing() + ",\n" + OrderedKeys.handOff(tables, "completed", driver::claimedTime);
 		}
 		String rest = ordered ? COMPLETED_AND_HANDED_OFF_OF : COMPLETED_IDS;
 		String end = CLAIMED_AND_COMPLETED.formatted("") + rest.formatted("");

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.sql.Types;
 import java.time.Duration;
@@ -11,6 +11,13 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.internal.jdbc.AttemptLog;
+import dev.taskqueue.internal.jdbc.Database;
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.jdbc.HotStatements;
+import dev.taskqueue.internal.jdbc.Micros;
+import dev.taskqueue.internal.jdbc.SerializationRetry;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcTemplate;

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.sql.SQLException;
 import java.util.Objects;
@@ -6,6 +6,10 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.internal.jdbc.AttemptLog;
+import dev.taskqueue.internal.jdbc.HotStatements;
+import dev.taskqueue.internal.jdbc.OrderedKeys;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 

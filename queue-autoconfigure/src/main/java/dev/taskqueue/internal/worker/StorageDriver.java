@@ -1,4 +1,7 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
+
+import dev.taskqueue.internal.jdbc.Database;
+import dev.taskqueue.internal.jdbc.TaskTables;
 
 /**
  * The SQL that is not the same on every database, one driver per database (as River's {@code riverdriver} and

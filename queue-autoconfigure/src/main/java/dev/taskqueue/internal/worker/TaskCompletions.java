@@ -1,10 +1,13 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 
+import dev.taskqueue.internal.jdbc.AttemptLog;
+import dev.taskqueue.internal.jdbc.HotStatements;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.sql.Types;
 import java.time.Duration;
@@ -8,6 +8,9 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.internal.jdbc.AttemptLog;
+import dev.taskqueue.internal.jdbc.OrderedKeys;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -80,7 +83,7 @@ public class SessionRepository {
 
 	public SessionRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
-		this.ordered = new OrderedKeys(this.jdbc, tables, null, TaskBuckets.NONE); // promotes orphans, inserts nothing
+		this.ordered = OrderedKeys.sweep(this.jdbc, tables);
 		this.register = REGISTER.formatted(tables.session());
 		this.heartbeat = HEARTBEAT.formatted(tables.session());
 		this.expire = EXPIRE.formatted(tables.session(), tables.task(), tables.cancelRequest(),

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.sql.Array;
 import java.sql.ResultSet;
@@ -11,7 +11,12 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.internal.jdbc.LimitedClaim.Hold;
+import dev.taskqueue.internal.jdbc.Micros;
+import dev.taskqueue.internal.jdbc.OrderedKeys;
+import dev.taskqueue.internal.jdbc.QueueLimits;
+import dev.taskqueue.internal.jdbc.SerializationRetry;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.worker.LimitedClaim.Hold;
 import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import org.jspecify.annotations.Nullable;
 

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -7,6 +7,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
+import dev.taskqueue.internal.jdbc.HotStatements;
+import dev.taskqueue.internal.jdbc.Micros;
+import dev.taskqueue.internal.jdbc.OrderedKeys;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -75,7 +79,7 @@ final class KeyHandOffs {
 	KeyHandOffs(HotStatements statements, TaskTables tables, StorageDriver driver) {
 		this.statements = statements;
 		String headlessKeys = HEADLESS.formatted(tables.task(), OrderedKeys.head("x")).stripTrailing() + ",\n";
-		String headless = headlessKeys + OrderedKeys.handOff(tables, "headless", driver);
+		String headless = headlessKeys + OrderedKeys.handOff(tables, "headless", driver::claimedTime);
 		String take = driver.takeReady(tables);
 		String end = END.formatted(tables.task(), OrderedKeys.HELD, driver.claimedTime("n.enqueued_at"),
 				driver.claimedTime("n.run_at"), driver.claimedTime("now()"));

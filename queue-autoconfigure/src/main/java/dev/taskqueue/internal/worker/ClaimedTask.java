@@ -1,8 +1,9 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.time.Instant;
 import java.util.UUID;
 
+import dev.taskqueue.internal.jdbc.OrderedKeys;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 
+import dev.taskqueue.internal.jdbc.Micros;
 import org.jspecify.annotations.Nullable;
 
 /**

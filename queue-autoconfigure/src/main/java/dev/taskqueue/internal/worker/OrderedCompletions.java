@@ -1,8 +1,11 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.util.List;
 import java.util.UUID;
 
+import dev.taskqueue.internal.jdbc.HotStatements;
+import dev.taskqueue.internal.jdbc.OrderedKeys;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -42,7 +45,7 @@ final class OrderedCompletions {
 				: "";
 		this.complete = COMPLETE.formatted(tables.task(), promote + kept);
 		this.completeAll = TaskCompletions.COMPLETE_ALL_AND.formatted(tables.task(),
-				OrderedKeys.handOff(tables, "completed", driver).stripTrailing() + kept,
+				OrderedKeys.handOff(tables, "completed", driver::claimedTime).stripTrailing() + kept,
 				TaskClaims.COMPLETED_AND_HANDED_OFF);
 		this.moveToDead = TaskRepository.moveToDead(tables,
 				",\n" + OrderedKeys.promote(tables, "dead").stripTrailing());
