@@ -34,7 +34,7 @@ public final class AttemptLog {
 	 * How many characters of an attempt's error the log keeps: the exception, its message and the first frames. The
 	 * whole error of the last failed attempt is in {@code last_error}, and the dead letter's.
 	 */
-	static final int ERROR_LENGTH = 500;
+	public static final int ERROR_LENGTH = 500;
 
 	/** The outcomes, as stored. */
 	public static final String FAILED = "failed", TIMED_OUT = "timed out", DEAD = "dead", CANCELLED = "cancelled",

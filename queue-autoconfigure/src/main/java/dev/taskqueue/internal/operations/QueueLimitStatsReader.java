@@ -6,8 +6,8 @@ import java.util.Set;
 
 import dev.taskqueue.TaskQueueOperations.QueueLimitStats;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
-import dev.taskqueue.internal.worker.LimitedClaims;
 import dev.taskqueue.internal.jdbc.QueueLimits;
+import dev.taskqueue.internal.worker.LimitedClaims;
 import org.jspecify.annotations.Nullable;
 
 /**

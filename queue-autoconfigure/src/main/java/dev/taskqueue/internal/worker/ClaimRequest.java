@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * which the previous fair claim returned ({@link ClaimResult#nextFairnessKey()}); {@code null} for a claim in the
  * queue's order. Only with {@link Reach#BUCKET}, from the head, without {@code headlessKeys}
  */
-public record ClaimRequest(String queue, UUID session, int bucket, Reach reach, @Nullable ClaimedTask after, int limit,
+record ClaimRequest(String queue, UUID session, int bucket, Reach reach, @Nullable ClaimedTask after, int limit,
 		List<ClaimedTask> completed, List<String> headlessKeys, int following, @Nullable String fairAfter) {
 
 	public ClaimRequest {

@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * took the most: the tenants with little due work, whose tasks run before the tasks claimed ahead of the threads
  * (docs/fairness.md); empty after any other claim
  */
-public record ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<ClaimedTask> handedOff,
+record ClaimResult(List<ClaimedTask> claimed, Set<UUID> completed, List<ClaimedTask> handedOff,
 		Map<UUID, List<ClaimedTask>> following, @Nullable String nextFairnessKey, @Nullable FairTenants fairTenants,
 		Set<UUID> ahead) {
 

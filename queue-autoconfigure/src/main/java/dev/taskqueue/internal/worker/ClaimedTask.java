@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * task of its key the head (see {@link OrderedKeys})
  * @param bucket its bucket (docs/hash-sharded-claims.md), 0 in a queue of one bucket
  */
-public record ClaimedTask(UUID id, String queue, String payload, int priority, int attempt, Instant enqueuedAt,
+record ClaimedTask(UUID id, String queue, String payload, int priority, int attempt, Instant enqueuedAt,
 		Instant runAt, Instant claimedAt, UUID claimedBy, String lastError, String headers,
 		@Nullable String orderingKey, int bucket) {
 

@@ -22,7 +22,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * Only for a transaction of a {@code DataSourceTransactionManager} over this data source, run last among the
  * transaction's before-commit callbacks: nothing of the transaction may run after its commit.
  */
-public class CompletionCommit {
+class CompletionCommit {
 
 	/** SQLSTATE of the fence: division by the number of rows deleted, 0 when the claim was lost. */
 	private static final String CLAIM_LOST = "22012";

@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 
 /**
@@ -49,9 +50,14 @@ final class CompletionFences {
 				claims.append(',');
 			}
 			claims.append('"').append(task.id()).append("\":\"").append(task.attempt()).append(' ')
-				.append(TaskRepository.session(task.claimedBy())).append('"');
+				.append(session(task.claimedBy())).append('"');
 		}
 		this.claims = claims.append('}').toString();
+	}
+
+	/** A fence's session, never {@code null}: the fence would match unclaimed tasks. */
+	static UUID session(UUID session) {
+		return Objects.requireNonNull(session, "a fenced statement needs the claiming session");
 	}
 
 	/** Binds {@link #FENCED}'s parameters from position {@code first}. */

@@ -26,7 +26,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * repository, the transactions, the handler invocation and the {@link OutcomeRecorder}. The one place that chooses
  * a queue's mode is {@link #of}.
  */
-public class CompletionModes {
+class CompletionModes {
 
 	private final TaskRepository tasks;
 

@@ -11,7 +11,7 @@ import java.util.List;
  * @param retryIn for {@link Hold#RATE}: how long until a start leaves the last period (a sliding window) or the next
  * window begins (a fixed one), on the database clock
  */
-public record LimitedClaim(List<ClaimedTask> claimed, Hold heldBy, Duration retryIn) {
+record LimitedClaim(List<ClaimedTask> claimed, Hold heldBy, Duration retryIn) {
 
 	/** What holds back the tasks of a limited queue. */
 	public enum Hold {

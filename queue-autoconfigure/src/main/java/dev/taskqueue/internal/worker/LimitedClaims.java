@@ -11,15 +11,18 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.jdbc.HotStatements;
 import dev.taskqueue.internal.jdbc.Micros;
 import dev.taskqueue.internal.jdbc.OrderedKeys;
 import dev.taskqueue.internal.jdbc.QueueLimits;
+import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.worker.LimitedClaim.Hold;
-import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.support.SqlArrayValue;
@@ -105,7 +108,7 @@ public class LimitedClaims {
 
 	private final JdbcClient jdbc;
 
-	private final TaskRepository tasks;
+	private final TaskClaims claims;
 
 	private final TransactionTemplate transactions;
 
@@ -126,15 +129,24 @@ public class LimitedClaims {
 
 	private final String logStarts;
 
-	public LimitedClaims(DataSource dataSource, TaskTables tables, TaskRepository tasks) {
-		this(dataSource, tables, tasks, SerializationRetry.none());
+	/**
+	 * The limited claims of {@code dialect}'s database, for the queue statistics, which read the rate windows
+	 * ({@link #startsInWindow}); the worker's are {@link TaskRepository}'s.
+	 */
+	public LimitedClaims(DataSource dataSource, TaskTables tables, DatabaseDialect dialect, SerializationRetry retry) {
+		this(dataSource, tables, new TaskClaims(new HotStatements(dataSource,
+				new JdbcTemplate(dataSource).getExceptionTranslator()), tables, false, false,
+				StorageDriver.of(dialect.database())), retry);
 	}
 
-	/** Claims whose transactions run again after a serialization failure, as {@code retry} allows. */
-	public LimitedClaims(DataSource dataSource, TaskTables tables, TaskRepository tasks, SerializationRetry retry) {
+	/**
+	 * Claims with {@code claims}' statement, whose transactions run again after a serialization failure, as
+	 * {@code retry} allows.
+	 */
+	LimitedClaims(DataSource dataSource, TaskTables tables, TaskClaims claims, SerializationRetry retry) {
 		this.retry = retry;
 		this.jdbc = JdbcClient.create(dataSource);
-		this.tasks = tasks;
+		this.claims = claims;
 		DataSourceTransactionManager manager = new DataSourceTransactionManager(dataSource);
 		this.transactions = new TransactionTemplate(manager);
 		this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
@@ -155,12 +167,12 @@ public class LimitedClaims {
 	 * Claims up to {@code wanted} ready tasks of {@code queue} for {@code session}, as many as its limits allow now,
 	 * in claim order like {@link TaskRepository#claim}.
 	 */
-	public LimitedClaim claim(String queue, UUID session, int wanted, QueueLimits limits) {
+	LimitedClaim claim(String queue, UUID session, int wanted, QueueLimits limits) {
 		return claim(queue, 0, session, wanted, limits);
 	}
 
 	/** {@link #claim(String, UUID, int, QueueLimits)} that reads {@code bucket} first, see TaskRepository#claim. */
-	public LimitedClaim claim(String queue, int bucket, UUID session, int wanted, QueueLimits limits) {
+	LimitedClaim claim(String queue, int bucket, UUID session, int wanted, QueueLimits limits) {
 		for (int attempt = 1;; attempt++) {
 			try {
 				return claimOnce(queue, bucket, session, wanted, limits); // a transaction of its own (REQUIRES_NEW)
@@ -210,7 +222,7 @@ public class LimitedClaims {
 		int left = limits.rateLimited() ? (int) Math.max(0, limits.rateLimit() - Math.max(starts, logged))
 				: Integer.MAX_VALUE;
 		int allowed = Math.min(wanted, Math.min(slots, left));
-		List<ClaimedTask> claimed = (allowed > 0) ? this.tasks.claim(queue, bucket, session, allowed) : List.of();
+		List<ClaimedTask> claimed = (allowed > 0) ? this.claims.claim(queue, bucket, session, allowed) : List.of();
 		RateLog log = state.log();
 		if (sliding && !claimed.isEmpty()) {
 			log = log.add(state.nowMicros(), claimed.size(), period);

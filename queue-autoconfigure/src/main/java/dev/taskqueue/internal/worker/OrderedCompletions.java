@@ -35,9 +35,12 @@ final class OrderedCompletions {
 
 	private final String moveToDead;
 
-	/** @param driver the database's claims, whose times the hand-offs of completeAll return as they do */
+	/**
+	 * @param driver the database's claims, whose times the hand-offs of completeAll return as they do
+	 * @param moveToDead TaskRepository's move to the dead letters with the promotion of the key's next task
+	 */
 	OrderedCompletions(HotStatements statements, JdbcClient jdbc, TaskTables tables, boolean history,
-			StorageDriver driver) {
+			StorageDriver driver, String moveToDead) {
 		this.statements = statements;
 		this.jdbc = jdbc;
 		String promote = OrderedKeys.promote(tables, "completed").stripTrailing();
@@ -47,12 +50,11 @@ final class OrderedCompletions {
 		this.completeAll = TaskCompletions.COMPLETE_ALL_AND.formatted(tables.task(),
 				OrderedKeys.handOff(tables, "completed", driver::claimedTime).stripTrailing() + kept,
 				TaskClaims.COMPLETED_AND_HANDED_OFF);
-		this.moveToDead = TaskRepository.moveToDead(tables,
-				",\n" + OrderedKeys.promote(tables, "dead").stripTrailing());
+		this.moveToDead = moveToDead;
 	}
 
 	boolean complete(ClaimedTask task) {
-		UUID session = TaskRepository.session(task.claimedBy());
+		UUID session = CompletionFences.session(task.claimedBy());
 		return this.statements.query(this.complete, (statement, connection) -> {
 			statement.setObject(1, task.id());
 			statement.setObject(2, session);
@@ -63,7 +65,7 @@ final class OrderedCompletions {
 	/** {@link TaskRepository#completeAll(UUID, List, String)} for tasks some of which have an ordering key. */
 	ClaimResult completeAll(UUID session, List<ClaimedTask> tasks, @Nullable String handOffQueue) {
 		CompletionFences fences = new CompletionFences(tasks);
-		UUID handOffSession = (handOffQueue != null) ? TaskRepository.session(session) : null;
+		UUID handOffSession = (handOffQueue != null) ? CompletionFences.session(session) : null;
 		return this.statements.query(this.completeAll, (statement, connection) -> {
 			fences.bind(statement, connection, 1);
 			OrderedKeys.bindHandOff(statement, 3, handOffQueue, handOffSession);
@@ -73,7 +75,7 @@ final class OrderedCompletions {
 	boolean moveToDead(ClaimedTask task, String error, int maxAttempts, String outcome) {
 		return this.jdbc.sql(this.moveToDead)
 			.param("id", task.id())
-			.param("session", TaskRepository.session(task.claimedBy()))
+			.param("session", CompletionFences.session(task.claimedBy()))
 			.param("attempt", task.attempt())
 			.param("error", error)
 			.param("maxAttempts", maxAttempts)

@@ -13,7 +13,7 @@ import org.springframework.util.ClassUtils;
  * What a connection can tell about its PostgreSQL session, read from PostgreSQL's driver without a round trip when
  * the driver is there (it is optional).
  */
-public final class PostgresConnections {
+final class PostgresConnections {
 
 	private static final boolean PGJDBC = ClassUtils.isPresent("org.postgresql.PGConnection",
 			PostgresConnections.class.getClassLoader());

@@ -17,7 +17,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * ({@link SessionEnd}): PostgreSQL and YugabyteDB end the backend, CockroachDB cancels the session, and where neither
  * exists the connection's socket is closed. In each case the transaction can no longer commit: its session is gone.
  */
-public class SessionEnder {
+class SessionEnder {
 
 	// A role may always end its own backends, without pg_signal_backend.
 	private static final String TERMINATE = "SELECT pg_terminate_backend(?)";

@@ -19,7 +19,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * Worker sessions: one row per running instance, kept alive by heartbeats on the database clock. Every statement
  * here runs in its own transaction (auto-commit), never in a caller's.
  */
-public class SessionRepository {
+class SessionRepository {
 
 	// queues: what the instance has handlers for, read by operators (QueueStatsRepository.HANDLED_QUEUES) to tell a
 	// queue nobody handles. NULL for a session that handles nothing of its own accord (TaskRunner).

@@ -12,16 +12,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The completions of {@link TaskRepository}: the fenced deletes of completed tasks, one or many in a statement,
- * keeping them in the history when it is on. Tasks with an ordering key go to {@link OrderedCompletions}, whose
- * statements are these with the promotion (or hand-off) of the key's next task added.
+ * keeping them in the history when it is on. Tasks with an ordering key go to {@link OrderedCompletions} (the
+ * repository sends them there), whose statements are these with the promotion (or hand-off) of the key's next task
+ * added.
  */
 final class TaskCompletions {
 
 	// The fence in the statements below is "claimed_by IS NOT DISTINCT FROM :session", the same as = for the
-	// non-null session they are given (see session), so that no plan can use the partial index on claimed_by: after
-	// an ANALYZE that saw no claimed row, = looks more selective there than on the primary key, and that index holds
-	// an entry for every claim of the session that VACUUM has not removed yet, thousands per second under a held
-	// xmin horizon. The primary key finds the row at once.
+	// non-null session they are given (see CompletionFences.session), so that no plan can use the partial index on
+	// claimed_by: after an ANALYZE that saw no claimed row, = looks more selective there than on the primary key, and
+	// that index holds an entry for every claim of the session that VACUUM has not removed yet, thousands per second
+	// under a held xmin horizon. The primary key finds the row at once.
 	private static final String COMPLETE = """
 			DELETE FROM %1$s WHERE id = ? AND claimed_by IS NOT DISTINCT FROM ? AND attempt = ?
 			""";
@@ -73,15 +74,12 @@ final class TaskCompletions {
 
 	private final HotStatements statements;
 
-	private final OrderedCompletions ordered;
-
 	private final String complete;
 
 	private final String completeAll;
 
-	TaskCompletions(HotStatements statements, TaskTables tables, boolean history, OrderedCompletions ordered) {
+	TaskCompletions(HotStatements statements, TaskTables tables, boolean history) {
 		this.statements = statements;
-		this.ordered = ordered;
 		this.complete = history ? COMPLETE_WITH_HISTORY.formatted(tables.task(), tables.history(),
 				AttemptLog.completed("done", tables)) : COMPLETE.formatted(tables.task());
 		this.completeAll = history
@@ -89,25 +87,14 @@ final class TaskCompletions {
 				: COMPLETE_ALL.formatted(tables.task());
 	}
 
-	/** {@link TaskRepository#complete}. */
+	/** {@link TaskRepository#complete} of a task without an ordering key. */
 	boolean complete(ClaimedTask task) {
-		if (task.orderingKey() != null) {
-			return this.ordered.complete(task);
-		}
-		UUID session = TaskRepository.session(task.claimedBy());
+		UUID session = CompletionFences.session(task.claimedBy());
 		return this.statements.update(this.complete, (statement, connection) -> {
 			statement.setObject(1, task.id());
 			statement.setObject(2, session);
 			statement.setInt(3, task.attempt());
 		}) == 1;
-	}
-
-	/** {@link TaskRepository#completeAll(UUID, List, String)}. */
-	ClaimResult completeAll(UUID session, List<ClaimedTask> tasks, @Nullable String handOffQueue) {
-		if (TaskRepository.anyOrdered(tasks)) {
-			return this.ordered.completeAll(session, tasks, handOffQueue);
-		}
-		return deleteAll(session, tasks);
 	}
 
 	/** Deletes {@code tasks}, with or without an ordering key, leaving the next tasks of their keys held. */

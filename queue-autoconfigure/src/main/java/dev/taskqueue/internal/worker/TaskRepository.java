@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 
@@ -16,6 +15,7 @@ import dev.taskqueue.internal.jdbc.Database;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
 import dev.taskqueue.internal.jdbc.HotStatements;
 import dev.taskqueue.internal.jdbc.Micros;
+import dev.taskqueue.internal.jdbc.OrderedKeys;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
@@ -33,7 +33,7 @@ import org.springframework.jdbc.support.SqlArrayValue;
  * completions, which a worker runs for every task, are plain JDBC ({@link HotStatements}); the rest use
  * {@link JdbcClient}.
  */
-public class TaskRepository {
+class TaskRepository {
 
 	// The fence in the statements below is "claimed_by IS NOT DISTINCT FROM :session", as in TaskCompletions', and
 	// for the same reason.
@@ -119,9 +119,6 @@ public class TaskRepository {
 	 * an attempt; from the next one on, such a give-back counts (see docs/failure-semantics.md).
 	 */
 	public static final int FREE_SHUTDOWN_GIVE_BACKS = 3;
-
-	/** How many attempts a task's attempt log keeps, the latest (see AttemptLog and docs/failure-semantics.md). */
-	public static final int ATTEMPT_LOG_SIZE = AttemptLog.SIZE;
 
 	private final JdbcClient jdbc;
 
@@ -222,8 +219,9 @@ public class TaskRepository {
 		StorageDriver driver = StorageDriver.of(dialect.database());
 		this.claims = new TaskClaims(this.statements, tables, history, false, driver);
 		this.orderedClaims = new TaskClaims(this.statements, tables, history, true, driver);
-		this.ordered = new OrderedCompletions(this.statements, this.jdbc, tables, history, driver);
-		this.completions = new TaskCompletions(this.statements, tables, history, this.ordered);
+		this.ordered = new OrderedCompletions(this.statements, this.jdbc, tables, history, driver,
+				moveToDead(tables, ",\n" + OrderedKeys.promote(tables, "dead").stripTrailing()));
+		this.completions = new TaskCompletions(this.statements, tables, history);
 		this.keyHandOffs = new KeyHandOffs(this.statements, tables, driver);
 		this.fairTenants = FAIR_TENANTS.formatted(tables.task());
 		this.otherFairnessKey = OTHER_FAIRNESS_KEY.formatted(tables.task());
@@ -234,7 +232,7 @@ public class TaskRepository {
 		this.keepResult = KEEP_RESULT.formatted(tables.task(), tables.result());
 		this.wasCancelled = WAS_CANCELLED.formatted(tables.cancelRequest());
 		this.endCancelled = END_CANCELLED.formatted(tables.cancelRequest());
-		this.limitedClaims = new LimitedClaims(dataSource, tables, this, retry);
+		this.limitedClaims = new LimitedClaims(dataSource, tables, this.claims, retry);
 	}
 
 	/** The claims of queues with cluster-wide limits, which take the queue's lock before {@link #claim}. */
@@ -415,7 +413,7 @@ public class TaskRepository {
 	 * @return {@code false} when the claim was lost
 	 */
 	public boolean keepResult(ClaimedTask task, String json) {
-		UUID session = session(task.claimedBy());
+		UUID session = CompletionFences.session(task.claimedBy());
 		return this.statements.update(this.keepResult, (statement, connection) -> {
 			statement.setString(1, json);
 			statement.setObject(2, task.id());
@@ -426,7 +424,7 @@ public class TaskRepository {
 
 	/** Deletes a completed task; {@code false} when the claim was lost. */
 	public boolean complete(ClaimedTask task) {
-		return this.completions.complete(task);
+		return (task.orderingKey() != null) ? this.ordered.complete(task) : this.completions.complete(task);
 	}
 
 	/**
@@ -445,7 +443,8 @@ public class TaskRepository {
 	 * @return the ids of the tasks deleted (those missing had lost their claim), and the tasks handed off
 	 */
 	public ClaimResult completeAll(UUID session, List<ClaimedTask> tasks, @Nullable String handOffQueue) {
-		return this.completions.completeAll(session, tasks, handOffQueue);
+		return anyOrdered(tasks) ? this.ordered.completeAll(session, tasks, handOffQueue)
+				: this.completions.deleteAll(session, tasks);
 	}
 
 	/** Makes a failed task ready again after {@code delay}; {@code false} when the claim was lost. */
@@ -506,7 +505,7 @@ public class TaskRepository {
 		}
 		return this.jdbc.sql(this.releaseUnstarted)
 			.param("ids", new SqlArrayValue("uuid", ids.toArray()))
-			.param("session", session(session))
+			.param("session", CompletionFences.session(session))
 			.update();
 	}
 
@@ -526,7 +525,7 @@ public class TaskRepository {
 	public boolean wasCancelled(ClaimedTask task) {
 		return this.jdbc.sql(this.wasCancelled)
 			.param("id", task.id())
-			.param("session", session(task.claimedBy()))
+			.param("session", CompletionFences.session(task.claimedBy()))
 			.param("attempt", task.attempt())
 			.query(Boolean.class)
 			.single();
@@ -540,7 +539,7 @@ public class TaskRepository {
 	public String endCancelled(ClaimedTask task) {
 		return this.jdbc.sql(this.endCancelled)
 			.param("id", task.id())
-			.param("session", session(task.claimedBy()))
+			.param("session", CompletionFences.session(task.claimedBy()))
 			.query(String.class)
 			.optional()
 			.orElse("");
@@ -554,7 +553,7 @@ public class TaskRepository {
 	private JdbcClient.StatementSpec fenced(String sql, ClaimedTask task) {
 		return this.jdbc.sql(sql)
 			.param("id", task.id())
-			.param("session", session(task.claimedBy()))
+			.param("session", CompletionFences.session(task.claimedBy()))
 			.param("attempt", task.attempt());
 	}
 
@@ -569,11 +568,6 @@ public class TaskRepository {
 			}
 		}
 		return false;
-	}
-
-	/** A fence's session, never {@code null}: the fence would match unclaimed tasks. */
-	static UUID session(UUID session) {
-		return Objects.requireNonNull(session, "a fenced statement needs the claiming session");
 	}
 
 }

@@ -56,7 +56,7 @@ public class TaskRunner {
 	 * @param listener the application's listeners
 	 * @param queueSettings the settings of a handler's queue
 	 */
-	public TaskRunner(TaskHandlerRegistry registry, TaskRepository tasks, SessionRepository sessions,
+	TaskRunner(TaskHandlerRegistry registry, TaskRepository tasks, SessionRepository sessions,
 			PlatformTransactionManager transactionManager, TransactionOperations ownTransactions,
 			PayloadReader payloads, TaskQueueListener listener, List<TaskHandlerInterceptor> interceptors,
 			Function<TaskHandlerMethod, QueueSettings> queueSettings) {
@@ -74,7 +74,7 @@ public class TaskRunner {
 	}
 
 	/** Fails the attempts whose result is longer than {@code maxBytes} of JSON, as the worker does. */
-	public TaskRunner limitingResults(long maxBytes) {
+	TaskRunner limitingResults(long maxBytes) {
 		this.modes.limitResults(maxBytes);
 		return this;
 	}

@@ -23,7 +23,7 @@ import org.springframework.transaction.support.TransactionOperations;
  * cannot complete their tasks, which other instances now run. Each heartbeat also learns which queues operators
  * have paused, so that pausing costs the claim statement nothing.
  */
-public class WorkerSession {
+class WorkerSession {
 
 	private static final Log logger = LogFactory.getLog(WorkerSession.class);
 

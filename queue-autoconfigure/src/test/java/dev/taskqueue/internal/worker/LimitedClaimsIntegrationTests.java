@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.sql.Connection;
 import java.sql.Statement;
@@ -13,8 +13,13 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
-import dev.taskqueue.internal.jdbc.LimitedClaim.Hold;
+import dev.taskqueue.internal.jdbc.Database;
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
+import dev.taskqueue.internal.jdbc.SerializationRetry;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.worker.LimitedClaim.Hold;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
@@ -31,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The claims of limited queues against a real PostgreSQL: exact counts of what each limit lets through, the rate
  * window's bookkeeping, and the fresh snapshot after the lock wait.
  */
-class LimitedClaimsTests {
+class LimitedClaimsIntegrationTests {
 
 	private static final ExecutorService otherThread = Executors.newSingleThreadExecutor();
 

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.producer;
+package dev.taskqueue.internal.worker;
 
 import java.time.Duration;
 import java.util.List;
@@ -11,11 +11,8 @@ import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.UniqueMode;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
-import dev.taskqueue.internal.jdbc.ClaimRequest;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
-import dev.taskqueue.internal.jdbc.SessionRepository;
-import dev.taskqueue.internal.jdbc.TaskRepository;
+import dev.taskqueue.internal.producer.DefaultTaskQueue;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.BeforeAll;

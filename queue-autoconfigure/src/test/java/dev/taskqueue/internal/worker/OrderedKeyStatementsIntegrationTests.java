@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +16,14 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.BatchRepository;
+import dev.taskqueue.internal.jdbc.DeadTaskRepository;
+import dev.taskqueue.internal.jdbc.EnqueueRepository;
+import dev.taskqueue.internal.jdbc.NewTask;
+import dev.taskqueue.internal.jdbc.ProgressRepository;
+import dev.taskqueue.internal.jdbc.QueueRepository;
+import dev.taskqueue.internal.jdbc.ResultRepository;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.operations.DefaultTaskQueueOperations;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestDatabase;
@@ -37,7 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The statements of ordered keys on a real PostgreSQL, one step at a time: which task of a key is the head after
  * each way a head can end, and the races of enqueues with each other and with a head's end.
  */
-class OrderedKeysTests {
+class OrderedKeyStatementsIntegrationTests {
 
 	private static final ExecutorService otherThread = Executors.newSingleThreadExecutor();
 

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -13,6 +13,12 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.DeadTaskRepository;
+import dev.taskqueue.internal.jdbc.EnqueueRepository;
+import dev.taskqueue.internal.jdbc.GenericPlans;
+import dev.taskqueue.internal.jdbc.HotStatements;
+import dev.taskqueue.internal.jdbc.NewTask;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -19,6 +19,9 @@ import java.util.stream.IntStream;
 import javax.sql.DataSource;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.EnqueueRepository;
+import dev.taskqueue.internal.jdbc.NewTask;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
@@ -33,7 +36,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class TaskRepositoryTests {
+class TaskRepositoryIntegrationTests {
 
 	private static final Instant PAST = Instant.parse("2020-01-01T00:00:00Z");
 
@@ -341,6 +344,33 @@ class TaskRepositoryTests {
 			Thread.currentThread().interrupt();
 			throw new AssertionError(ex);
 		}
+	}
+
+	@Test
+	void batchedCompletionWithHistoryKeepsExactlyTheTasksItDeletes() {
+		DataSource dataSource = new DriverManagerDataSource(TestDatabase.createDatabase());
+		TaskTables tables = TaskTables.inSchema(null);
+		new TaskQueueSchemaMigrator(dataSource, tables).afterPropertiesSet();
+		TaskRepository tasks = new TaskRepository(dataSource, tables, true);
+		EnqueueRepository enqueue = new EnqueueRepository(dataSource, tables);
+		UUID session = UUID.randomUUID();
+		new SessionRepository(dataSource, tables).register(session, "test");
+		for (int i = 0; i < 3; i++) {
+			enqueue.insert(new NewTask(UUID.randomUUID(), "h-repo", "{}", 0, null, null, "{\"k\": \"v\"}"));
+		}
+		List<ClaimedTask> claimed = tasks.claim(ClaimRequest.of("h-repo", session, 3)).claimed();
+		ClaimedTask lost = claimed.get(2);
+		// As if a later attempt had claimed it: the batched completion must not delete it, nor record it.
+		ClaimedTask stale = new ClaimedTask(lost.id(), lost.queue(), lost.payload(), lost.priority(),
+				lost.attempt() + 1, lost.enqueuedAt(), lost.runAt(), lost.claimedAt(), lost.claimedBy(), null);
+		List<UUID> deleted = tasks.completeAll(session, List.of(claimed.get(0), claimed.get(1), stale));
+		assertThat(deleted).containsExactlyInAnyOrder(claimed.get(0).id(), claimed.get(1).id());
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		assertThat(jdbc.queryForList("SELECT id FROM taskqueue_history", UUID.class))
+			.containsExactlyInAnyOrderElementsOf(deleted);
+		assertThat(jdbc.queryForList("SELECT headers ->> 'k' FROM taskqueue_history", String.class)).containsOnly("v");
+		assertThat(tasks.complete(lost)).isTrue();
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_history", Integer.class)).isEqualTo(3);
 	}
 
 }

@@ -1,10 +1,13 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.EnqueueRepository;
+import dev.taskqueue.internal.jdbc.NewTask;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * connection keeps its setting for the next statement. The queue's own claims leave it alone. Read in a transaction
  * around each claim, on one connection, which is where an autocommit claim's own transaction would commit.
  */
-class ClaimCommitTests {
+class ClaimCommitIntegrationTests {
 
 	private static SingleConnectionDataSource dataSource;
 

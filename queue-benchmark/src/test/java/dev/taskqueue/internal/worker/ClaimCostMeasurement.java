@@ -1,4 +1,4 @@
-package dev.taskqueue.benchmark;
+package dev.taskqueue.internal.worker;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
-import dev.taskqueue.internal.jdbc.SessionRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.flywaydb.core.Flyway;

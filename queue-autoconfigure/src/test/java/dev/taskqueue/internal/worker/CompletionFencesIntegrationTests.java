@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.time.Instant;
 import java.util.Comparator;
@@ -8,6 +8,11 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.EnqueueRepository;
+import dev.taskqueue.internal.jdbc.GenericPlans;
+import dev.taskqueue.internal.jdbc.HotStatements;
+import dev.taskqueue.internal.jdbc.NewTask;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * holds, with and without ordering keys, and the rows are found by primary key with no join, whatever the table's
  * statistics.
  */
-class CompletionFencesTests {
+class CompletionFencesIntegrationTests {
 
 	private static final Instant PAST = Instant.parse("2020-01-01T00:00:00Z");
 

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -11,7 +11,16 @@ import java.util.stream.IntStream;
 import javax.sql.DataSource;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.DeadTaskRepository;
+import dev.taskqueue.internal.jdbc.EnqueueRepository;
+import dev.taskqueue.internal.jdbc.GenericPlans;
+import dev.taskqueue.internal.jdbc.HotStatements;
+import dev.taskqueue.internal.jdbc.NewTask;
+import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
+import dev.taskqueue.internal.jdbc.TaskBuckets;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.jdbc.TopicRepository;
 import dev.taskqueue.internal.producer.TaskIds;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Hash-sharded claims at the statement level: where inserts put tasks, what a claim of one bucket takes and in
  * which order, that no bucket count strands a task, and that the claim reads the ready index without a sort.
  */
-class BucketClaimsTests {
+class BucketClaimsIntegrationTests {
 
 	private static final Instant PAST = Instant.parse("2020-01-01T00:00:00Z");
 

@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.time.Instant;
 import java.util.List;
@@ -7,6 +7,9 @@ import java.util.function.Consumer;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.EnqueueRepository;
+import dev.taskqueue.internal.jdbc.NewTask;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,7 +33,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * with its timeout, connection given back, errors translated as {@code JdbcTemplate} translates them. The pool has
  * one connection, so a statement that took a connection of its own inside a transaction, or kept one, fails.
  */
-class HotStatementsTests {
+class HotStatementsIntegrationTests {
 
 	private static final Instant PAST = Instant.parse("2020-01-01T00:00:00Z");
 

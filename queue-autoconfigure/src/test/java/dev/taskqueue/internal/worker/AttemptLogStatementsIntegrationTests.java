@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.worker;
 
 import java.time.Duration;
 import java.util.List;
@@ -8,6 +8,11 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
+import dev.taskqueue.internal.jdbc.AttemptLog;
+import dev.taskqueue.internal.jdbc.DashboardQueries;
+import dev.taskqueue.internal.jdbc.DeadTaskRepository;
+import dev.taskqueue.internal.jdbc.QueueRepository;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,7 +30,7 @@ import static org.assertj.core.api.Assertions.tuple;
  * The attempt log (V19, {@link AttemptLog}) as each failure path writes it, statement by statement, and the
  * statements of the success path that must not touch it.
  */
-class AttemptLogTests {
+class AttemptLogStatementsIntegrationTests {
 
 	private static TaskRepository tasks;
 

@@ -1,4 +1,4 @@
-package dev.taskqueue.benchmark;
+package dev.taskqueue.internal.worker;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -7,12 +7,8 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
-import dev.taskqueue.internal.jdbc.LimitedClaims;
 import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
-import dev.taskqueue.internal.jdbc.SessionRepository;
-import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;
