@@ -37,10 +37,8 @@ import dev.taskqueue.internal.schedule.ScheduleControl;
 import dev.taskqueue.internal.support.CallerTransactions;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.TaskQueueListeners;
-import dev.taskqueue.internal.worker.LimitedClaims;
 import dev.taskqueue.internal.worker.TaskRunner;
 import dev.taskqueue.internal.worker.TaskWorker;
-import dev.taskqueue.internal.worker.WorkerSettings;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -172,7 +170,10 @@ public class TaskQueueAutoConfiguration {
 				properties.getMetrics().getCountLimit(),
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
-				new LimitedClaims(dataSource, tables, dialect, retry), QueueSettingsResolver.limits(properties),
+				TaskWorker.builder(registry, dataSource, tables)
+					.database(dialect, retry, properties.getHistory().isEnabled())
+					.rateWindowStarts(),
+				QueueSettingsResolver.limits(properties),
 				schedules.getIfAvailable(), batches, dataSource, tables,
 				new ProgressRepository(dataSource, tables), new ResultRepository(dataSource, tables),
 				jsonMapper.getIfAvailable(JsonMapper::new));
@@ -307,8 +308,8 @@ public class TaskQueueAutoConfiguration {
 			PlatformTransactionManager handlerTransactionManager = transactionManager
 				.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
 			WorkerProperties worker = properties.getWorker();
-			WorkerSettings settings = new WorkerSettings(worker.getPollInterval(), worker.getHeartbeatInterval(),
-					worker.getSessionTimeout(), worker.getShutdownTimeout(),
+			TaskWorker.Settings settings = new TaskWorker.Settings(worker.getPollInterval(),
+					worker.getHeartbeatInterval(), worker.getSessionTimeout(), worker.getShutdownTimeout(),
 					(poolSize != null) ? ConnectionBudget.maxHandlers(poolSize, listening != null) : Integer.MAX_VALUE,
 					Threading.VIRTUAL.isActive(environment), worker.getCompletionBatchSize(),
 					worker.getCompletionFlushInterval(), worker.getMaxPrefetch());

@@ -11,8 +11,6 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.internal.jdbc.DatabaseDialect;
-import dev.taskqueue.internal.jdbc.HotStatements;
 import dev.taskqueue.internal.jdbc.Micros;
 import dev.taskqueue.internal.jdbc.OrderedKeys;
 import dev.taskqueue.internal.jdbc.QueueLimits;
@@ -22,7 +20,6 @@ import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.worker.LimitedClaim.Hold;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.support.SqlArrayValue;
@@ -45,7 +42,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * count the fixed window, which never holds them back (the fixed window's starts are among the last period's) but
  * keeps the fixed bound while instances configured with either share a queue.
  */
-public class LimitedClaims {
+class LimitedClaims {
 
 	// The row may be missing: a queue gets one the first time it is paused or claimed with a limit.
 	private static final String ADD_ROW = """
@@ -128,16 +125,6 @@ public class LimitedClaims {
 	private final String countStarts;
 
 	private final String logStarts;
-
-	/**
-	 * The limited claims of {@code dialect}'s database, for the queue statistics, which read the rate windows
-	 * ({@link #startsInWindow}); the worker's are {@link TaskRepository}'s.
-	 */
-	public LimitedClaims(DataSource dataSource, TaskTables tables, DatabaseDialect dialect, SerializationRetry retry) {
-		this(dataSource, tables, new TaskClaims(new HotStatements(dataSource,
-				new JdbcTemplate(dataSource).getExceptionTranslator()), tables, false, false,
-				StorageDriver.of(dialect.database())), retry);
-	}
 
 	/**
 	 * Claims with {@code claims}' statement, whose transactions run again after a serialization failure, as
@@ -256,7 +243,7 @@ public class LimitedClaims {
 	 * or in the last period for a sliding one; for the queue statistics. Call it in a transaction or not; it
 	 * changes nothing.
 	 */
-	public int startsInWindow(String queue, QueueLimits limits) {
+	int startsInWindow(String queue, QueueLimits limits) {
 		Duration period = limits.ratePeriod();
 		if (period == null) {
 			return 0;

@@ -12,6 +12,7 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.ToIntBiFunction;
 import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
@@ -24,6 +25,7 @@ import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import dev.taskqueue.internal.jdbc.Database;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
 import dev.taskqueue.internal.jdbc.ProgressRepository;
+import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.TaskNotifications;
@@ -65,7 +67,7 @@ public class TaskWorker implements SmartLifecycle {
 
 	private final TransactionOperations ownTransactions;
 
-	private final WorkerSettings settings;
+	private final Settings settings;
 
 	private final Function<TaskHandlerMethod, QueueSettings> queueSettings;
 
@@ -96,7 +98,7 @@ public class TaskWorker implements SmartLifecycle {
 	 */
 	TaskWorker(TaskHandlerRegistry registry, TaskRepository tasks, WorkerSession session,
 			CompletionModes modes, TransactionOperations ownTransactions,
-			WorkerSettings settings, Function<TaskHandlerMethod, QueueSettings> queueSettings, DataSource dataSource,
+			Settings settings, Function<TaskHandlerMethod, QueueSettings> queueSettings, DataSource dataSource,
 			@Nullable TaskNotifications notifications) {
 		this.dataSource = dataSource;
 		this.notifications = notifications;
@@ -348,6 +350,25 @@ public class TaskWorker implements SmartLifecycle {
 	}
 
 	/**
+	 * How the worker of this instance runs: plain settings, which autoconfigure makes from the properties.
+	 *
+	 * @param pollInterval the wait before looking for ready tasks again after finding none
+	 * @param heartbeatInterval how often the session proves it is alive and expired sessions are looked for
+	 * @param sessionTimeout how long a silent session lives before other instances release its tasks
+	 * @param shutdownTimeout how long shutdown waits for running handlers
+	 * @param maxHandlers how many handlers may run at once over all queues, so that they never wait for a
+	 * connection the pool does not have ({@link Integer#MAX_VALUE} when the pool size is unknown)
+	 * @param virtualThreads whether handlers run on virtual threads
+	 * @param completionBatchSize the most completions of batched handlers written by one statement
+	 * @param completionFlushInterval how long a batched completion waits for others before it is written
+	 * @param maxPrefetch the most tasks a queue holds claimed beyond those its threads run
+	 */
+	public record Settings(Duration pollInterval, Duration heartbeatInterval, Duration sessionTimeout,
+			Duration shutdownTimeout, int maxHandlers, boolean virtualThreads, int completionBatchSize,
+			Duration completionFlushInterval, int maxPrefetch) {
+	}
+
+	/**
 	 * Makes a worker, or a {@link TaskRunner}, from what the application has: the worker builds its own statements,
 	 * session and completion modes from these.
 	 */
@@ -377,7 +398,7 @@ public class TaskWorker implements SmartLifecycle {
 
 		private @Nullable TransactionOperations ownTransactions;
 
-		private @Nullable WorkerSettings settings;
+		private @Nullable Settings settings;
 
 		private @Nullable Function<TaskHandlerMethod, QueueSettings> queueSettings;
 
@@ -432,7 +453,7 @@ public class TaskWorker implements SmartLifecycle {
 		}
 
 		/** The worker's settings. */
-		public Builder settings(WorkerSettings settings) {
+		public Builder settings(Settings settings) {
 			this.settings = settings;
 			return this;
 		}
@@ -499,7 +520,7 @@ public class TaskWorker implements SmartLifecycle {
 
 		/** The worker. */
 		public TaskWorker build() {
-			WorkerSettings settings = Objects.requireNonNull(this.settings, "the worker needs its settings");
+			Settings settings = Objects.requireNonNull(this.settings, "the worker needs its settings");
 			PlatformTransactionManager manager = handlerTransactionManager();
 			TransactionOperations own = ownTransactions();
 			TaskRepository tasks = tasks();
@@ -529,6 +550,14 @@ public class TaskWorker implements SmartLifecycle {
 					handlerTransactionManager(), ownTransactions(), payloads(), this.listener, this.interceptors,
 					queueSettings())
 				.limitingResults(this.maxResultBytes);
+		}
+
+		/**
+		 * How many tasks of a queue with limits count against its rate limit now, for the queue statistics: read as
+		 * the worker's limited claims read it, claiming nothing.
+		 */
+		public ToIntBiFunction<String, QueueLimits> rateWindowStarts() {
+			return tasks().limitedClaims()::startsInWindow;
 		}
 
 		private TaskRepository tasks() {
