@@ -10,6 +10,7 @@ import dev.taskqueue.internal.jdbc.AttemptLog;
 import dev.taskqueue.internal.jdbc.HotStatements;
 import dev.taskqueue.internal.jdbc.OrderedKeys;
 import dev.taskqueue.internal.jdbc.TaskTables;
+
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 

@@ -8,7 +8,6 @@ import java.util.UUID;
 import dev.taskqueue.internal.jdbc.AttemptLog;
 import dev.taskqueue.internal.jdbc.HotStatements;
 import dev.taskqueue.internal.jdbc.TaskTables;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The completions of {@link TaskRepository}: the fenced deletes of completed tasks, one or many in a statement,
