@@ -22,11 +22,12 @@
 #   OUT           where the outputs go        (target/ab in the current directory; earlier files there are moved to OUT.prev-<time>/)
 #   CHECKPOINT    1 = psql CHECKPOINT before each run so that no run pays for the previous one's dirty pages (1)
 #   RUN_TIMEOUT   seconds before one run is killed (1800)
-#   IDLE_MAX      before each run, wait while other processes keep more than this % of all CPUs busy (25; 100 = never)
+#   IDLE_MAX      before each run, wait while other processes keep more than this % of all CPUs busy, or another
+#                 benchmark has a scratch database on the server (25; 100 = only the latter)
 #   IDLE_WAIT     ... but at most this many seconds, then run anyway (600); the figures go to runs.tsv
 set -u -o pipefail
 
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 2 ] && [ $# -le 3 ] || usage
 BEFORE_JAR=$(readlink -f "$1")
 AFTER_JAR=$(readlink -f "$2")
@@ -54,37 +55,8 @@ RUN_TIMEOUT=${RUN_TIMEOUT:-1800}
 IDLE_MAX=${IDLE_MAX:-25}
 IDLE_WAIT=${IDLE_WAIT:-600}
 
-# busy and total jiffies of all CPUs (idle and iowait count as idle)
-cpu_jiffies() { awk '/^cpu /{t=0; for(i=2;i<=NF;i++) t+=$i; print t-$5-$6, t; exit}' /proc/stat; }
-# % of all CPUs busy over $1 seconds (nothing of ours runs meanwhile)
-busy_pct() {
-	local b0 t0 b1 t1
-	read -r b0 t0 < <(cpu_jiffies); sleep "$1"; read -r b1 t1 < <(cpu_jiffies)
-	echo $(( (b1 - b0) * 100 / (t1 - t0 > 0 ? t1 - t0 : 1) ))
-}
-# waits until the machine is quiet (IDLE_MAX) or IDLE_WAIT has passed; prints "busy% waited_s"
-wait_quiet() {
-	local busy waited=0
-	busy=$(busy_pct 3)
-	while (( busy > IDLE_MAX && waited < IDLE_WAIT )); do
-		sleep 7; waited=$((waited + 10)); busy=$(busy_pct 3)
-	done
-	echo "$busy $waited"
-}
-HZ=$(getconf CLK_TCK)
-
-# psql URL from the JDBC URL (host, port, database, user; trust auth assumed)
-PSQL_URL=$(python3 - "$JDBC_URL" <<'EOF'
-import re, sys, urllib.parse
-m = re.match(r'jdbc:postgresql://([^/]+)/([^?]*)(?:\?(.*))?$', sys.argv[1])
-if not m:
-    sys.exit("cannot read JDBC_URL " + sys.argv[1])
-q = urllib.parse.parse_qs(m.group(3) or '')
-user = q.get('user', ['postgres'])[0]
-print(f"postgresql://{user}@{m.group(1)}/{m.group(2) or 'postgres'}")
-EOF
-) || exit 2
-psql "$PSQL_URL" -Atqc 'select 1' >/dev/null || { echo "cannot reach $PSQL_URL" >&2; exit 2; }
+# the quiet-machine gate, PSQL_URL, fresh_out, measured_run
+. "$HERE/../lib/machine.sh"
 
 # --batch-tasks and --batch-warmup-tasks exist from issue 30 on: with an older jar on either side (0a321ad, the
 # reference of issue 27), both sides drain --tasks in every mode, as that jar did.
@@ -112,14 +84,8 @@ args_for() {
 IFS=, read -r -a WL <<<"$WORKLOADS"
 for w in "${WL[@]}"; do args_for "$w" >/dev/null || exit 2; done
 
-mkdir -p "$OUT"
-if [ -n "$(ls -A "$OUT")" ]; then
-	PREV="$OUT.prev-$(date +%Y%m%d-%H%M%S)"
-	mkdir -p "$PREV" && mv "$OUT"/* "$PREV"/
-	echo "earlier outputs moved to $PREV"
-fi
+fresh_out "$OUT"
 
-scratch_left() { psql "$PSQL_URL" -Atqc "select count(*) from pg_database where datname like 'taskqueue_bench_%'"; }
 left=$(scratch_left)
 [ "$left" = 0 ] || echo "warning: $left taskqueue_bench_* database(s) already on the server (another run, or left by a killed one)"
 
@@ -144,26 +110,13 @@ for round in $(seq 1 "$ROUNDS"); do
 			file="$OUT/$round-$side-$w.txt"
 			read -r busy waited < <(wait_quiet)
 			(( busy > IDLE_MAX )) && echo "  note: ${busy}% of the CPUs busy before this run after waiting ${waited}s; running anyway"
-			[ "$CHECKPOINT" = 1 ] && psql "$PSQL_URL" -Atqc 'CHECKPOINT' >/dev/null
-			load0=$(cut -d' ' -f1 /proc/loadavg)
-			read -r cb0 _ < <(cpu_jiffies)
-			t0=$(date +%s.%N)
-			# shellcheck disable=SC2086
-			/usr/bin/time -o "$OUT/.time" -f '%U %S' timeout "$RUN_TIMEOUT" java $JAVA_OPTS -jar "$jar" $(args_for "$w") \
-				$EXTRA_ARGS --jdbc-url="$JDBC_URL" >"$file" 2>"$OUT/$round-$side-$w.stderr"
-			rc=$?
-			t1=$(date +%s.%N)
-			read -r cb1 _ < <(cpu_jiffies)
-			load1=$(cut -d' ' -f1 /proc/loadavg)
-			wall=$(python3 -c "print(f'{$t1 - $t0:.1f}')")
-			cpubusy=$(python3 -c "print(f'{($cb1 - $cb0) / $HZ:.1f}')")
-			jvmcpu=$(tail -1 "$OUT/.time" | awk '{printf "%.1f", $1 + $2}'); rm -f "$OUT/.time"
-			[ -s "$OUT/$round-$side-$w.stderr" ] || rm -f "$OUT/$round-$side-$w.stderr"
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$side" "$w" "$(date -d @"${t0%.*}" +%T)" "$wall" "$rc" \
-				"$load0" "$load1" "$busy" "$waited" "$cpubusy" "$jvmcpu" >>"$OUT/runs.tsv"
-			echo "round $round/$ROUNDS $w $side: ${wall}s exit $rc load $load0 -> $load1; busy before ${busy}%;" \
-				"CPU-s: all ${cpubusy}, benchmark JVM ${jvmcpu}"
-			if [ "$rc" != 0 ] || grep -q '^FAILED' "$file"; then
+			# shellcheck disable=SC2046
+			measured_run "$file" "$OUT/$round-$side-$w.stderr" "$jar" $(args_for "$w") $EXTRA_ARGS
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$side" "$w" "$START" "$WALL" "$RC" \
+				"$LOAD0" "$LOAD1" "$busy" "$waited" "$CPUBUSY" "$JVMCPU" >>"$OUT/runs.tsv"
+			echo "round $round/$ROUNDS $w $side: ${WALL}s exit $RC load $LOAD0 -> $LOAD1; busy before ${busy}%;" \
+				"CPU-s: all ${CPUBUSY}, benchmark JVM ${JVMCPU}"
+			if [ "$RC" != 0 ] || grep -q '^FAILED' "$file"; then
 				failures=$((failures + 1))
 				echo "  ^ FAILED: see $file and $OUT/$round-$side-$w.stderr" >&2
 			fi

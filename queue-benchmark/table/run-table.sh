@@ -54,48 +54,10 @@ IDLE_WAIT=${IDLE_WAIT:-600}
 ARGS="--workloads=W1 --runs=1 --tasks=$TASKS --batch-tasks=$BATCH_TASKS --warmup-tasks=$WARMUP_TASKS"
 ARGS="$ARGS --batch-warmup-tasks=$BATCH_WARMUP_TASKS --raw-batch-sizes=50 --w1-others=$OTHERS $EXTRA_ARGS"
 
-# busy and total jiffies of all CPUs (idle and iowait count as idle)
-cpu_jiffies() { awk '/^cpu /{t=0; for(i=2;i<=NF;i++) t+=$i; print t-$5-$6, t; exit}' /proc/stat; }
-busy_pct() {
-	local b0 t0 b1 t1
-	read -r b0 t0 < <(cpu_jiffies); sleep "$1"; read -r b1 t1 < <(cpu_jiffies)
-	echo $(( (b1 - b0) * 100 / (t1 - t0 > 0 ? t1 - t0 : 1) ))
-}
-# how many taskqueue_bench_* databases have connections (leftovers of killed runs have none): before a run of ours,
-# any is another benchmark's
-scratch_count() {
-	psql "$PSQL_URL" -Atqc "select count(distinct datname) from pg_stat_activity where datname like 'taskqueue_bench_%'" \
-		2>/dev/null || echo 0
-}
-# waits until the machine is quiet (IDLE_MAX) and no other benchmark is draining on the server, or IDLE_WAIT has
-# passed; prints "busy% waited_s"
-wait_quiet() {
-	local busy waited=0
-	busy=$(busy_pct 3)
-	while (( (busy > IDLE_MAX || $(scratch_count) > 0) && waited < IDLE_WAIT )); do
-		sleep 7; waited=$((waited + 10)); busy=$(busy_pct 3)
-	done
-	echo "$busy $waited"
-}
-HZ=$(getconf CLK_TCK)
+# the quiet-machine gate, PSQL_URL, fresh_out, measured_run
+. "$HERE/../lib/machine.sh"
 
-PSQL_URL=$(python3 - "$JDBC_URL" <<'PY'
-import re, sys, urllib.parse
-m = re.match(r'jdbc:postgresql://([^/]+)/([^?]*)(?:\?(.*))?$', sys.argv[1])
-if not m:
-    sys.exit("cannot read JDBC_URL " + sys.argv[1])
-q = urllib.parse.parse_qs(m.group(3) or '')
-print(f"postgresql://{q.get('user', ['postgres'])[0]}@{m.group(1)}/{m.group(2) or 'postgres'}")
-PY
-) || exit 2
-psql "$PSQL_URL" -Atqc 'select 1' >/dev/null || { echo "cannot reach $PSQL_URL" >&2; exit 2; }
-
-mkdir -p "$OUT"
-if [ -n "$(ls -A "$OUT")" ]; then
-	PREV="$OUT.prev-$(date +%Y%m%d-%H%M%S)"
-	mkdir -p "$PREV" && mv "$OUT"/* "$PREV"/
-	echo "earlier outputs moved to $PREV"
-fi
+fresh_out "$OUT"
 {
 	echo "started $(date -Is) on $(hostname), $(nproc) CPUs; $(uptime)"
 	echo "jar $JAR sha256 $(sha256sum "$JAR" | cut -c1-16)"
@@ -114,30 +76,17 @@ for run in $(seq 1 "$RUNS"); do
 	file="$OUT/$run.txt"
 	read -r busy waited < <(wait_quiet)
 	(( busy > IDLE_MAX )) && echo "  note: ${busy}% of the CPUs busy before run $run after waiting ${waited}s; running anyway"
-	[ "$CHECKPOINT" = 1 ] && psql "$PSQL_URL" -Atqc 'CHECKPOINT' >/dev/null
-	load0=$(cut -d' ' -f1 /proc/loadavg)
-	read -r cb0 _ < <(cpu_jiffies)
-	t0=$(date +%s.%N)
 	watch_scratch >"$OUT/.scratch" &
 	watcher=$!
 	# shellcheck disable=SC2086
-	/usr/bin/time -o "$OUT/.time" -f '%U %S' timeout "$RUN_TIMEOUT" java $JAVA_OPTS -jar "$JAR" $ARGS \
-		--jdbc-url="$JDBC_URL" >"$file" 2>"$OUT/$run.stderr"
-	rc=$?
+	measured_run "$file" "$OUT/$run.stderr" "$JAR" $ARGS
 	kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
 	other=$(awk '{n++; if ($1 > 1) o++} END {printf "%d", n ? 100 * o / n : 0}' "$OUT/.scratch"); rm -f "$OUT/.scratch"
-	t1=$(date +%s.%N)
-	read -r cb1 _ < <(cpu_jiffies)
-	load1=$(cut -d' ' -f1 /proc/loadavg)
-	wall=$(python3 -c "print(f'{$t1 - $t0:.1f}')")
-	cpubusy=$(python3 -c "print(f'{($cb1 - $cb0) / $HZ:.1f}')")
-	jvmcpu=$(tail -1 "$OUT/.time" | awk '{printf "%.1f", $1 + $2}'); rm -f "$OUT/.time"
-	[ -s "$OUT/$run.stderr" ] || rm -f "$OUT/$run.stderr"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$run" "$(date -d @"${t0%.*}" +%T)" "$wall" "$rc" "$load0" "$load1" \
-		"$busy" "$waited" "$cpubusy" "$jvmcpu" "$other" >>"$OUT/runs.tsv"
-	echo "run $run/$RUNS: ${wall}s exit $rc load $load0 -> $load1; busy before ${busy}%; CPU-s: all ${cpubusy}," \
-		"benchmark JVM ${jvmcpu}; another benchmark's scratch database on the server ${other}% of the time"
-	if [ "$rc" != 0 ] || grep -q '^FAILED' "$file"; then
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$run" "$START" "$WALL" "$RC" "$LOAD0" "$LOAD1" \
+		"$busy" "$waited" "$CPUBUSY" "$JVMCPU" "$other" >>"$OUT/runs.tsv"
+	echo "run $run/$RUNS: ${WALL}s exit $RC load $LOAD0 -> $LOAD1; busy before ${busy}%; CPU-s: all ${CPUBUSY}," \
+		"benchmark JVM ${JVMCPU}; another benchmark's scratch database on the server ${other}% of the time"
+	if [ "$RC" != 0 ] || grep -q '^FAILED' "$file"; then
 		failures=$((failures + 1))
 		echo "  ^ FAILED: see $file and $OUT/$run.stderr" >&2
 	fi

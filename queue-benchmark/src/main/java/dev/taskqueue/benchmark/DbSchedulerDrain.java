@@ -6,16 +6,13 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.SchedulerBuilder;
@@ -23,7 +20,6 @@ import com.github.kagkarlsson.scheduler.SchedulerClient;
 import com.github.kagkarlsson.scheduler.task.TaskInstance;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 /**
@@ -82,7 +78,7 @@ final class DbSchedulerDrain {
 		catch (SQLException ex) {
 			throw new IllegalStateException("Could not create db-scheduler's table: " + ex.getMessage(), ex);
 		}
-		try (HikariDataSource dataSource = dataSource(database, 2)) {
+		try (HikariDataSource dataSource = PeerDrains.pool(database, NAME, 2)) {
 			OneTimeTask<Long> task = task(new AtomicLong());
 			SchedulerClient client = SchedulerClient.Builder.create(dataSource, task).build();
 			List<TaskInstance<?>> instances = new ArrayList<>(tasks);
@@ -99,7 +95,7 @@ final class DbSchedulerDrain {
 	 */
 	static Timing drain(ScratchDatabase database, int tasks, int threads, int poolSize, double upperLimit) {
 		AtomicLong handled = new AtomicLong();
-		try (HikariDataSource dataSource = dataSource(database, poolSize);
+		try (HikariDataSource dataSource = PeerDrains.pool(database, NAME, poolSize);
 				Connection probe = database.connect();
 				PreparedStatement anyLeft = probe.prepareStatement(ANY_LEFT)) {
 			SchedulerBuilder builder = Scheduler.create(dataSource, task(handled)).threads(threads);
@@ -111,8 +107,8 @@ final class DbSchedulerDrain {
 			long startCpu = Timing.otherThreadsCpuNow();
 			scheduler.start();
 			try {
-				awaitHandled(handled, tasks);
-				awaitEmpty(anyLeft);
+				PeerDrains.awaitHandled(handled, tasks, "db-scheduler");
+				PeerDrains.awaitNoneLeft(anyLeft, "db-scheduler");
 				return Timing.sinceOnOtherThreads(start, startCpu);
 			}
 			finally {
@@ -126,48 +122,6 @@ final class DbSchedulerDrain {
 
 	private static OneTimeTask<Long> task(AtomicLong handled) {
 		return Tasks.oneTime(TASK_NAME, Long.class).execute((instance, context) -> handled.incrementAndGet());
-	}
-
-	private static HikariDataSource dataSource(ScratchDatabase database, int poolSize) {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(database.url());
-		config.setMaximumPoolSize(poolSize);
-		config.setPoolName(NAME);
-		return new HikariDataSource(config);
-	}
-
-	private static void awaitHandled(AtomicLong handled, int tasks) {
-		long last = -1;
-		long lastProgress = System.nanoTime();
-		while (handled.get() < tasks) {
-			long now = System.nanoTime();
-			if (handled.get() != last) {
-				last = handled.get();
-				lastProgress = now;
-			}
-			else if (now - lastProgress > Probe.STALL_TIMEOUT.toNanos()) {
-				throw new IllegalStateException("db-scheduler ran only " + last + " of " + tasks + " tasks, none in the "
-						+ "last " + Probe.STALL_TIMEOUT.toSeconds() + " s");
-			}
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-		}
-	}
-
-	private static void awaitEmpty(PreparedStatement anyLeft) throws SQLException {
-		long deadline = System.nanoTime() + Probe.STALL_TIMEOUT.toNanos();
-		while (true) {
-			try (ResultSet result = anyLeft.executeQuery()) {
-				result.next();
-				if (!result.getBoolean(1)) {
-					return;
-				}
-			}
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("db-scheduler's executions are still in its table "
-						+ Probe.STALL_TIMEOUT.toSeconds() + " s after all of them ran");
-			}
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-		}
 	}
 
 	private static String ddl() {

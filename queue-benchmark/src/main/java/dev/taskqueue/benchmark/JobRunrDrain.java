@@ -2,14 +2,10 @@ package dev.taskqueue.benchmark;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.LongStream;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.jobrunr.configuration.JobRunr;
 import org.jobrunr.configuration.JobRunrConfiguration.JobRunrConfigurationResult;
@@ -36,7 +32,7 @@ final class JobRunrDrain {
 
 	static final int POLL_INTERVAL_SECONDS = 5;
 
-	private static final String NOT_SUCCEEDED = "SELECT count(*) FROM jobrunr_jobs WHERE state <> 'SUCCEEDED'";
+	private static final String NOT_SUCCEEDED = "SELECT EXISTS (SELECT 1 FROM jobrunr_jobs WHERE state <> 'SUCCEEDED')";
 
 	private JobRunrDrain() {
 	}
@@ -50,7 +46,7 @@ final class JobRunrDrain {
 
 	/** Creates JobRunr's tables in {@code database} and enqueues {@code tasks} jobs. */
 	static void enqueue(ScratchDatabase database, int tasks) {
-		try (HikariDataSource dataSource = dataSource(database, 4)) {
+		try (HikariDataSource dataSource = PeerDrains.pool(database, NAME, 4)) {
 			StorageProvider storage = new PostgresStorageProvider(dataSource);
 			try {
 				JobRunrConfigurationResult jobRunr = JobRunr.configure()
@@ -69,7 +65,7 @@ final class JobRunrDrain {
 	static Timing drain(ScratchDatabase database, int tasks, int threads, int poolSize) {
 		AtomicLong handled = new AtomicLong();
 		NoopJobHandler handler = new NoopJobHandler(handled);
-		try (HikariDataSource dataSource = dataSource(database, poolSize);
+		try (HikariDataSource dataSource = PeerDrains.pool(database, NAME, poolSize);
 				Connection probe = database.connect();
 				PreparedStatement notSucceeded = probe.prepareStatement(NOT_SUCCEEDED)) {
 			StorageProvider storage = new PostgresStorageProvider(dataSource);
@@ -87,8 +83,8 @@ final class JobRunrDrain {
 				long startCpu = Timing.otherThreadsCpuNow();
 				server.start();
 				try {
-					awaitHandled(handled, tasks);
-					awaitSucceeded(notSucceeded);
+					PeerDrains.awaitHandled(handled, tasks, "JobRunr");
+					PeerDrains.awaitNoneLeft(notSucceeded, "JobRunr");
 					return Timing.sinceOnOtherThreads(start, startCpu);
 				}
 				finally {
@@ -101,48 +97,6 @@ final class JobRunrDrain {
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Could not watch JobRunr's table: " + ex.getMessage(), ex);
-		}
-	}
-
-	private static HikariDataSource dataSource(ScratchDatabase database, int poolSize) {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(database.url());
-		config.setMaximumPoolSize(poolSize);
-		config.setPoolName(NAME);
-		return new HikariDataSource(config);
-	}
-
-	private static void awaitHandled(AtomicLong handled, int tasks) {
-		long last = -1;
-		long lastProgress = System.nanoTime();
-		while (handled.get() < tasks) {
-			long now = System.nanoTime();
-			if (handled.get() != last) {
-				last = handled.get();
-				lastProgress = now;
-			}
-			else if (now - lastProgress > Probe.STALL_TIMEOUT.toNanos()) {
-				throw new IllegalStateException("JobRunr ran only " + last + " of " + tasks + " jobs, none in the last "
-						+ Probe.STALL_TIMEOUT.toSeconds() + " s");
-			}
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-		}
-	}
-
-	private static void awaitSucceeded(PreparedStatement notSucceeded) throws SQLException {
-		long deadline = System.nanoTime() + Probe.STALL_TIMEOUT.toNanos();
-		while (true) {
-			try (ResultSet result = notSucceeded.executeQuery()) {
-				result.next();
-				if (result.getLong(1) == 0) {
-					return;
-				}
-			}
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("JobRunr's jobs are not all SUCCEEDED " + Probe.STALL_TIMEOUT.toSeconds()
-						+ " s after all of them ran");
-			}
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
 		}
 	}
 
