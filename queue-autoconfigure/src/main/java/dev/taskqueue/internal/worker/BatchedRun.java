@@ -49,12 +49,13 @@ final class BatchedRun implements CompletionMode {
 	}
 
 	@Override
-	public void run(ClaimedTask first, HandlerLane lane) {
+	public void run(ClaimedTask first, CompletionMode.Lane lane) {
 		CompletionMode.alone(first, lane, (takeOutcome) -> run(first, takeOutcome));
 	}
 
 	@Override
-	public void timedOut(ClaimedTask task, Thread handlerThread, @Nullable CommitGroup group, HandlerLane lane) {
+	public void timedOut(ClaimedTask task, Thread handlerThread, @Nullable CommitGroup group,
+			CompletionMode.Lane lane) {
 		this.outcomes.timedOut(task, this.settings, handlerThread);
 		lane.settled(task);
 	}

@@ -6,6 +6,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -18,8 +21,8 @@ import org.springframework.transaction.support.TransactionOperations;
 
 /**
  * The worker's claim loop: it claims exactly the free capacity of each queue, one queue after the other, and
- * hands what it claimed to the handler threads; then it waits for a wake-up (an enqueue, a finished task) or the
- * poll interval. It also writes the task outcomes that could not be written before.
+ * hands what it claimed to the handler threads; then it waits for a wake-up (an enqueue, a finished task: its
+ * {@link WakeUp}) or the poll interval. It also writes the task outcomes that could not be written before.
  */
 final class ClaimLoop implements Runnable {
 
@@ -322,6 +325,55 @@ final class ClaimLoop implements Runnable {
 		}
 		this.handlers.submit(queue, inOrder.stream().filter((task) -> ahead.contains(task.id())).toList(), true);
 		this.handlers.submit(queue, inOrder.stream().filter((task) -> !ahead.contains(task.id())).toList());
+	}
+
+	/**
+	 * A signal that wakes the claim loop early: an enqueue ({@link NotificationListener}), a task settled or a
+	 * handler thread given back while a claim is worth it ({@link HandlerExecutor}), a pause, a resume or the stop
+	 * ({@link TaskWorker}). A signal given while the loop is busy is kept, so it is never lost.
+	 */
+	static final class WakeUp {
+
+		private final ReentrantLock lock = new ReentrantLock();
+
+		private final Condition signalled = this.lock.newCondition();
+
+		private volatile boolean pending;
+
+		void signal() {
+			if (this.pending) {
+				return; // the loop has not taken the last signal yet: it will look anyway
+			}
+			this.lock.lock();
+			try {
+				this.pending = true;
+				this.signalled.signalAll();
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+		/** Waits for a signal or until {@code timeout} has passed, and consumes the signal. */
+		void await(Duration timeout) throws InterruptedException {
+			long nanos = timeout.toNanos();
+			this.lock.lock();
+			try {
+				while (!this.pending && nanos > 0) {
+					nanos = this.signalled.awaitNanos(nanos);
+				}
+				this.pending = false;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
+		/** Waits without consuming anything. */
+		static void sleep(Duration duration) throws InterruptedException {
+			TimeUnit.NANOSECONDS.sleep(duration.toNanos());
+		}
+
 	}
 
 }

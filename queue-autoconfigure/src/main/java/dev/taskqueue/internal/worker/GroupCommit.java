@@ -85,7 +85,7 @@ final class GroupCommit implements CompletionMode {
 	}
 
 	@Override
-	public void run(ClaimedTask first, HandlerLane lane) {
+	public void run(ClaimedTask first, CompletionMode.Lane lane) {
 		for (ClaimedTask again : runGroup(first, lane)) {
 			this.alone.run(again, lane); // its group could not commit: alone, it fails or commits on its own
 		}
@@ -97,7 +97,8 @@ final class GroupCommit implements CompletionMode {
 	 * run again (see {@link GroupGiveUp}).
 	 */
 	@Override
-	public void timedOut(ClaimedTask task, Thread handlerThread, @Nullable CommitGroup group, HandlerLane lane) {
+	public void timedOut(ClaimedTask task, Thread handlerThread, @Nullable CommitGroup group,
+			CompletionMode.Lane lane) {
 		if (group == null) {
 			this.alone.timedOut(task, handlerThread, null, lane);
 			return;
@@ -139,7 +140,7 @@ final class GroupCommit implements CompletionMode {
 	 * @return the tasks of the group that the caller must run again, each in a transaction of its own; they are
 	 * not settled yet
 	 */
-	private List<ClaimedTask> runGroup(ClaimedTask first, HandlerLane steps) {
+	private List<ClaimedTask> runGroup(ClaimedTask first, CompletionMode.Lane steps) {
 		List<ClaimedTask> runAlone = new ArrayList<>();
 		CommitGroup group = new CommitGroup();
 		group.current = first;
@@ -147,7 +148,7 @@ final class GroupCommit implements CompletionMode {
 		List<ClaimedTask> leftHeadless = new ArrayList<>(); // completed heads, for the claim loop once committed
 		long started = System.nanoTime();
 		RuntimeException commitFailure = null;
-		CommitWatch commit = new CommitWatch();
+		CompletionMode.CommitWatch commit = new CompletionMode.CommitWatch();
 		try {
 			this.handlerTransactions.executeWithoutResult((status) -> {
 				commit.watch();
@@ -236,14 +237,15 @@ final class GroupCommit implements CompletionMode {
 	}
 
 	/** The next task of the group: the next of its key's run (KeyRuns), else one the queue's thread takes. */
-	private @Nullable ClaimedTask next(CommitGroup group, Deque<ClaimedTask> run, HandlerLane steps, long started) {
+	private @Nullable ClaimedTask next(CommitGroup group, Deque<ClaimedTask> run, CompletionMode.Lane steps,
+			long started) {
 		// Most groups run no key's run: only then ask whether the worker may take the queue's tasks (a set lookup).
 		ClaimedTask following = run.isEmpty() ? null : this.keyRuns.next(group, run, this.settings, started,
 				steps.typicalHandlerNanos(), this.completer.mayHandOff(this.handler.queue()));
 		return (following != null) ? following : steps.nextInGroup(group.size(), started);
 	}
 
-	private void runInSavepoint(ClaimedTask task, TransactionStatus status, HandlerLane steps,
+	private void runInSavepoint(ClaimedTask task, TransactionStatus status, CompletionMode.Lane steps,
 			CommitGroup group, Deque<ClaimedTask> run) {
 		group.current = task;
 		this.keyRuns.taken(group, run, task);

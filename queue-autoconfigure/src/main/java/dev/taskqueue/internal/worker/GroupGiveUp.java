@@ -42,13 +42,14 @@ final class GroupGiveUp {
 	 * Gives up the group whose task ran past its timeout: its transaction is ended by ending its database backend,
 	 * which frees its locks, and the tasks it had completed are released to run again.
 	 */
-	void timedOut(ClaimedTask task, QueueSettings settings, Exception timeout, CommitGroup group, HandlerLane steps) {
+	void timedOut(ClaimedTask task, QueueSettings settings, Exception timeout, CommitGroup group,
+			CompletionMode.Lane steps) {
 		// Not on the timeout thread: ending the backend and releasing the tasks wait for the database.
 		Threads.named("tq-give-up-", true).newThread(() -> giveUp(group, task, settings, timeout, steps)).start();
 	}
 
 	private void giveUp(CommitGroup group, ClaimedTask timedOut, QueueSettings settings, Exception timeout,
-			HandlerLane steps) {
+			CompletionMode.Lane steps) {
 		List<CommitGroup.Entry> entries = group.entries();
 		try {
 			group.released = endSession(group.session, timedOut);
@@ -112,7 +113,7 @@ final class GroupGiveUp {
 
 	/** Settles the tasks of a group that was rolled back: failures are recorded, completed tasks released. */
 	void settleAfterRollback(CommitGroup group, List<CommitGroup.Entry> entries, QueueSettings settings,
-			HandlerLane steps) {
+			CompletionMode.Lane steps) {
 		for (CommitGroup.Entry entry : entries) {
 			if (!group.claimed(entry.task())) {
 				continue; // the rollback left it as it was

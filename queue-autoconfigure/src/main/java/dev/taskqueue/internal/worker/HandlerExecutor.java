@@ -28,7 +28,8 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  */
 final class HandlerExecutor implements HandlerThread.Pool {
 
-	private final WakeUp wakeUp;
+	/** Wakes the claim loop. */
+	private final Runnable wakeUp;
 
 	private final List<QueueState> queues;
 
@@ -50,7 +51,7 @@ final class HandlerExecutor implements HandlerThread.Pool {
 	/** What waits for the claim loop: a settled task wakes it when something there waits for a claim. */
 	private final Mailbox mailbox;
 
-	HandlerExecutor(WakeUp wakeUp, List<QueueState> queues, int maxHandlers, boolean virtualThreads,
+	HandlerExecutor(Runnable wakeUp, List<QueueState> queues, int maxHandlers, boolean virtualThreads,
 			Mailbox mailbox) {
 		this.mailbox = mailbox;
 		this.wakeUp = wakeUp;
@@ -210,7 +211,7 @@ final class HandlerExecutor implements HandlerThread.Pool {
 		// Only when a claim is worth it: a wake-up per task would cost the claim loop a thread switch per task.
 		// What waits in the mailbox for a claim wakes it whatever the last claim found: nothing else would.
 		if ((queue.mayHaveMore || this.mailbox.waitsForClaim()) && queue.worthClaiming(inFlight)) {
-			this.wakeUp.signal();
+			this.wakeUp.run();
 		}
 	}
 
@@ -255,7 +256,7 @@ final class HandlerExecutor implements HandlerThread.Pool {
 		this.handlerThreads.release();
 		for (QueueState queue : this.queues) {
 			if (queue.mayHaveMore || this.mailbox.waitsForClaim()) {
-				this.wakeUp.signal();
+				this.wakeUp.run();
 				return;
 			}
 		}

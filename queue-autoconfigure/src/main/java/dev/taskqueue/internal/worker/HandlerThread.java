@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * A handler thread of one queue: it takes the queue's waiting tasks until none is left, or until a handler
  * overran its timeout, which gives the thread up.
  */
-final class HandlerThread implements Runnable, HandlerLane, TimeoutWatch.Watched {
+final class HandlerThread implements Runnable, CompletionMode.Lane, TimeoutWatch.Watched {
 
 	private static final Log logger = LogFactory.getLog(HandlerThread.class);
 

@@ -6,10 +6,12 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.taskqueue.internal.handler.TaskHandlerMethod;
 
 /**
- * What changes while this instance runs one queue ({@link QueueSpec}): the tasks it has claimed and not yet
- * started, how many of its tasks are in flight, where its next claim reads and how long its handlers take.
+ * One queue as this instance runs it: what is fixed when the worker starts ({@link Spec}), and what changes while
+ * the queue runs: the tasks it has claimed and not yet started, how many of its tasks are in flight, where its next
+ * claim reads and how long its handlers take.
  */
 final class QueueState {
 
@@ -23,7 +25,7 @@ final class QueueState {
 	 */
 	static final Duration PREFETCH_HORIZON = Duration.ofMillis(10);
 
-	final QueueSpec spec;
+	final Spec spec;
 
 	/** The most tasks claimed ahead of the threads ({@code taskqueue.worker.max-prefetch}). */
 	private final int maxPrefetch;
@@ -52,7 +54,7 @@ final class QueueState {
 	/** A moving average of how long a handler of this queue runs, which decides when a group commits. */
 	private volatile long typicalHandlerNanos;
 
-	QueueState(QueueSpec spec, int maxPrefetch) {
+	QueueState(Spec spec, int maxPrefetch) {
 		this.spec = spec;
 		this.maxPrefetch = maxPrefetch;
 		this.running = new Semaphore(spec.settings().concurrency());
@@ -110,6 +112,28 @@ final class QueueState {
 	void handled(long nanos) {
 		long typical = this.typicalHandlerNanos;
 		this.typicalHandlerNanos = (typical == 0) ? nanos : typical + (nanos - typical) / 8;
+	}
+
+	/**
+	 * The queue as fixed when the worker starts: its handler, its settings and how its tasks complete.
+	 *
+	 * @param handler the queue's handler
+	 * @param settings the queue's settings
+	 * @param mode how the queue's tasks complete
+	 */
+	record Spec(TaskHandlerMethod handler, QueueSettings settings, CompletionMode mode) {
+
+		String name() {
+			return this.handler.queue();
+		}
+
+		String describe() {
+			return name() + " (concurrency " + this.settings.concurrency() + ", max-attempts "
+					+ this.settings.maxAttempts() + ", timeout " + this.settings.timeout() + this.mode.describe()
+					+ (this.settings.limits().any() ? ", " + this.settings.limits().describe() : "")
+					+ ((this.settings.buckets() > 1) ? ", " + this.settings.buckets() + " buckets" : "") + ")";
+		}
+
 	}
 
 }

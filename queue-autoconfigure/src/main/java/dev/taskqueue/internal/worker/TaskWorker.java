@@ -71,7 +71,7 @@ public class TaskWorker implements SmartLifecycle {
 
 	private final Function<TaskHandlerMethod, QueueSettings> queueSettings;
 
-	private final WakeUp wakeUp = new WakeUp();
+	private final ClaimLoop.WakeUp wakeUp = new ClaimLoop.WakeUp();
 
 	private final DataSource dataSource;
 
@@ -159,7 +159,8 @@ public class TaskWorker implements SmartLifecycle {
 		List<QueueState> states = new ArrayList<>();
 		for (TaskHandlerMethod handler : handlerMethods) {
 			QueueSettings queueSettings = settingsByQueue.get(handler.queue());
-			QueueSpec spec = new QueueSpec(handler, queueSettings, this.modes.of(handler, queueSettings, completer));
+			QueueState.Spec spec = new QueueState.Spec(handler, queueSettings,
+					this.modes.of(handler, queueSettings, completer));
 			QueueState state = new QueueState(spec, this.settings.maxPrefetch());
 			states.add(state);
 			byName.put(state.name(), state);
@@ -168,7 +169,7 @@ public class TaskWorker implements SmartLifecycle {
 		this.session.open();
 		Mailbox mailbox = this.modes.mailbox();
 		mailbox.open();
-		this.handlers = new HandlerExecutor(this.wakeUp, states, this.settings.maxHandlers(),
+		this.handlers = new HandlerExecutor(this.wakeUp::signal, states, this.settings.maxHandlers(),
 				this.settings.virtualThreads(), mailbox);
 		Cancellations cancellations = this.modes.cancellations();
 		cancellations.interruptWith(this.handlers::interrupt);

@@ -50,12 +50,13 @@ final class TransactionalRun implements CompletionMode {
 	}
 
 	@Override
-	public void run(ClaimedTask first, HandlerLane lane) {
+	public void run(ClaimedTask first, CompletionMode.Lane lane) {
 		CompletionMode.alone(first, lane, (takeOutcome) -> run(first, takeOutcome));
 	}
 
 	@Override
-	public void timedOut(ClaimedTask task, Thread handlerThread, @Nullable CommitGroup group, HandlerLane lane) {
+	public void timedOut(ClaimedTask task, Thread handlerThread, @Nullable CommitGroup group,
+			CompletionMode.Lane lane) {
 		this.outcomes.timedOut(task, this.settings, handlerThread);
 		lane.settled(task);
 	}
@@ -85,7 +86,7 @@ final class TransactionalRun implements CompletionMode {
 		// the others, nearly all tasks, get the empty list instead of one of their own.
 		List<Runnable> afterwards = (task.orderingKey() != null) ? new ArrayList<>(1) : List.of();
 		for (int attempt = 1;; attempt++) {
-			CommitWatch commit = new CommitWatch();
+			CompletionMode.CommitWatch commit = new CompletionMode.CommitWatch();
 			if (!afterwards.isEmpty()) {
 				afterwards.clear(); // an attempt that rolled back completed nothing
 			}
@@ -118,7 +119,7 @@ final class TransactionalRun implements CompletionMode {
 	}
 
 	private @Nullable Boolean runOnce(ClaimedTask task, TaskHandlerMethod handler, TaskContext context,
-			Object payload, BooleanSupplier takeOutcome, CommitWatch commit, List<Runnable> afterwards) {
+			Object payload, BooleanSupplier takeOutcome, CompletionMode.CommitWatch commit, List<Runnable> afterwards) {
 		return this.handlerTransactions.execute((status) -> {
 			commit.watch();
 			context.result(null); // a run again after a serialization failure keeps only what it gives
@@ -141,7 +142,7 @@ final class TransactionalRun implements CompletionMode {
 	}
 
 	private void failed(ClaimedTask task, QueueSettings settings, TaskContext context, BooleanSupplier takeOutcome,
-			long start, CommitWatch commit, Throwable ex) {
+			long start, CompletionMode.CommitWatch commit, Throwable ex) {
 		Duration duration = Duration.ofNanos(System.nanoTime() - start);
 		if (ex instanceof Completer.ClaimLostAtCommit) {
 			this.outcomes.claimLost(task, context);

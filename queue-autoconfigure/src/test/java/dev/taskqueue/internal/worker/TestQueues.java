@@ -17,7 +17,7 @@ final class TestQueues {
 		};
 		// Nothing here runs a task: the modes never reach the repository, transactions or payload reader.
 		CompletionModes modes = new CompletionModes(null, null, null, null, none, List.of());
-		return new QueueState(new QueueSpec(handler, settings, modes.of(handler, settings,
+		return new QueueState(new QueueState.Spec(handler, settings, modes.of(handler, settings,
 				modes.completer((queue) -> null, (queue) -> false, (queue, tasks) -> {
 				}))), maxPrefetch);
 	}
