@@ -15,7 +15,6 @@ import dev.taskqueue.internal.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import dev.taskqueue.internal.jdbc.BatchRepository;
-import dev.taskqueue.internal.jdbc.CompletionCommit;
 import dev.taskqueue.internal.jdbc.Database;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
 import dev.taskqueue.internal.jdbc.DeadTaskRepository;
@@ -25,10 +24,8 @@ import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueRepository;
 import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
-import dev.taskqueue.internal.jdbc.SessionRepository;
 import dev.taskqueue.internal.jdbc.TaskBuckets;
 import dev.taskqueue.internal.jdbc.TaskNotifications;
-import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.jdbc.TopicRepository;
 import dev.taskqueue.internal.operations.BatchSweeper;
@@ -40,12 +37,8 @@ import dev.taskqueue.internal.schedule.ScheduleControl;
 import dev.taskqueue.internal.support.CallerTransactions;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.TaskQueueListeners;
-import dev.taskqueue.internal.worker.CompletionModes;
-import dev.taskqueue.internal.worker.PayloadReader;
 import dev.taskqueue.internal.worker.TaskRunner;
 import dev.taskqueue.internal.worker.TaskWorker;
-import dev.taskqueue.internal.worker.WorkerSession;
-import dev.taskqueue.internal.worker.WorkerSettings;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -144,13 +137,6 @@ public class TaskQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TaskRepository taskRepository(DataSource dataSource, TaskTables tables, TaskQueueProperties properties,
-			DatabaseDialect dialect, SerializationRetry retry) {
-		return new TaskRepository(dataSource, tables, properties.getHistory().isEnabled(), dialect, retry);
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
 	EnqueueRepository taskQueueEnqueueRepository(DataSource dataSource, TaskTables tables,
 			ObjectProvider<TaskNotifications> notifications, TaskBuckets buckets, DatabaseDialect dialect) {
 		TaskNotifications notifying = notifications.getIfAvailable();
@@ -160,12 +146,6 @@ public class TaskQueueAutoConfiguration {
 		return (dialect.database() == Database.COCKROACHDB) ? repository.refusingFairnessKeys(
 				"CockroachDB's workers cannot claim fairly: fairness keys need PostgreSQL or YugabyteDB "
 						+ "(docs/fairness.md)") : repository;
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	SessionRepository taskQueueSessionRepository(DataSource dataSource, TaskTables tables) {
-		return new SessionRepository(dataSource, tables);
 	}
 
 	@Bean
@@ -181,8 +161,8 @@ public class TaskQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	TaskQueueOperations taskQueueOperations(DataSource dataSource, TaskTables tables, QueueRepository queues,
 			TaskQueueProperties properties, TaskHandlerRegistry registry, ObjectProvider<TaskWorker> worker,
-			TaskRepository tasks, ObjectProvider<ScheduleControl> schedules, BatchRepository batches,
-			TaskBuckets buckets, ObjectProvider<PlatformTransactionManager> transactionManager,
+			DatabaseDialect dialect, SerializationRetry retry, ObjectProvider<ScheduleControl> schedules,
+			BatchRepository batches, TaskBuckets buckets, ObjectProvider<PlatformTransactionManager> transactionManager,
 			ObjectProvider<JsonMapper> jsonMapper) {
 		return new DefaultTaskQueueOperations(queues,
 				new DeadTaskRepository(dataSource, tables, buckets),
@@ -190,7 +170,10 @@ public class TaskQueueAutoConfiguration {
 				properties.getMetrics().getCountLimit(),
 				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
 				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
-				tasks.limitedClaims(), QueueSettingsResolver.limits(properties),
+				TaskWorker.builder(registry, dataSource, tables)
+					.database(dialect, retry, properties.getHistory().isEnabled())
+					.rateWindowStarts(),
+				QueueSettingsResolver.limits(properties),
 				schedules.getIfAvailable(), batches, dataSource, tables,
 				new ProgressRepository(dataSource, tables), new ResultRepository(dataSource, tables),
 				jsonMapper.getIfAvailable(JsonMapper::new));
@@ -265,20 +248,23 @@ public class TaskQueueAutoConfiguration {
 	@ConditionalOnClass(name = "dev.taskqueue.testing.TaskQueueTester")
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
-	TaskRunner taskQueueTaskRunner(TaskQueueProperties properties, TaskHandlerRegistry registry, TaskRepository tasks,
-			SessionRepository sessions, DataSource dataSource,
+	TaskRunner taskQueueTaskRunner(TaskQueueProperties properties, TaskHandlerRegistry registry,
+			DataSource dataSource, TaskTables tables, DatabaseDialect dialect, SerializationRetry retry,
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
 			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors,
 			TaskBuckets buckets, BeanFactory beanFactory) {
 		PlatformTransactionManager manager = transactionManager
 			.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
-		return new TaskRunner(registry, tasks, sessions, manager,
-				new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
-				new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new), properties.isStrictPayload()),
-				new TaskQueueListeners(listeners.orderedStream().toList()), interceptors.orderedStream().toList(),
-				(handler) -> QueueSettingsResolver.resolve(properties, handler, manager, buckets,
-						new RetryPolicies(beanFactory)))
-			.limitingResults(properties.getResults().getMaxSize().toBytes());
+		return TaskWorker.builder(registry, dataSource, tables)
+			.database(dialect, retry, properties.getHistory().isEnabled())
+			.transactions(manager, new TransactionTemplate(new DataSourceTransactionManager(dataSource)))
+			.payloads(jsonMapper.getIfAvailable(JsonMapper::new), properties.isStrictPayload())
+			.handlerCalls(new TaskQueueListeners(listeners.orderedStream().toList()),
+					interceptors.orderedStream().toList())
+			.queueSettings((handler) -> QueueSettingsResolver.resolve(properties, handler, manager, buckets,
+					new RetryPolicies(beanFactory)))
+			.maxResultBytes(properties.getResults().getMaxSize().toBytes())
+			.runner();
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -304,13 +290,13 @@ public class TaskQueueAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@DependsOnDatabaseInitialization
-		TaskWorker taskWorker(TaskQueueProperties properties, TaskHandlerRegistry registry, TaskRepository tasks,
-				SessionRepository sessions, QueueRepository queues, DataSource dataSource,
-				ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<JsonMapper> jsonMapper,
-				ObjectProvider<TaskQueueListener> listeners, ObjectProvider<TaskHandlerInterceptor> interceptors,
-				ObjectProvider<TaskNotifications> notifications, TaskTables tables, Environment environment,
-				SerializationRetry retry, TaskBuckets buckets, ObjectProvider<DatabaseOutage> outage,
-				ObjectProvider<TaskRedactor> redactor, BeanFactory beanFactory) {
+		TaskWorker taskWorker(TaskQueueProperties properties, TaskHandlerRegistry registry, QueueRepository queues,
+				DataSource dataSource, ObjectProvider<PlatformTransactionManager> transactionManager,
+				ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<TaskQueueListener> listeners,
+				ObjectProvider<TaskHandlerInterceptor> interceptors, ObjectProvider<TaskNotifications> notifications,
+				TaskTables tables, Environment environment, DatabaseDialect dialect, SerializationRetry retry,
+				TaskBuckets buckets, ObjectProvider<DatabaseOutage> outage, ObjectProvider<TaskRedactor> redactor,
+				BeanFactory beanFactory) {
 			Integer poolSize = ConnectionBudget.poolSize(dataSource);
 			TaskNotifications listening = notifications.getIfAvailable();
 			if (listening != null && poolSize != null && !ConnectionBudget.hasRoomForListen(poolSize)) {
@@ -321,43 +307,28 @@ public class TaskQueueAutoConfiguration {
 			TransactionOperations own = ConnectionBudget.ownTransactions(dataSource);
 			PlatformTransactionManager handlerTransactionManager = transactionManager
 				.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
-			TransactionTemplate handlerTransactions = new TransactionTemplate(handlerTransactionManager);
 			WorkerProperties worker = properties.getWorker();
-			WorkerSettings settings = new WorkerSettings(worker.getPollInterval(), worker.getHeartbeatInterval(),
-					worker.getSessionTimeout(), worker.getShutdownTimeout(),
+			TaskWorker.Settings settings = new TaskWorker.Settings(worker.getPollInterval(),
+					worker.getHeartbeatInterval(), worker.getSessionTimeout(), worker.getShutdownTimeout(),
 					(poolSize != null) ? ConnectionBudget.maxHandlers(poolSize, listening != null) : Integer.MAX_VALUE,
 					Threading.VIRTUAL.isActive(environment), worker.getCompletionBatchSize(),
 					worker.getCompletionFlushInterval(), worker.getMaxPrefetch());
-			WorkerSession session = new WorkerSession(sessions, queues, retry.transactions("session", own),
-					sessionName(environment), worker.getSessionTimeout(),
-					() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()));
-			TaskQueueListeners listener = new TaskQueueListeners(listeners.orderedStream().toList());
-			CompletionModes modes = new CompletionModes(tasks,
-					new PayloadReader(jsonMapper.getIfAvailable(JsonMapper::new), properties.isStrictPayload()), handlerTransactions,
-					retry.transactions("outcome", own), listener, interceptors.orderedStream().toList(),
-					completionCommit(handlerTransactionManager, dataSource, tables, properties), retry,
-					worker.getCompletionBatchSize(), worker.getCompletionFlushInterval());
-			modes.redactLogsWith(redactor.getIfAvailable(() -> TaskRedactor.NONE));
-			modes.writeProgressWith(new ProgressRepository(dataSource, tables),
-					properties.getProgress().getWriteInterval());
-			modes.limitResults(properties.getResults().getMaxSize().toBytes());
-			TaskWorker taskWorker = new TaskWorker(registry, tasks, session, modes,
-					retry.transactions("claim", own), settings,
-					(handler) -> QueueSettingsResolver.resolve(properties, handler, handlerTransactionManager, buckets,
-							new RetryPolicies(beanFactory)),
-					dataSource, listening);
-			taskWorker.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
-			return taskWorker;
-		}
-
-		/**
-		 * Completes tasks with their handler transaction's commit in one round trip, when the handlers' transactions
-		 * are JDBC transactions on TaskQueue's own data source; {@code null} otherwise (JPA, JTA, another database).
-		 */
-		private static @Nullable CompletionCommit completionCommit(PlatformTransactionManager manager,
-				DataSource dataSource, TaskTables tables, TaskQueueProperties properties) {
-			return (manager instanceof DataSourceTransactionManager jdbc && jdbc.getDataSource() == dataSource)
-					? new CompletionCommit(dataSource, tables, properties.getHistory().isEnabled()) : null;
+			return TaskWorker.builder(registry, dataSource, tables)
+				.database(dialect, retry, properties.getHistory().isEnabled())
+				.transactions(handlerTransactionManager, own)
+				.settings(settings)
+				.queueSettings((handler) -> QueueSettingsResolver.resolve(properties, handler,
+						handlerTransactionManager, buckets, new RetryPolicies(beanFactory)))
+				.session(sessionName(environment), queues)
+				.payloads(jsonMapper.getIfAvailable(JsonMapper::new), properties.isStrictPayload())
+				.handlerCalls(new TaskQueueListeners(listeners.orderedStream().toList()),
+						interceptors.orderedStream().toList())
+				.redactor(redactor.getIfAvailable(() -> TaskRedactor.NONE))
+				.progress(properties.getProgress().getWriteInterval())
+				.maxResultBytes(properties.getResults().getMaxSize().toBytes())
+				.notifications(listening)
+				.outages(outage.getIfAvailable(DatabaseOutage::new))
+				.build();
 		}
 
 		private static String sessionName(Environment environment) {

@@ -15,10 +15,9 @@ import dev.taskqueue.TaskRequest;
 import dev.taskqueue.internal.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
-import dev.taskqueue.internal.jdbc.TaskRepository;
+import dev.taskqueue.internal.worker.TaskWorker;
 import dev.taskqueue.test.PropertyFailures;
 import dev.taskqueue.test.TestDatabase;
-import dev.taskqueue.internal.worker.TaskWorker;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -62,7 +61,6 @@ class TaskQueueAutoConfigurationIntegrationTests {
 				.hasSingleBean(TaskWorker.class)
 				.hasSingleBean(TaskQueueSchemaMigrator.class)
 				.hasSingleBean(TaskHandlerRegistry.class)
-				.hasSingleBean(TaskRepository.class)
 				.hasSingleBean(EnqueueRepository.class);
 			assertThat(context.getBean(TaskHandlerRegistry.class))
 				.isSameAs(context.getBean(TaskHandlerAnnotationBeanPostProcessor.class).getRegistry());

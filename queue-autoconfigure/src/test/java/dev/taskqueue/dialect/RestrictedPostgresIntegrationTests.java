@@ -7,6 +7,8 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import javax.sql.DataSource;
+
 import dev.taskqueue.NonRetryableTaskException;
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
@@ -14,7 +16,8 @@ import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.UniqueMode;
-import dev.taskqueue.internal.jdbc.SessionRepository;
+import dev.taskqueue.internal.jdbc.TaskTables;
+import dev.taskqueue.internal.worker.SessionExpiry;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import org.junit.jupiter.api.AfterAll;
@@ -128,7 +131,8 @@ class RestrictedPostgresIntegrationTests {
 			UUID id = slow.getBean(TaskQueue.class).enqueue("slow", "payload");
 			assertThat(slowStarted.await(20, TimeUnit.SECONDS)).isTrue();
 			this.database.superuser().update("UPDATE taskqueue_session SET heartbeat_at = now() - interval '1 hour'");
-			assertThat(slow.getBean(SessionRepository.class).expire(Duration.ofSeconds(60))).isEqualTo(1);
+			assertThat(SessionExpiry.expire(slow.getBean(DataSource.class), slow.getBean(TaskTables.class),
+					Duration.ofSeconds(60))).isEqualTo(1);
 			try (ConfigurableApplicationContext fast = start(List.of(WorkConfig.class), settings)) {
 				fast.getBean(TaskQueue.class).enqueue("work", "plain");
 				Await.until("the second instance ran the task", Duration.ofSeconds(20),

@@ -7,7 +7,7 @@ import java.util.UUID;
 
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.TaskProgress;
-import dev.taskqueue.internal.jdbc.TaskRepository;
+import dev.taskqueue.internal.jdbc.AttemptLog;
 import org.jspecify.annotations.Nullable;
 
 import static dev.taskqueue.internal.dashboard.Html.attrs;
@@ -105,7 +105,7 @@ final class TaskPage {
 	}
 
 	/**
-	 * The task's story: its attempts as its log keeps them, the latest {@link TaskRepository#ATTEMPT_LOG_SIZE}, with
+	 * The task's story: its attempts as its log keeps them, the latest {@link AttemptLog#SIZE}, with
 	 * a note when {@code attempts} (how many it had) is more. Nothing for a task that never failed: it has no log.
 	 */
 	private static void attempts(List<Html> body, PageContext context, List<DeadTask.Attempt> log, int attempts) {
@@ -116,7 +116,7 @@ final class TaskPage {
 		int first = log.get(0).attempt();
 		if (first > 1) {
 			body.add(element("p", attrs("class", "note"), "The last " + log.size() + " attempts; the "
-					+ (first - 1) + " before are not kept (a task keeps its last " + TaskRepository.ATTEMPT_LOG_SIZE + ")."));
+					+ (first - 1) + " before are not kept (a task keeps its last " + AttemptLog.SIZE + ")."));
 		}
 		body.add(Column.table(List.of(Column.number("#", DeadTask.Attempt::attempt),
 				Column.text("started",

@@ -28,16 +28,16 @@ public final class AttemptLog {
 	 * row (at most about {@code SIZE * (ERROR_LENGTH + 200)} bytes) rather than tuning anything, and the latest ten
 	 * attempts tell the story of a task that keeps failing (the older ones failed alike, or the count says so).
 	 */
-	static final int SIZE = 10;
+	public static final int SIZE = 10;
 
 	/**
 	 * How many characters of an attempt's error the log keeps: the exception, its message and the first frames. The
 	 * whole error of the last failed attempt is in {@code last_error}, and the dead letter's.
 	 */
-	static final int ERROR_LENGTH = 500;
+	public static final int ERROR_LENGTH = 500;
 
 	/** The outcomes, as stored. */
-	static final String FAILED = "failed", TIMED_OUT = "timed out", DEAD = "dead", CANCELLED = "cancelled",
+	public static final String FAILED = "failed", TIMED_OUT = "timed out", DEAD = "dead", CANCELLED = "cancelled",
 			LOST = "lost", COMPLETED = "completed";
 
 	/**
@@ -92,12 +92,12 @@ public final class AttemptLog {
 	 * @param outcome the outcome's SQL: a parameter or a literal
 	 * @param error the error's SQL: a parameter, or {@code NULL}
 	 */
-	static String append(String row, TaskTables tables, String outcome, String error) {
+	public static String append(String row, TaskTables tables, String outcome, String error) {
 		return append(row, INSTANCE.formatted(row, tables.session()), outcome, error);
 	}
 
 	/** {@link #append} with {@code instance} the SQL of the instance's name. */
-	static String append(String row, String instance, String outcome, String error) {
+	public static String append(String row, String instance, String outcome, String error) {
 		return APPEND.formatted(row + ".attempt_log", ELEMENT.formatted(row, instance, outcome, error, ERROR_LENGTH),
 				SIZE);
 	}
@@ -106,7 +106,7 @@ public final class AttemptLog {
 	 * The log a completed task of the row {@code row} carries into the history: {@code NULL} when it never failed (so
 	 * the completion writes nothing more than before), else its log with the completed attempt appended.
 	 */
-	static String completed(String row, TaskTables tables) {
+	public static String completed(String row, TaskTables tables) {
 		return "CASE WHEN " + row + ".attempt_log IS NULL THEN NULL ELSE "
 				+ append(row, tables, "'" + COMPLETED + "'", "NULL") + " END";
 	}

@@ -77,7 +77,7 @@ public enum Database {
 	 * what the database's storage driver does, which decides it.
 	 */
 	public boolean skipLockedClaims() {
-		return StorageDriver.of(this) != StorageDriver.COCKROACHDB;
+		return this != COCKROACHDB;
 	}
 
 	/**

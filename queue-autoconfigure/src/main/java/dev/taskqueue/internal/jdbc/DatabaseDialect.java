@@ -8,7 +8,8 @@ package dev.taskqueue.internal.jdbc;
  * @param listenNotify whether enqueues send {@code pg_notify} and workers {@code LISTEN}
  * @param advisoryLocks whether the migration lock is an advisory lock (else a row lock, see the migrator's
  * {@code MigrationLock})
- * @param sessionEnd how a group commit that is given up ends its transaction's session (see {@link SessionEnder})
+ * @param sessionEnd how a group commit that is given up ends its transaction's session (see the worker's
+ * {@code SessionEnder})
  */
 public record DatabaseDialect(Database database, boolean listenNotify, boolean advisoryLocks, SessionEnd sessionEnd) {
 

@@ -25,14 +25,14 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  * {@link SQLException} becomes the {@link DataAccessException} the given translator (the one {@code JdbcTemplate}
  * would use) makes of it.
  */
-final class HotStatements {
+public final class HotStatements {
 
 	// The task JdbcTemplate names in the messages of the same failures.
 	private static final String TASK = "PreparedStatementCallback";
 
 	/** Binds a statement's parameters by position; the connection is there to create arrays. */
 	@FunctionalInterface
-	interface Parameters {
+	public interface Parameters {
 
 		void bind(PreparedStatement statement, Connection connection) throws SQLException;
 
@@ -40,7 +40,7 @@ final class HotStatements {
 
 	/** Reads all rows of a result. */
 	@FunctionalInterface
-	interface Rows<T> {
+	public interface Rows<T> {
 
 		T read(ResultSet rows) throws SQLException;
 
@@ -57,23 +57,23 @@ final class HotStatements {
 
 	private final SQLExceptionTranslator translator;
 
-	HotStatements(DataSource dataSource, SQLExceptionTranslator translator) {
+	public HotStatements(DataSource dataSource, SQLExceptionTranslator translator) {
 		this.dataSource = dataSource;
 		this.translator = translator;
 	}
 
 	/** Runs a statement that returns no rows, and returns how many rows it changed. */
-	int update(String sql, Parameters parameters) {
+	public int update(String sql, Parameters parameters) {
 		return run(sql, parameters, PreparedStatement::executeUpdate);
 	}
 
 	/** Runs SQL of one or more statements, whatever they return, in one round trip. */
-	void execute(String sql, Parameters parameters) {
+	public void execute(String sql, Parameters parameters) {
 		run(sql, parameters, PreparedStatement::execute);
 	}
 
 	/** Runs SQL of one or more statements in one round trip, and reads the rows of the first. */
-	<T> T queryFirst(String sql, Parameters parameters, Rows<T> rows) {
+	public <T> T queryFirst(String sql, Parameters parameters, Rows<T> rows) {
 		return run(sql, parameters, (statement) -> {
 			statement.execute();
 			try (ResultSet result = statement.getResultSet()) {
@@ -83,7 +83,7 @@ final class HotStatements {
 	}
 
 	/** Runs a statement that returns rows. */
-	<T> T query(String sql, Parameters parameters, Rows<T> rows) {
+	public <T> T query(String sql, Parameters parameters, Rows<T> rows) {
 		return run(sql, parameters, (statement) -> {
 			try (ResultSet result = statement.executeQuery()) {
 				return rows.read(result);

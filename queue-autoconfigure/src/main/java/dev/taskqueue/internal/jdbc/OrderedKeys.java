@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 
 import dev.taskqueue.EnqueueResult;
 import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
@@ -195,8 +196,13 @@ public final class OrderedKeys {
 				head("x"));
 	}
 
+	/** The sweep of {@link #promoteOrphans} alone: inserts nothing. */
+	public static OrderedKeys sweep(JdbcClient jdbc, TaskTables tables) {
+		return new OrderedKeys(jdbc, tables, null, TaskBuckets.NONE);
+	}
+
 	/** The predicate of taskqueue_task_ordering_head_idx on the task table as {@code alias}, for a probe of that index. */
-	static String head(String alias) {
+	public static String head(String alias) {
 		return headOf(alias + ".");
 	}
 
@@ -206,21 +212,22 @@ public final class OrderedKeys {
 	}
 
 	/** {@link #PROMOTE} for the task table, promoting the keys of CTE {@code source}. */
-	static String promote(TaskTables tables, String source) {
+	public static String promote(TaskTables tables, String source) {
 		return PROMOTE.formatted(tables.task(), source, HELD);
 	}
 
 	/**
 	 * {@link #HAND_OFF} for the task table, promoting the keys of CTE {@code source}; the times of the tasks it claims
-	 * as {@code driver}'s claims return them ({@link StorageDriver#claimedTime}), as it is read with them.
+	 * as the database's claims return them ({@code claimedTime} of a column, the worker's
+	 * {@code StorageDriver.claimedTime}), as it is read with them.
 	 */
-	static String handOff(TaskTables tables, String source, StorageDriver driver) {
-		return HAND_OFF.formatted(tables.task(), source, HELD, TAKEN, driver.claimedTime("p.enqueued_at"),
-				driver.claimedTime("p.run_at"), driver.claimedTime("p.claimed_at"));
+	public static String handOff(TaskTables tables, String source, UnaryOperator<String> claimedTime) {
+		return HAND_OFF.formatted(tables.task(), source, HELD, TAKEN, claimedTime.apply("p.enqueued_at"),
+				claimedTime.apply("p.run_at"), claimedTime.apply("p.claimed_at"));
 	}
 
 	/** Binds {@link #HAND_OFF}'s parameters from {@code first}: no hand-off when {@code session} is null. */
-	static void bindHandOff(PreparedStatement statement, int first, @Nullable String queue, @Nullable UUID session)
+	public static void bindHandOff(PreparedStatement statement, int first, @Nullable String queue, @Nullable UUID session)
 			throws SQLException {
 		statement.setString(first, queue);
 		statement.setObject(first + 1, session, Types.OTHER);
@@ -272,7 +279,7 @@ public final class OrderedKeys {
 	 * previous call looked at, and starting over after the last key.
 	 * @return how many tasks were made heads
 	 */
-	synchronized int promoteOrphans(int keys) {
+	public synchronized int promoteOrphans(int keys) {
 		record Scanned(String queue, String key, long n, int promoted) {
 		}
 		List<Scanned> last = this.jdbc.sql(this.promoteOrphans)

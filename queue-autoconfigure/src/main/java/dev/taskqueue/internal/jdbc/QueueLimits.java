@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The cluster-wide limits of one queue ({@code taskqueue.queues.<name>.global-concurrency} and
  * {@code .rate-limit.*}). A queue without any claims as it always did; one with a limit claims through
- * {@link LimitedClaims}.
+ * the worker's {@code LimitedClaims}.
  *
  * @param globalConcurrency the most tasks of the queue claimed at once across all instances, 0 for no limit
  * @param rateLimit the most task starts of the queue per {@code ratePeriod}, 0 for no limit
@@ -32,7 +32,7 @@ public record QueueLimits(int globalConcurrency, int rateLimit, @Nullable Durati
 		}
 	}
 
-	/** Whether the queue has a limit, so that its claims must go through {@link LimitedClaims}. */
+	/** Whether the queue has a limit, so that its claims must go through the worker's {@code LimitedClaims}. */
 	public boolean any() {
 		return this.globalConcurrency > 0 || this.rateLimit > 0;
 	}

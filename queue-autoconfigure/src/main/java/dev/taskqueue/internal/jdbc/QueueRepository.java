@@ -14,7 +14,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * What operators change about queues: whether a queue is paused (one row per queue in {@code taskqueue_queue},
  * read by every instance with its heartbeat), and which tasks are cancelled: waiting ones, and running ones, whose
- * instances learn of it from {@code taskqueue_cancel_request} (see {@link SessionRepository#cancelRequests}).
+ * instances learn of it from {@code taskqueue_cancel_request} (see the worker's
+ * {@code SessionRepository.cancelRequests}).
  * <p>
  * Statements join the current Spring-managed transaction.
  */

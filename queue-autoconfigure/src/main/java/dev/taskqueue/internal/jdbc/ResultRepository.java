@@ -16,9 +16,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * Reads the results that handlers gave ({@code taskqueue_result}), by task or by batch, and deletes them after
- * their retention. They are written by {@link TaskRepository#keepResult}, in the transaction of each completion; the
- * dashboard reads the start of one itself ({@code dashboard/ResultStarts}). Statements join the current
- * Spring-managed transaction.
+ * their retention. They are written by the worker's {@code TaskRepository.keepResult}, in the transaction of each
+ * completion; the dashboard reads the start of one itself ({@code dashboard/ResultStarts}). Statements join the
+ * current Spring-managed transaction.
  */
 public class ResultRepository {
 

@@ -1,5 +1,7 @@
 /**
- * All of TaskQueue's SQL: the repositories the producer, the worker and the operations run on.
+ * The SQL the producer sends and what several concerns share: the repositories of the task, queue, dead-letter,
+ * progress and result tables, and the parts the worker's statements are built from. Each concern's own SQL lives in
+ * its package.
  */
 @NullMarked
 package dev.taskqueue.internal.jdbc;

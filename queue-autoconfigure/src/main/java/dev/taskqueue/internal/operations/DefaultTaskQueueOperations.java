@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+import java.util.function.ToIntBiFunction;
 import java.util.function.ToLongFunction;
 
 import javax.sql.DataSource;
@@ -23,7 +24,6 @@ import dev.taskqueue.TaskProgress;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.DeadTaskRepository;
-import dev.taskqueue.internal.jdbc.LimitedClaims;
 import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueRepository;
@@ -98,7 +98,8 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * @param handledQueues the queues this instance has handlers for, listed even when empty
 	 * @param pauseChanged told of each pause ({@code true}) or resume made here, once it has committed, so that
 	 * this instance's worker applies it at once rather than at its next heartbeat
-	 * @param limitedClaims reads the rate windows of the queues with cluster-wide limits, {@code null} for none
+	 * @param rateWindowStarts how many tasks of a queue with limits count against its rate limit now (the worker's
+	 * {@code TaskWorker.Builder.rateWindowStarts}), {@code null} for none
 	 * @param limits the limits of each queue that has some, by queue name: what they hold back is added to the
 	 * statistics
 	 * @param schedules what lists, pauses, resumes and triggers recurring schedules, {@code null} for none
@@ -112,7 +113,7 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 */
 	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks,
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
-			BiConsumer<String, Boolean> pauseChanged, @Nullable LimitedClaims limitedClaims,
+			BiConsumer<String, Boolean> pauseChanged, @Nullable ToIntBiFunction<String, QueueLimits> rateWindowStarts,
 			Map<String, QueueLimits> limits, @Nullable ScheduleControl schedules, BatchRepository batches,
 			DataSource dataSource, TaskTables tables, ProgressRepository progress, ResultRepository results,
 			JsonMapper mapper) {
@@ -120,7 +121,7 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 		this.progress = progress;
 		this.results = results;
 		this.mapper = mapper;
-		this.limits = new QueueLimitStatsReader(limitedClaims, limits);
+		this.limits = new QueueLimitStatsReader(rateWindowStarts, limits);
 		this.schedules = schedules;
 		this.batches = batches;
 		this.queues = queues;

@@ -12,10 +12,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
-import dev.taskqueue.internal.jdbc.ClaimRequest;
-import dev.taskqueue.internal.jdbc.ClaimResult;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
-import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 
 import dev.taskqueue.TaskContext;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -10,10 +10,6 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
-import dev.taskqueue.internal.jdbc.ClaimResult;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
-import dev.taskqueue.internal.jdbc.CompletionCommit;
-import dev.taskqueue.internal.jdbc.TaskRepository;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.Ordered;

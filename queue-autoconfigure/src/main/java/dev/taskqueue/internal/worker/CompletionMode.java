@@ -2,8 +2,6 @@ package dev.taskqueue.internal.worker;
 
 import java.util.function.BooleanSupplier;
 
-import dev.taskqueue.internal.jdbc.ClaimResult;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionSynchronization;

@@ -12,11 +12,8 @@ import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
-import dev.taskqueue.internal.jdbc.CompletionCommit;
 import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
-import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import org.jspecify.annotations.Nullable;
 
@@ -29,7 +26,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * repository, the transactions, the handler invocation and the {@link OutcomeRecorder}. The one place that chooses
  * a queue's mode is {@link #of}.
  */
-public class CompletionModes {
+class CompletionModes {
 
 	private final TaskRepository tasks;
 

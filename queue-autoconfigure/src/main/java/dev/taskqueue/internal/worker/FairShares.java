@@ -2,7 +2,6 @@ package dev.taskqueue.internal.worker;
 
 import java.time.Duration;
 
-import dev.taskqueue.internal.jdbc.ClaimResult;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -17,10 +17,7 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
-import dev.taskqueue.internal.jdbc.ClaimResult;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
-import dev.taskqueue.internal.jdbc.TaskRepository;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -6,9 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import dev.taskqueue.internal.jdbc.ClaimedTask;
-import dev.taskqueue.internal.jdbc.LimitedClaim;
-import dev.taskqueue.internal.jdbc.LimitedClaims;
 
 /**
  * The claim loop's side of queues with cluster-wide limits: claims through {@link LimitedClaims}, and remembers

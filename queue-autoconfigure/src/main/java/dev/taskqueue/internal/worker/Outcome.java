@@ -5,8 +5,6 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.taskqueue.TaskContext;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
-import dev.taskqueue.internal.jdbc.TaskRepository;
 
 /**
  * What became of a claimed task's attempt that another stage must write: the {@link OutcomeRecorder} writes at once

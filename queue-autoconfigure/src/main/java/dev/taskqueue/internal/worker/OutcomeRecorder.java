@@ -13,8 +13,6 @@ import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
-import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.TaskQueueListeners;
 import org.apache.commons.logging.Log;

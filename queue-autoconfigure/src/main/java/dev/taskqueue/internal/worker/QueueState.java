@@ -7,7 +7,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
 
 /**
  * One queue as this instance runs it: what is fixed when the worker starts ({@link Spec}), and what changes while

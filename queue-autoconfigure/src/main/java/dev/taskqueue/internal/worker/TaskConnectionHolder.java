@@ -6,7 +6,6 @@ import java.sql.Savepoint;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.internal.jdbc.PostgresConnections;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;

@@ -10,7 +10,6 @@ import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
 import dev.taskqueue.internal.support.PostgresText;
 import dev.taskqueue.internal.support.ScheduledAtHeader;
 import org.jspecify.annotations.Nullable;

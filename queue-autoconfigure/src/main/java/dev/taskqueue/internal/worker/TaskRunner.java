@@ -13,10 +13,6 @@ import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
-import dev.taskqueue.internal.jdbc.ClaimRequest;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
-import dev.taskqueue.internal.jdbc.SessionRepository;
-import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.support.TaskQueueListeners;
 import org.jspecify.annotations.Nullable;
 
@@ -60,7 +56,7 @@ public class TaskRunner {
 	 * @param listener the application's listeners
 	 * @param queueSettings the settings of a handler's queue
 	 */
-	public TaskRunner(TaskHandlerRegistry registry, TaskRepository tasks, SessionRepository sessions,
+	TaskRunner(TaskHandlerRegistry registry, TaskRepository tasks, SessionRepository sessions,
 			PlatformTransactionManager transactionManager, TransactionOperations ownTransactions,
 			PayloadReader payloads, TaskQueueListener listener, List<TaskHandlerInterceptor> interceptors,
 			Function<TaskHandlerMethod, QueueSettings> queueSettings) {
@@ -78,7 +74,7 @@ public class TaskRunner {
 	}
 
 	/** Fails the attempts whose result is longer than {@code maxBytes} of JSON, as the worker does. */
-	public TaskRunner limitingResults(long maxBytes) {
+	TaskRunner limitingResults(long maxBytes) {
 		this.modes.limitResults(maxBytes);
 		return this;
 	}

@@ -12,23 +12,37 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.ToIntBiFunction;
 import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.TaskHandlerInterceptor;
+import dev.taskqueue.TaskQueueListener;
+import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
+import dev.taskqueue.internal.jdbc.Database;
+import dev.taskqueue.internal.jdbc.DatabaseDialect;
+import dev.taskqueue.internal.jdbc.ProgressRepository;
+import dev.taskqueue.internal.jdbc.QueueLimits;
+import dev.taskqueue.internal.jdbc.QueueRepository;
+import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.TaskNotifications;
-import dev.taskqueue.internal.jdbc.TaskRepository;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.PeriodicThread;
+import dev.taskqueue.internal.support.TaskQueueListeners;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.SmartLifecycle;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionOperations;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Runs the handlers of this instance. It starts last and stops first: on start it opens a {@link WorkerSession}
@@ -53,7 +67,7 @@ public class TaskWorker implements SmartLifecycle {
 
 	private final TransactionOperations ownTransactions;
 
-	private final WorkerSettings settings;
+	private final Settings settings;
 
 	private final Function<TaskHandlerMethod, QueueSettings> queueSettings;
 
@@ -82,9 +96,9 @@ public class TaskWorker implements SmartLifecycle {
 	/**
 	 * @param notifications where to {@code LISTEN} for enqueues on {@code dataSource}, or {@code null} to poll only
 	 */
-	public TaskWorker(TaskHandlerRegistry registry, TaskRepository tasks, WorkerSession session,
+	TaskWorker(TaskHandlerRegistry registry, TaskRepository tasks, WorkerSession session,
 			CompletionModes modes, TransactionOperations ownTransactions,
-			WorkerSettings settings, Function<TaskHandlerMethod, QueueSettings> queueSettings, DataSource dataSource,
+			Settings settings, Function<TaskHandlerMethod, QueueSettings> queueSettings, DataSource dataSource,
 			@Nullable TaskNotifications notifications) {
 		this.dataSource = dataSource;
 		this.notifications = notifications;
@@ -334,6 +348,251 @@ public class TaskWorker implements SmartLifecycle {
 					+ "the pool at least the sum of the queues' concurrency + 2, plus what the rest of the application "
 					+ "uses");
 		}
+	}
+
+	/**
+	 * How the worker of this instance runs: plain settings, which autoconfigure makes from the properties.
+	 *
+	 * @param pollInterval the wait before looking for ready tasks again after finding none
+	 * @param heartbeatInterval how often the session proves it is alive and expired sessions are looked for
+	 * @param sessionTimeout how long a silent session lives before other instances release its tasks
+	 * @param shutdownTimeout how long shutdown waits for running handlers
+	 * @param maxHandlers how many handlers may run at once over all queues, so that they never wait for a
+	 * connection the pool does not have ({@link Integer#MAX_VALUE} when the pool size is unknown)
+	 * @param virtualThreads whether handlers run on virtual threads
+	 * @param completionBatchSize the most completions of batched handlers written by one statement
+	 * @param completionFlushInterval how long a batched completion waits for others before it is written
+	 * @param maxPrefetch the most tasks a queue holds claimed beyond those its threads run
+	 */
+	public record Settings(Duration pollInterval, Duration heartbeatInterval, Duration sessionTimeout,
+			Duration shutdownTimeout, int maxHandlers, boolean virtualThreads, int completionBatchSize,
+			Duration completionFlushInterval, int maxPrefetch) {
+	}
+
+	/**
+	 * Makes a worker, or a {@link TaskRunner}, from what the application has: the worker builds its own statements,
+	 * session and completion modes from these.
+	 */
+	public static Builder builder(TaskHandlerRegistry registry, DataSource dataSource, TaskTables tables) {
+		return new Builder(registry, dataSource, tables);
+	}
+
+	/**
+	 * The parts of a worker: the settings are required, the rest defaults to PostgreSQL without history, transactions
+	 * of the data source, no listener and no limit.
+	 */
+	public static final class Builder {
+
+		private final TaskHandlerRegistry registry;
+
+		private final DataSource dataSource;
+
+		private final TaskTables tables;
+
+		private DatabaseDialect dialect = DatabaseDialect.of(Database.POSTGRESQL, true);
+
+		private SerializationRetry retry = SerializationRetry.none();
+
+		private boolean history;
+
+		private @Nullable PlatformTransactionManager handlerTransactionManager;
+
+		private @Nullable TransactionOperations ownTransactions;
+
+		private @Nullable Settings settings;
+
+		private @Nullable Function<TaskHandlerMethod, QueueSettings> queueSettings;
+
+		private String sessionName = "application";
+
+		private @Nullable QueueRepository queues;
+
+		private JsonMapper jsonMapper = new JsonMapper();
+
+		private boolean strictPayloads;
+
+		private TaskQueueListener listener = new TaskQueueListeners(List.of());
+
+		private List<TaskHandlerInterceptor> interceptors = List.of();
+
+		private TaskRedactor redactor = TaskRedactor.NONE;
+
+		private @Nullable Duration progressInterval;
+
+		private long maxResultBytes = Long.MAX_VALUE;
+
+		private @Nullable TaskNotifications notifications;
+
+		private DatabaseOutage outage = new DatabaseOutage();
+
+		private Builder(TaskHandlerRegistry registry, DataSource dataSource, TaskTables tables) {
+			this.registry = registry;
+			this.dataSource = dataSource;
+			this.tables = tables;
+		}
+
+		/**
+		 * The database: what it can do, how transactions of the worker's own run again after a serialization
+		 * failure, and whether completions keep the task in the history.
+		 */
+		public Builder database(DatabaseDialect dialect, SerializationRetry retry, boolean history) {
+			this.dialect = dialect;
+			this.retry = retry;
+			this.history = history;
+			return this;
+		}
+
+		/**
+		 * @param handlerTransactionManager the application's transaction manager, for the handlers
+		 * @param ownTransactions transactions for the worker's own statements: claims, outcomes, the session
+		 */
+		public Builder transactions(PlatformTransactionManager handlerTransactionManager,
+				TransactionOperations ownTransactions) {
+			this.handlerTransactionManager = handlerTransactionManager;
+			this.ownTransactions = ownTransactions;
+			return this;
+		}
+
+		/** The worker's settings. */
+		public Builder settings(Settings settings) {
+			this.settings = settings;
+			return this;
+		}
+
+		/** The settings of each handler's queue. */
+		public Builder queueSettings(Function<TaskHandlerMethod, QueueSettings> queueSettings) {
+			this.queueSettings = queueSettings;
+			return this;
+		}
+
+		/**
+		 * @param name the instance's name, for operators
+		 * @param queues where the session reads the paused queues with each heartbeat
+		 */
+		public Builder session(String name, QueueRepository queues) {
+			this.sessionName = name;
+			this.queues = queues;
+			return this;
+		}
+
+		/** Reads payloads with {@code mapper}; {@code strict}: fails a payload with properties its type lacks. */
+		public Builder payloads(JsonMapper mapper, boolean strict) {
+			this.jsonMapper = mapper;
+			this.strictPayloads = strict;
+			return this;
+		}
+
+		/** The application's listeners and interceptors, which hear about and wrap each handler call. */
+		public Builder handlerCalls(TaskQueueListener listener, List<TaskHandlerInterceptor> interceptors) {
+			this.listener = listener;
+			this.interceptors = List.copyOf(interceptors);
+			return this;
+		}
+
+		/** Passes the errors logged for failed tasks through {@code redactor}. */
+		public Builder redactor(TaskRedactor redactor) {
+			this.redactor = redactor;
+			return this;
+		}
+
+		/** Writes the progress handlers report, the latest of each task at most once per {@code interval}. */
+		public Builder progress(Duration interval) {
+			this.progressInterval = interval;
+			return this;
+		}
+
+		/** Fails the attempts whose result's JSON is longer than {@code maxBytes} in UTF-8. */
+		public Builder maxResultBytes(long maxBytes) {
+			this.maxResultBytes = maxBytes;
+			return this;
+		}
+
+		/** Where to {@code LISTEN} for enqueues, or {@code null} to poll only. */
+		public Builder notifications(@Nullable TaskNotifications notifications) {
+			this.notifications = notifications;
+			return this;
+		}
+
+		/** Where the worker's background loops say that the database is out, shared with the instance's others. */
+		public Builder outages(DatabaseOutage outage) {
+			this.outage = outage;
+			return this;
+		}
+
+		/** The worker. */
+		public TaskWorker build() {
+			Settings settings = Objects.requireNonNull(this.settings, "the worker needs its settings");
+			PlatformTransactionManager manager = handlerTransactionManager();
+			TransactionOperations own = ownTransactions();
+			TaskRepository tasks = tasks();
+			WorkerSession session = new WorkerSession(new SessionRepository(this.dataSource, this.tables),
+					Objects.requireNonNull(this.queues, "the session needs the queues"),
+					this.retry.transactions("session", own), this.sessionName, settings.sessionTimeout(),
+					() -> this.registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()));
+			CompletionModes modes = new CompletionModes(tasks, payloads(), new TransactionTemplate(manager),
+					this.retry.transactions("outcome", own), this.listener, this.interceptors,
+					completionCommit(manager), this.retry, settings.completionBatchSize(),
+					settings.completionFlushInterval());
+			modes.redactLogsWith(this.redactor);
+			if (this.progressInterval != null) {
+				modes.writeProgressWith(new ProgressRepository(this.dataSource, this.tables), this.progressInterval);
+			}
+			modes.limitResults(this.maxResultBytes);
+			TaskWorker worker = new TaskWorker(this.registry, tasks, session, modes,
+					this.retry.transactions("claim", own), settings, queueSettings(), this.dataSource,
+					this.notifications);
+			worker.reportOutagesTo(this.outage);
+			return worker;
+		}
+
+		/** Runs tasks on the caller's thread, for the {@code TaskQueueTester} of queue-test. */
+		public TaskRunner runner() {
+			return new TaskRunner(this.registry, tasks(), new SessionRepository(this.dataSource, this.tables),
+					handlerTransactionManager(), ownTransactions(), payloads(), this.listener, this.interceptors,
+					queueSettings())
+				.limitingResults(this.maxResultBytes);
+		}
+
+		/**
+		 * How many tasks of a queue with limits count against its rate limit now, for the queue statistics: read as
+		 * the worker's limited claims read it, claiming nothing.
+		 */
+		public ToIntBiFunction<String, QueueLimits> rateWindowStarts() {
+			return tasks().limitedClaims()::startsInWindow;
+		}
+
+		private TaskRepository tasks() {
+			return new TaskRepository(this.dataSource, this.tables, this.history, this.dialect, this.retry);
+		}
+
+		private Function<TaskHandlerMethod, QueueSettings> queueSettings() {
+			return Objects.requireNonNull(this.queueSettings, "the worker needs the settings of the queues");
+		}
+
+		private PayloadReader payloads() {
+			return new PayloadReader(this.jsonMapper, this.strictPayloads);
+		}
+
+		private PlatformTransactionManager handlerTransactionManager() {
+			return (this.handlerTransactionManager != null) ? this.handlerTransactionManager
+					: new DataSourceTransactionManager(this.dataSource);
+		}
+
+		private TransactionOperations ownTransactions() {
+			return (this.ownTransactions != null) ? this.ownTransactions
+					: new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		}
+
+		/**
+		 * Completes tasks with their handler transaction's commit in one round trip, when the handlers'
+		 * transactions are JDBC transactions on TaskQueue's own data source; {@code null} otherwise (JPA, JTA,
+		 * another database).
+		 */
+		private @Nullable CompletionCommit completionCommit(PlatformTransactionManager manager) {
+			return (manager instanceof DataSourceTransactionManager jdbc && jdbc.getDataSource() == this.dataSource)
+					? new CompletionCommit(this.dataSource, this.tables, this.history) : null;
+		}
+
 	}
 
 }

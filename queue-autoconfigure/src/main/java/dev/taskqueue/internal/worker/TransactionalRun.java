@@ -7,7 +7,6 @@ import java.util.function.BooleanSupplier;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -8,7 +8,6 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import dev.taskqueue.internal.jdbc.QueueRepository;
-import dev.taskqueue.internal.jdbc.SessionRepository;
 import dev.taskqueue.internal.support.DatabaseFailures;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import org.apache.commons.logging.Log;
@@ -24,7 +23,7 @@ import org.springframework.transaction.support.TransactionOperations;
  * cannot complete their tasks, which other instances now run. Each heartbeat also learns which queues operators
  * have paused, so that pausing costs the claim statement nothing.
  */
-public class WorkerSession {
+class WorkerSession {
 
 	private static final Log logger = LogFactory.getLog(WorkerSession.class);
 

@@ -1,5 +1,6 @@
 /**
- * The worker: claims tasks, runs their handlers and records the outcomes.
+ * The worker: claims tasks, runs their handlers and records the outcomes, with its own SQL (claims, completions,
+ * sessions, limited claims). {@link dev.taskqueue.internal.worker.TaskWorker#builder} makes it.
  */
 @NullMarked
 package dev.taskqueue.internal.worker;

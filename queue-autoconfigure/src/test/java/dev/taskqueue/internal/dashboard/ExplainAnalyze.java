@@ -11,7 +11,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * nodes returned together, and the pages the whole statement touched. A statement that scans a table, or a range of
  * an index wider than it needs, reads thousands of either.
  */
-final class ExplainAnalyze {
+public final class ExplainAnalyze {
 
 	/** Rows a node returned per loop (PostgreSQL 18 writes them with two decimals), and its loops. */
 	private static final Pattern ROWS = Pattern.compile("actual rows=([0-9.]+) loops=(\\d+)");
@@ -25,13 +25,13 @@ final class ExplainAnalyze {
 		this.plan = plan;
 	}
 
-	static ExplainAnalyze run(JdbcClient jdbc, String sql, Map<String, ?> params) {
+	public static ExplainAnalyze run(JdbcClient jdbc, String sql, Map<String, ?> params) {
 		return new ExplainAnalyze(String.join("\n",
 				jdbc.sql("EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) " + sql).params(params).query(String.class).list()));
 	}
 
 	/** The rows every node of the plan returned, all loops together. */
-	double rowsRead() {
+	public double rowsRead() {
 		double read = 0;
 		Matcher rows = ROWS.matcher(this.plan);
 		while (rows.find()) {
@@ -41,7 +41,7 @@ final class ExplainAnalyze {
 	}
 
 	/** The shared buffers the statement hit or read, from its top node. */
-	long pages() {
+	public long pages() {
 		Matcher buffers = BUFFERS.matcher(this.plan);
 		if (!buffers.find()) {
 			throw new IllegalStateException("No buffers in the plan:\n" + this.plan);

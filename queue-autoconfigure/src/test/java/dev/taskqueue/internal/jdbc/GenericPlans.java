@@ -10,13 +10,13 @@ import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /** The plans PostgreSQL caches for the worker's statements once it uses generic plans, as the worker's do. */
-final class GenericPlans {
+public final class GenericPlans {
 
 	private GenericPlans() {
 	}
 
 	/** The generic plan of {@code sql} (JDBC's question marks), its parameters' types inferred by the server. */
-	static String of(JdbcTemplate jdbc, String sql) {
+	public static String of(JdbcTemplate jdbc, String sql) {
 		return jdbc.execute((ConnectionCallback<String>) (connection) -> explain(connection, sql));
 	}
 

@@ -6,22 +6,12 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
-import javax.sql.DataSource;
-
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskHandler.Completion;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRequest;
-import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
-import dev.taskqueue.internal.jdbc.ClaimRequest;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
-import dev.taskqueue.internal.jdbc.EnqueueRepository;
-import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
-import dev.taskqueue.internal.jdbc.SessionRepository;
-import dev.taskqueue.internal.jdbc.TaskRepository;
-import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
@@ -31,7 +21,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -109,33 +98,6 @@ class RetentionAndHistoryIntegrationTests {
 			assertThat(jdbc.queryForList("SELECT id FROM taskqueue_history", UUID.class))
 				.containsExactlyInAnyOrderElementsOf(batched);
 		}
-	}
-
-	@Test
-	void batchedCompletionWithHistoryKeepsExactlyTheTasksItDeletes() {
-		DataSource dataSource = new DriverManagerDataSource(TestDatabase.createDatabase());
-		TaskTables tables = TaskTables.inSchema(null);
-		new TaskQueueSchemaMigrator(dataSource, tables).afterPropertiesSet();
-		TaskRepository tasks = new TaskRepository(dataSource, tables, true);
-		EnqueueRepository enqueue = new EnqueueRepository(dataSource, tables);
-		UUID session = UUID.randomUUID();
-		new SessionRepository(dataSource, tables).register(session, "test");
-		for (int i = 0; i < 3; i++) {
-			enqueue.insert(new NewTask(UUID.randomUUID(), "h-repo", "{}", 0, null, null, "{\"k\": \"v\"}"));
-		}
-		List<ClaimedTask> claimed = tasks.claim(ClaimRequest.of("h-repo", session, 3)).claimed();
-		ClaimedTask lost = claimed.get(2);
-		// As if a later attempt had claimed it: the batched completion must not delete it, nor record it.
-		ClaimedTask stale = new ClaimedTask(lost.id(), lost.queue(), lost.payload(), lost.priority(),
-				lost.attempt() + 1, lost.enqueuedAt(), lost.runAt(), lost.claimedAt(), lost.claimedBy(), null);
-		List<UUID> deleted = tasks.completeAll(session, List.of(claimed.get(0), claimed.get(1), stale));
-		assertThat(deleted).containsExactlyInAnyOrder(claimed.get(0).id(), claimed.get(1).id());
-		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-		assertThat(jdbc.queryForList("SELECT id FROM taskqueue_history", UUID.class))
-			.containsExactlyInAnyOrderElementsOf(deleted);
-		assertThat(jdbc.queryForList("SELECT headers ->> 'k' FROM taskqueue_history", String.class)).containsOnly("v");
-		assertThat(tasks.complete(lost)).isTrue();
-		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_history", Integer.class)).isEqualTo(3);
 	}
 
 	@Test

@@ -6,9 +6,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
-import dev.taskqueue.internal.jdbc.ClaimResult;
-import dev.taskqueue.internal.jdbc.ClaimResult.FairTenants;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
+import dev.taskqueue.internal.worker.ClaimResult.FairTenants;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

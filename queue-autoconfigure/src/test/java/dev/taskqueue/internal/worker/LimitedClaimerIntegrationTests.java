@@ -10,8 +10,6 @@ import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueLimits.RateWindow;
-import dev.taskqueue.internal.jdbc.SessionRepository;
-import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestDatabase;

@@ -7,10 +7,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import javax.sql.DataSource;
+
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskQueue;
-import dev.taskqueue.internal.jdbc.SessionRepository;
+import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
@@ -49,7 +51,8 @@ class LostClaimIntegrationTests {
 			assertThat(slowHandlerStarted.await(20, TimeUnit.SECONDS)).isTrue();
 
 			jdbc.update("UPDATE taskqueue_session SET heartbeat_at = now() - interval '1 hour'");
-			assertThat(slow.getBean(SessionRepository.class).expire(Duration.ofSeconds(60))).isEqualTo(1);
+			SessionRepository sessions = new SessionRepository(slow.getBean(DataSource.class), slow.getBean(TaskTables.class));
+			assertThat(sessions.expire(Duration.ofSeconds(60))).isEqualTo(1);
 
 			try (ConfigurableApplicationContext fast = TestApplications.start(url, List.of(FastConfig.class),
 					settings)) {

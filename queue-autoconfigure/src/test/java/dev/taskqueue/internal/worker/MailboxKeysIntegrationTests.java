@@ -7,12 +7,8 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
-import dev.taskqueue.internal.jdbc.ClaimRequest;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
 import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
-import dev.taskqueue.internal.jdbc.SessionRepository;
-import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.BeforeAll;

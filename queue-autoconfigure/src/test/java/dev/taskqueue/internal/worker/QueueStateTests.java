@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
-import dev.taskqueue.internal.jdbc.ClaimedTask;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -6,7 +6,6 @@ import java.util.Map;
 
 import dev.taskqueue.TaskHandler;
 import dev.taskqueue.TaskQueue;
-import dev.taskqueue.internal.jdbc.TaskRepository;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
