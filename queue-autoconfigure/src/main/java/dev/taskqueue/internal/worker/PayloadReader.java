@@ -12,7 +12,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Reads a task's JSON payload as the type its handler declares, generics included, and its headers.
  */
-public class PayloadReader {
+final class PayloadReader {
 
 	private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
 	};
@@ -24,7 +24,7 @@ public class PayloadReader {
 	/** A reader per payload type: resolving the type and its deserializer for every task showed in profiles. */
 	private final Map<Type, ObjectReader> readers = new ConcurrentHashMap<>();
 
-	public PayloadReader(JsonMapper mapper) {
+	PayloadReader(JsonMapper mapper) {
 		this(mapper, false);
 	}
 
@@ -34,7 +34,7 @@ public class PayloadReader {
 	 * as the application's mapper reads it, which in Jackson 3 ignores unknown properties and leaves missing ones
 	 * null
 	 */
-	public PayloadReader(JsonMapper mapper, boolean strict) {
+	PayloadReader(JsonMapper mapper, boolean strict) {
 		this.mapper = mapper;
 		this.strict = strict;
 	}
