@@ -221,6 +221,52 @@ class ArchitectureTests {
 		return publicTypes;
 	}
 
+	/**
+	 * Worker files that hold ordered-key logic (issue 27, the measure is in docs/internals.md): 6 since the worker's
+	 * statements for keys are one file (KeyStatements) and the rest of the worker reaches them through
+	 * TaskRepository, the Completer and the Mailbox.
+	 */
+	static final int MAX_KEY_FILES = 6;
+
+	/**
+	 * The worker's files whose classes hold ordered-key logic: they depend on the statements or types of keys
+	 * ({@code OrderedKeys}, {@code KeyStatements}, {@code KeyRuns}, {@code Outcome.KeyLeftHeadless}), or read what
+	 * only keys have ({@code ClaimedTask.orderingKey()}, {@code ClaimRequest.headlessKeys()},
+	 * {@code ClaimResult.following()}). Carrying a key as a value (a record's component, a column read into it) does
+	 * not count; neither does a constant of {@code OrderedKeys} compiled into another statement's text.
+	 */
+	@Test
+	void orderedKeysLiveInFewWorkerFiles() {
+		Set<String> keyTypes = Set.of(INTERNAL + ".jdbc.OrderedKeys", INTERNAL + ".worker.KeyStatements",
+				INTERNAL + ".worker.KeyRuns", INTERNAL + ".worker.Outcome$KeyLeftHeadless");
+		Set<String> keyReads = Set.of(INTERNAL + ".worker.ClaimedTask.orderingKey",
+				INTERNAL + ".worker.ClaimRequest.headlessKeys", INTERNAL + ".worker.ClaimResult.following");
+		Set<String> files = new TreeSet<>();
+		for (JavaClass type : MAIN) {
+			if (!type.getPackageName().equals(INTERNAL + ".worker")) {
+				continue;
+			}
+			String file = type.getName().replaceFirst("\\$.*", "");
+			// A file's own types (a record reading its own components) do not count.
+			boolean dependsOnKeys = type.getDirectDependenciesFromSelf().stream()
+				.map((dependency) -> dependency.getTargetClass().getName())
+				.anyMatch((target) -> keyTypes.contains(target) && !inFile(target, file));
+			boolean readsKeys = type.getAccessesFromSelf().stream()
+				.filter((access) -> !inFile(access.getTargetOwner().getName(), file))
+				.anyMatch((access) -> keyReads.contains(access.getTargetOwner().getName() + "." + access.getName()));
+			if (dependsOnKeys || readsKeys) {
+				files.add(file.substring(file.lastIndexOf('.') + 1));
+			}
+		}
+		assertThat(files).as("the worker files that hold ordered-key logic").hasSizeLessThanOrEqualTo(MAX_KEY_FILES)
+			.containsExactlyInAnyOrder("Completer", "GroupCommit", "KeyRuns", "KeyStatements", "Mailbox",
+					"TaskRepository");
+	}
+
+	private static boolean inFile(String type, String topLevel) {
+		return type.equals(topLevel) || type.startsWith(topLevel + "$");
+	}
+
 	/** Every top-level class of the worker is a slice: a cycle between two of them fails. */
 	@Test
 	void noClassCycleInTheWorker() {

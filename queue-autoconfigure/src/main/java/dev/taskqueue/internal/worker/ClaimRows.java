@@ -7,7 +7,6 @@ import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -37,7 +36,7 @@ final class ClaimRows {
 		return tasks;
 	}
 
-	/** Reads the rows of a fold (TaskClaims) or of OrderedCompletions' complete-all: done at 14, handed at 15. */
+	/** Reads the rows of a fold (TaskClaims) or of KeyStatements' complete-all: done at 14, handed at 15. */
 	static ClaimResult claimResult(ResultSet rows) throws SQLException {
 		List<ClaimedTask> claimed = new ArrayList<>();
 		Set<UUID> completed = new HashSet<>();
@@ -109,40 +108,6 @@ final class ClaimRows {
 			}
 		});
 		return ahead;
-	}
-
-	/**
-	 * Reads the rows of KeyHandOffs' claims: the claimed tasks, those handed off, and the tasks that follow each one
-	 * handed off, up to the first that is not due.
-	 */
-	static ClaimResult handOffResult(ResultSet rows) throws SQLException {
-		List<ClaimedTask> claimed = new ArrayList<>();
-		List<ClaimedTask> handedOff = new ArrayList<>();
-		record Next(ClaimedTask task, long seq, boolean due) {
-		}
-		Map<String, List<Next>> next = new HashMap<>();
-		boolean micros = micros(rows);
-		while (rows.next()) {
-			ClaimedTask task = claimedTask(rows, micros);
-			long seq = rows.getLong(15);
-			if (!rows.wasNull()) {
-				next.computeIfAbsent(task.orderingKey(), (key) -> new ArrayList<>())
-					.add(new Next(task, seq, rows.getBoolean(16)));
-			}
-			else {
-				(rows.getBoolean(14) ? handedOff : claimed).add(task);
-			}
-		}
-		Map<UUID, List<ClaimedTask>> following = new HashMap<>();
-		for (ClaimedTask task : handedOff) {
-			List<Next> after = next.getOrDefault(task.orderingKey(), List.of());
-			List<ClaimedTask> due = after.stream().sorted(Comparator.comparingLong(Next::seq))
-				.takeWhile(Next::due).map(Next::task).toList();
-			if (!due.isEmpty()) {
-				following.put(task.id(), due);
-			}
-		}
-		return new ClaimResult(claimed, Set.of(), handedOff, following);
 	}
 
 	/**

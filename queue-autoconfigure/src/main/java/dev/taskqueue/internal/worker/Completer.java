@@ -2,6 +2,7 @@ package dev.taskqueue.internal.worker;
 
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.BiConsumer;
@@ -83,6 +84,14 @@ final class Completer {
 	boolean mayHandOff(String queue) {
 		QueueSettings settings = this.queues.apply(queue);
 		return settings != null && !settings.limits().any() && this.claiming.test(queue);
+	}
+
+	/**
+	 * Whether completing {@code task} in its handler's transaction may leave something to do once committed (see
+	 * {@link #complete}): only a task with an ordering key does, its key's hand-off.
+	 */
+	static boolean mayLeaveWork(ClaimedTask task) {
+		return task.orderingKey() != null;
 	}
 
 	/**
@@ -175,7 +184,14 @@ final class Completer {
 	 * their keys held: the claim loop's next claim of the queue hands them off.
 	 */
 	void leftHeadless(List<ClaimedTask> completed) {
-		this.mailbox.post(Outcome.KeyLeftHeadless.of(completed));
+		this.mailbox.post(keysOf(completed));
+	}
+
+	/** The keys of {@code heads}, deleted by one completion and all of one queue. */
+	static List<Outcome.KeyLeftHeadless> keysOf(List<ClaimedTask> heads) {
+		return heads.stream()
+			.map((head) -> new Outcome.KeyLeftHeadless(head.queue(), Objects.requireNonNull(head.orderingKey())))
+			.toList();
 	}
 
 	/**
@@ -205,9 +221,11 @@ final class Completer {
 
 		@Override
 		public void beforeCommit(boolean readOnly) {
-			// Asked now, as a pause may have come since; only a task with an ordering key has a next task to hand off.
-			boolean handOff = this.task.orderingKey() != null && mayHandOff(this.task.queue());
-			if (!(handOff ? this.completion.completeLeavingHeadAndCommit(this.task)
+			// Asked now, as a pause may have come since; only a task with an ordering key has a next task to hand off,
+			// and when it may not, the completion makes that task the head for any claim.
+			boolean keyed = this.task.orderingKey() != null;
+			boolean handOff = keyed && mayHandOff(this.task.queue());
+			if (!((keyed && !handOff) ? Completer.this.tasks.completePromotingAndCommit(this.completion, this.task)
 					: this.completion.completeAndCommit(this.task))) {
 				throw new ClaimLostAtCommit();
 			}

@@ -8,7 +8,6 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.internal.jdbc.AttemptLog;
 import dev.taskqueue.internal.jdbc.HotStatements;
-import dev.taskqueue.internal.jdbc.OrderedKeys;
 import dev.taskqueue.internal.jdbc.TaskTables;
 
 import org.springframework.dao.DataAccessException;
@@ -49,9 +48,6 @@ class CompletionCommit {
 
 	private final String sql;
 
-	/** {@link #sql} that also makes the next task of the completed task's ordering key its head. */
-	private final String promotingSql;
-
 	/**
 	 * @param dataSource the data source of the handlers' transaction manager, which is TaskQueue's
 	 * @param tables the table names
@@ -59,33 +55,31 @@ class CompletionCommit {
 	 */
 	public CompletionCommit(DataSource dataSource, TaskTables tables, boolean history) {
 		this.statements = new HotStatements(dataSource, new JdbcTemplate(dataSource).getExceptionTranslator());
-		String kept = history ? KEEP_IN_HISTORY.formatted(tables.history(), AttemptLog.completed("done", tables)) : "";
-		this.sql = COMPLETE.formatted(tables.task(), kept);
-		this.promotingSql = COMPLETE.formatted(tables.task(),
-				kept + ", " + OrderedKeys.promote(tables, "done").stripTrailing() + "\n");
+		this.sql = statement(tables, history, "");
 	}
 
 	/**
-	 * Deletes {@code task} and commits the current transaction; a task with an ordering key makes the next task of
-	 * its key the head, for any claim.
+	 * The statement that deletes a task and commits, keeping it in the history when {@code history}, with
+	 * {@code more} CTEs on {@code done}: none here, the promotion of the key's next task in {@link KeyStatements}.
+	 */
+	static String statement(TaskTables tables, boolean history, String more) {
+		String kept = history ? KEEP_IN_HISTORY.formatted(tables.history(), AttemptLog.completed("done", tables)) : "";
+		return COMPLETE.formatted(tables.task(), kept + more);
+	}
+
+	/**
+	 * Deletes {@code task} and commits the current transaction. The next task of an ordering key stays held: for
+	 * {@link TaskRepository#handOffAndClaim} once the commit is done, or use
+	 * {@link TaskRepository#completePromotingAndCommit}.
 	 * @return {@code false} when the claim was lost: nothing was committed, and the transaction must roll back
 	 * @throws DataAccessException when the statement or the commit failed
 	 */
 	public boolean completeAndCommit(ClaimedTask task) {
-		return complete(task, (task.orderingKey() != null) ? this.promotingSql : this.sql);
+		return completeAndCommit(task, this.sql);
 	}
 
-	/**
-	 * Deletes {@code task} and commits the current transaction like a task without an ordering key: the next task of
-	 * its key stays held, for {@link TaskRepository#handOffAndClaim} once the commit is done.
-	 * @return {@code false} when the claim was lost: nothing was committed, and the transaction must roll back
-	 * @throws DataAccessException when the statement or the commit failed
-	 */
-	public boolean completeLeavingHeadAndCommit(ClaimedTask task) {
-		return complete(task, this.sql);
-	}
-
-	private boolean complete(ClaimedTask task, String sql) {
+	/** {@link #completeAndCommit(ClaimedTask)} with {@code sql}, a {@link #statement} of this data source's tables. */
+	boolean completeAndCommit(ClaimedTask task, String sql) {
 		try {
 			UUID session = Objects.requireNonNull(task.claimedBy(), "a completion needs its claim's session");
 			this.statements.execute(sql, (statement, connection) -> {

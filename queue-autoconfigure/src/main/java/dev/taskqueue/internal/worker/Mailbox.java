@@ -119,7 +119,7 @@ final class Mailbox {
 		int limit = Math.max(0, free - keys.size() - (int) doneTasks.stream()
 			.filter((task) -> task.orderingKey() != null && task.queue().equals(queue))
 			.count());
-		// A claim that hands keys off claims in the queue's order: the hand-off is its own statement (KeyHandOffs).
+		// A claim that hands keys off claims in the queue's order: the hand-off is its own statement (KeyStatements).
 		return new ForClaim(new ClaimRequest(queue, session, bucket, ClaimRequest.Reach.BUCKET, after, limit, doneTasks,
 				keys, tasksPerThread - 1, keys.isEmpty() ? fairAfter : null), done);
 	}

@@ -24,15 +24,10 @@ sealed interface Outcome {
 
 	/**
 	 * A completion that committed deleted the head of {@code key} on {@code queue} and left the key's next task held:
-	 * the claim loop's next claim of the queue hands it off (see {@code TaskRepository#handOffAndClaim}).
+	 * the claim loop's next claim of the queue hands it off (see {@code TaskRepository#handOffAndClaim}). Posted by
+	 * the {@link Completer}.
 	 */
 	record KeyLeftHeadless(String queue, String key) implements Outcome {
-
-		/** The keys of {@code heads}, deleted by one completion and all of one queue. */
-		static List<KeyLeftHeadless> of(List<ClaimedTask> heads) {
-			return heads.stream().map((head) -> new KeyLeftHeadless(head.queue(), head.orderingKey())).toList();
-		}
-
 	}
 
 	/** An outcome written by a statement of its own, fenced by the task's claim; kept in the mailbox until it is. */

@@ -9,7 +9,6 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.taskqueue.internal.jdbc.AttemptLog;
-import dev.taskqueue.internal.jdbc.OrderedKeys;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 
@@ -79,11 +78,8 @@ class SessionRepository {
 
 	private final String end;
 
-	private final OrderedKeys ordered;
-
 	public SessionRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
-		this.ordered = OrderedKeys.sweep(this.jdbc, tables);
 		this.register = REGISTER.formatted(tables.session());
 		this.heartbeat = HEARTBEAT.formatted(tables.session());
 		this.expire = EXPIRE.formatted(tables.session(), tables.task(), tables.cancelRequest(),
@@ -129,15 +125,6 @@ class SessionRepository {
 		return this.jdbc.sql(this.expire)
 			.param("timeoutMicros", timeout.toNanos() / 1000, Types.BIGINT)
 			.update();
-	}
-
-	/**
-	 * Gives a head to ordering keys whose held tasks were committed after their head was deleted, looking at up to
-	 * {@code keys} keys with held tasks, the next ones at the next call.
-	 * @return how many tasks were made their key's head
-	 */
-	public int promoteOrphanedKeys(int keys) {
-		return this.ordered.promoteOrphans(keys);
 	}
 
 	/**

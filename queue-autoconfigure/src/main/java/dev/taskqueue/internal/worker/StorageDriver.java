@@ -11,7 +11,7 @@ import dev.taskqueue.internal.jdbc.TaskTables;
  * <p>
  * Today the claims differ: {@link #POSTGRESQL} (also YugabyteDB's) locks the rows a claim reads
  * {@code FOR UPDATE SKIP LOCKED}; {@link #COCKROACHDB} reads them unlocked and takes only rows still unclaimed (see
- * {@link Database#skipLockedClaims}). {@link TaskClaims} and {@link KeyHandOffs} build their statements, plain and
+ * {@link Database#skipLockedClaims}). {@link TaskClaims} and {@link KeyStatements} build their statements, plain and
  * folded, from a driver's {@link #ready}, {@link #readyOthers}, {@link #readyAfter} and {@link #takeReady}.
  */
 enum StorageDriver {

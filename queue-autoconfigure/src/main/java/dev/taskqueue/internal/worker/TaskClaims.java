@@ -11,7 +11,6 @@ import java.util.UUID;
 
 import dev.taskqueue.internal.jdbc.HotStatements;
 import dev.taskqueue.internal.jdbc.Micros;
-import dev.taskqueue.internal.jdbc.OrderedKeys;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 
@@ -34,26 +33,15 @@ final class TaskClaims {
 	private static final String COMPLETED = "completed AS (\n    DELETE FROM %1$s t WHERE " + CompletionFences.FENCED
 			+ "\n    RETURNING t.%2$s)\n";
 
-	// The end of the fold: the claimed tasks, then the ids of the completed ones (done = true), then, with ordered
-	// keys, the next tasks of their keys handed off to the claiming session (handed = true). %1$s: what a fair claim
-	// adds to each row, the key its next claim starts after, the tenants and the first key it found (", next_key, ..."
-	// here, ", NULL, ..." in the rows below).
+	// The end of the fold: the claimed tasks, then the ids of the completed ones (done = true), then what the fold's
+	// more CTEs add (handed = true, see Fold). %1$s: what a fair claim adds to each row, the key its next claim starts
+	// after, the tenants and the first key it found (", next_key, ..." here, ", NULL, ..." in the rows below).
 	private static final String CLAIMED_AND_COMPLETED = """
 			SELECT id, queue, payload, priority, attempt, enqueued_at, run_at, claimed_at, claimed_by, last_error, headers,
 			       ordering_key, bucket, false AS done, false AS handed%1$s
 			FROM claimed
 			UNION ALL
 			""";
-
-	// The ids of the completed tasks and the tasks OrderedKeys.HAND_OFF handed off, as ClaimRows.claimResult reads them.
-	private static final String COMPLETED_AND_HANDED_OFF_OF = """
-			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false%1$s
-			FROM completed
-			UNION ALL
-			SELECT *, false, true%1$s FROM promoted WHERE claimed_by IS NOT NULL
-			""";
-
-	static final String COMPLETED_AND_HANDED_OFF = COMPLETED_AND_HANDED_OFF_OF.formatted("");
 
 	private static final String COMPLETED_IDS = """
 			SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, false%1$s
@@ -80,36 +68,36 @@ final class TaskClaims {
 
 	final String completeAndClaimFair;
 
-	/** Whether the fold hands the next task of a completed task's key off to the claiming session. */
-	private final boolean ordered;
+	/** What the fold carries besides the deletes, {@code null} for nothing. */
+	private final @Nullable Fold fold;
 
 	/** Claims of PostgreSQL, see the next constructor. */
-	TaskClaims(HotStatements statements, TaskTables tables, boolean history, boolean ordered) {
-		this(statements, tables, history, ordered, StorageDriver.POSTGRESQL);
+	TaskClaims(HotStatements statements, TaskTables tables, boolean history) {
+		this(statements, tables, history, StorageDriver.POSTGRESQL, null);
 	}
 
 	/**
-	 * @param ordered whether the folded completions make the next task of a completed task's key its head, handed
-	 * off to the claiming session
 	 * @param driver the database's claims: whether they lock what they read, see {@link StorageDriver}
+	 * @param fold what the folded statements carry besides the deletes, {@code null} for nothing
 	 */
-	TaskClaims(HotStatements statements, TaskTables tables, boolean history, boolean ordered, StorageDriver driver) {
+	TaskClaims(HotStatements statements, TaskTables tables, boolean history, StorageDriver driver,
+			@Nullable Fold fold) {
 		this.statements = statements;
-		this.ordered = ordered;
+		this.fold = fold;
 		String ready = driver.ready(tables);
 		String readyAfter = driver.readyAfter(tables);
 		String take = driver.takeReady(tables);
 		this.claim = "WITH " + ready + take;
 		this.claimOthers = "WITH " + driver.readyOthers(tables) + take;
 		this.claimAfter = "WITH " + readyAfter + take;
-		String completed = COMPLETED.formatted(tables.task(), (history || ordered) ? "*" : "id");
+		String completed = COMPLETED.formatted(tables.task(), (history || fold != null) ? "*" : "id");
 		if (history) { // keeps the completed tasks as COMPLETE_ALL_AND with KEPT does
 			completed = completed.stripTrailing() + ",\n" + TaskCompletions.kept(tables);
 		}
-		if (ordered) {
-			completed = completed.stripTrailing() + ",\n" + OrderedKeys.handOff(tables, "completed", driver::claimedTime);
+		if (fold != null) {
+			completed = completed.stripTrailing() + ",\n" + fold.ctes();
 		}
-		String rest = ordered ? COMPLETED_AND_HANDED_OFF_OF : COMPLETED_IDS;
+		String rest = (fold != null) ? fold.rows() : COMPLETED_IDS;
 		String end = CLAIMED_AND_COMPLETED.formatted("") + rest.formatted("");
 		this.completeAndClaim = folded(completed, ready, take, end);
 		this.completeAndClaimAfter = folded(completed, readyAfter, take, end);
@@ -225,17 +213,40 @@ final class TaskClaims {
 		}, ClaimRows::claimedTasks);
 	}
 
-	/** Binds COMPLETED and, with ordered keys, the hand-off to the claiming session of tasks of {@code queue}. */
+	/** Binds COMPLETED and what the fold carries for a claim of {@code queue} by {@code session}. */
 	private void bindCompletions(PreparedStatement statement, Connection connection, CompletionFences completions,
 			String queue, UUID session) throws SQLException {
 		completions.bind(statement, connection, 1);
-		if (this.ordered) {
-			OrderedKeys.bindHandOff(statement, 3, queue, session);
+		if (this.fold != null) {
+			this.fold.binder().bind(statement, 3, queue, session);
 		}
 	}
 
 	private int firstOfClaim() {
-		return this.ordered ? 5 : 3;
+		return (this.fold != null) ? 3 + this.fold.parameters() : 3;
+	}
+
+	/**
+	 * What a fold of completions into a claim carries besides the deletes: more CTEs on {@code completed}, which
+	 * read its rows, their parameters after the completions', and the rows they add after the completed ids. Only
+	 * the claims of {@link KeyStatements#handOffClaims} have one, which hands the next tasks of the completed tasks'
+	 * ordering keys off.
+	 * @param ctes the CTEs, each on {@code completed}
+	 * @param rows the end of the statement after the claimed tasks: the ids of the completed tasks (done = true),
+	 * then the rows the CTEs add; {@code %1$s} is what a fair claim adds to each row
+	 * @param parameters how many parameters the CTEs have
+	 * @param binder binds them
+	 */
+	record Fold(String ctes, String rows, int parameters, Binder binder) {
+
+		/** Binds a fold's CTEs from position {@code first}, for a claim of {@code queue} by {@code session}. */
+		@FunctionalInterface
+		interface Binder {
+
+			void bind(PreparedStatement statement, int first, String queue, UUID session) throws SQLException;
+
+		}
+
 	}
 
 }

@@ -11,7 +11,7 @@ import dev.taskqueue.internal.jdbc.TaskTables;
 
 /**
  * The completions of {@link TaskRepository}: the fenced deletes of completed tasks, one or many in a statement,
- * keeping them in the history when it is on. Tasks with an ordering key go to {@link OrderedCompletions} (the
+ * keeping them in the history when it is on. Tasks with an ordering key go to {@link KeyStatements} (the
  * repository sends them there), whose statements are these with the promotion (or hand-off) of the key's next task
  * added.
  */
@@ -64,7 +64,7 @@ final class TaskCompletions {
 	}
 
 	// COMPLETE_ALL as a "completed" CTE, followed by more CTEs on it (%2$s): KEPT with history, OrderedKeys'
-	// HAND_OFF for tasks with an ordering key (OrderedCompletions), or both; then the SELECT %3$s, by default
+	// HAND_OFF for tasks with an ordering key (KeyStatements), or both; then the SELECT %3$s, by default
 	// COMPLETED_IDS. Parameters: 1 ids, 2 claims, then those of %2$s.
 	static final String COMPLETE_ALL_AND = "WITH completed AS (\n    DELETE FROM %1$s t WHERE " + CompletionFences.FENCED
 			+ "\n    RETURNING t.*),\n%2$s\n%3$s";

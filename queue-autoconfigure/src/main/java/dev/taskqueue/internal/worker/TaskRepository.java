@@ -15,7 +15,6 @@ import dev.taskqueue.internal.jdbc.Database;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
 import dev.taskqueue.internal.jdbc.HotStatements;
 import dev.taskqueue.internal.jdbc.Micros;
-import dev.taskqueue.internal.jdbc.OrderedKeys;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
@@ -57,7 +56,7 @@ class TaskRepository {
 
 	// The dead letter keeps batch_id: a dead task of a batch counts as dead in it; and its keys, the fairness key so
 	// that a retry gives it back to its tenant (DeadTaskRepository). %3$s is more CTEs on "dead", empty
-	// but for OrderedCompletions, which promotes the next task of the key there. Its attempts are at most
+	// but for KeyStatements, which promotes the next task of the key there. Its attempts are at most
 	// :maxAttempts: a task whose last attempt ended without an outcome (its worker died) is claimed once more only
 	// to be given up, and that claim ran nothing: its log (%4$s, AttemptLog) gets no element for it, the attempt
 	// before was recorded as lost when its instance's claim was taken back.
@@ -126,18 +125,17 @@ class TaskRepository {
 
 	private final TaskClaims claims;
 
-	/** The statements for tasks with an ordering key: they also make the next task of the key its head. */
-	private final TaskClaims orderedClaims;
+	/** The claims whose folded completions hand the next tasks of their ordering keys off. */
+	private final TaskClaims handOffClaims;
 
-	private final OrderedCompletions ordered;
+	/** The statements for tasks with an ordering key: they also make the next task of the key its head. */
+	private final KeyStatements keys;
 
 	private final LimitedClaims limitedClaims;
 
 	private final SessionEnder sessionEnder;
 
 	private final TaskCompletions completions;
-
-	private final KeyHandOffs keyHandOffs;
 
 	// The tenants of a queue with due tasks, counted up to 2 (docs/fairness.md), and the first key with due tasks.
 	// For a queue that never used a key, one probe of taskqueue_task_fair_idx that finds nothing, and nothing else
@@ -217,12 +215,11 @@ class TaskRepository {
 		this.jdbc = JdbcClient.create(jdbcTemplate);
 		this.statements = new HotStatements(dataSource, jdbcTemplate.getExceptionTranslator());
 		StorageDriver driver = StorageDriver.of(dialect.database());
-		this.claims = new TaskClaims(this.statements, tables, history, false, driver);
-		this.orderedClaims = new TaskClaims(this.statements, tables, history, true, driver);
-		this.ordered = new OrderedCompletions(this.statements, this.jdbc, tables, history, driver,
-				moveToDead(tables, ",\n" + OrderedKeys.promote(tables, "dead").stripTrailing()));
+		this.claims = new TaskClaims(this.statements, tables, history, driver, null);
+		this.handOffClaims = KeyStatements.handOffClaims(this.statements, tables, history, driver);
+		this.keys = new KeyStatements(this.statements, this.jdbc, tables, history, driver,
+				(more) -> moveToDead(tables, more));
 		this.completions = new TaskCompletions(this.statements, tables, history);
-		this.keyHandOffs = new KeyHandOffs(this.statements, tables, driver);
 		this.fairTenants = FAIR_TENANTS.formatted(tables.task());
 		this.otherFairnessKey = OTHER_FAIRNESS_KEY.formatted(tables.task());
 		this.retryLater = RETRY_LATER.formatted(tables.task(), AttemptLog.append("t", tables, ":outcome", ":error"));
@@ -366,20 +363,20 @@ class TaskRepository {
 	/**
 	 * Claims like {@link #completeAndClaim} without completions, handing off to {@code session} the next task of each
 	 * of {@code headless}: keys of {@code queue} whose head a completion deleted and left to this claim
-	 * ({@link #completeAllLeavingHeads}, {@link CompletionCommit#completeLeavingHeadAndCommit}) that have no head yet.
+	 * ({@link #completeAllLeavingHeads}, {@link CompletionCommit#completeAndCommit}) that have no head yet.
 	 * A next task that is not due yet becomes the head, for the claim at its due time.
 	 * @param following how many of the due tasks that follow each task handed off to read as well, unclaimed
 	 * @return the tasks claimed, those handed off, and those that follow them
 	 */
 	ClaimResult handOffAndClaim(List<String> headless, String queue, int bucket, UUID session, int limit,
 			int following) {
-		return this.keyHandOffs.handOffAndClaim(headless, queue, bucket, session, limit, following);
+		return this.keys.handOffAndClaim(headless, queue, bucket, session, limit, following);
 	}
 
 	/** {@link #handOffAndClaim} that claims like {@link #claimAfter}. */
 	ClaimResult handOffAndClaimAfter(List<String> headless, String queue, int bucket, UUID session, int limit,
 			int following, int priority, Instant after, UUID afterId) {
-		return this.keyHandOffs.handOffAndClaimAfter(headless, queue, bucket, session, limit, following, priority,
+		return this.keys.handOffAndClaimAfter(headless, queue, bucket, session, limit, following, priority,
 				after, afterId);
 	}
 
@@ -390,12 +387,30 @@ class TaskRepository {
 	 * @return how many of {@code ids} were still held and are now claimed
 	 */
 	public int claimHeld(UUID session, List<UUID> ids) {
-		return this.keyHandOffs.claimHeld(session, ids);
+		return this.keys.claimHeld(session, ids);
+	}
+
+	/**
+	 * Deletes {@code task}, which has an ordering key, and commits the current transaction with {@code commit}, in one
+	 * round trip; the next task of its key becomes the head, for any claim.
+	 * @return {@code false} when the claim was lost: nothing was committed, and the transaction must roll back
+	 */
+	boolean completePromotingAndCommit(CompletionCommit commit, ClaimedTask task) {
+		return this.keys.completeAndCommit(commit, task);
+	}
+
+	/**
+	 * Gives a head to ordering keys whose held tasks were committed after their head was deleted, looking at up to
+	 * {@code keys} keys with held tasks, the next ones at the next call (the heartbeat's sweep).
+	 * @return how many tasks were made their key's head
+	 */
+	public int promoteOrphanedKeys(int keys) {
+		return this.keys.promoteOrphans(keys);
 	}
 
 	/** Makes the next task of each of {@code keys} of {@code queue} that has no head its head, for any claim. */
 	public int promoteHeadless(String queue, List<String> keys) {
-		return this.keyHandOffs.promote(queue, keys);
+		return this.keys.promote(queue, keys);
 	}
 
 	/**
@@ -424,7 +439,7 @@ class TaskRepository {
 
 	/** Deletes a completed task; {@code false} when the claim was lost. */
 	public boolean complete(ClaimedTask task) {
-		return (task.orderingKey() != null) ? this.ordered.complete(task) : this.completions.complete(task);
+		return (task.orderingKey() != null) ? this.keys.complete(task) : this.completions.complete(task);
 	}
 
 	/**
@@ -443,7 +458,7 @@ class TaskRepository {
 	 * @return the ids of the tasks deleted (those missing had lost their claim), and the tasks handed off
 	 */
 	public ClaimResult completeAll(UUID session, List<ClaimedTask> tasks, @Nullable String handOffQueue) {
-		return anyOrdered(tasks) ? this.ordered.completeAll(session, tasks, handOffQueue)
+		return anyOrdered(tasks) ? this.keys.completeAll(session, tasks, handOffQueue)
 				: this.completions.deleteAll(session, tasks);
 	}
 
@@ -490,7 +505,7 @@ class TaskRepository {
 
 	private boolean moveToDead(ClaimedTask task, String error, int maxAttempts, String outcome) {
 		if (task.orderingKey() != null) {
-			return this.ordered.moveToDead(task, error, maxAttempts, outcome);
+			return this.keys.moveToDead(task, error, maxAttempts, outcome);
 		}
 		return fenced(this.moveToDead, task).param("error", error)
 			.param("maxAttempts", maxAttempts)
@@ -558,7 +573,7 @@ class TaskRepository {
 	}
 
 	private TaskClaims claims(List<ClaimedTask> done) {
-		return anyOrdered(done) ? this.orderedClaims : this.claims;
+		return anyOrdered(done) ? this.handOffClaims : this.claims;
 	}
 
 	static boolean anyOrdered(List<ClaimedTask> tasks) {

@@ -57,6 +57,12 @@ public class TaskWorker implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(TaskWorker.class);
 
+	/**
+	 * Ordering keys with held tasks that each heartbeat's sweep looks at for a missing head: about a millisecond per
+	 * hundred.
+	 */
+	private static final int ORPHAN_SWEEP = 1000;
+
 	private final TaskHandlerRegistry registry;
 
 	private final TaskRepository tasks;
@@ -529,6 +535,7 @@ public class TaskWorker implements SmartLifecycle {
 					Objects.requireNonNull(this.queues, "the session needs the queues"),
 					this.retry.transactions("session", own), this.sessionName, settings.sessionTimeout(),
 					() -> this.registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()));
+			session.repairWithEachBeat(() -> tasks.promoteOrphanedKeys(ORPHAN_SWEEP));
 			CompletionModes modes = new CompletionModes(tasks, payloads(), new TransactionTemplate(manager),
 					this.retry.transactions("outcome", own), this.listener, this.interceptors,
 					completionCommit(manager), this.retry, settings.completionBatchSize(),

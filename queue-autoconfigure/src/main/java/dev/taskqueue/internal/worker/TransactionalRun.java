@@ -82,9 +82,9 @@ final class TransactionalRun implements CompletionMode {
 		long start = System.nanoTime();
 		Boolean completed = null;
 		// What the completion leaves to do once it has committed and the outcome is told (see Completer#complete). The
-		// Completer leaves something only for a task with an ordering key (its key's hand-off, Completer.AtCommit), so
-		// the others, nearly all tasks, get the empty list instead of one of their own.
-		List<Runnable> afterwards = (task.orderingKey() != null) ? new ArrayList<>(1) : List.of();
+		// Completer leaves something only for some tasks (Completer.mayLeaveWork), so the others, nearly all tasks,
+		// get the empty list instead of one of their own.
+		List<Runnable> afterwards = Completer.mayLeaveWork(task) ? new ArrayList<>(1) : List.of();
 		for (int attempt = 1;; attempt++) {
 			CompletionMode.CommitWatch commit = new CompletionMode.CommitWatch();
 			if (!afterwards.isEmpty()) {

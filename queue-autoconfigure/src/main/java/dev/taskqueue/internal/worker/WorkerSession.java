@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 import dev.taskqueue.internal.jdbc.QueueRepository;
@@ -26,9 +27,6 @@ import org.springframework.transaction.support.TransactionOperations;
 class WorkerSession {
 
 	private static final Log logger = LogFactory.getLog(WorkerSession.class);
-
-	/** Keys with held tasks each heartbeat looks at for a missing head: about a millisecond per hundred. */
-	private static final int ORPHAN_SWEEP = 1000;
 
 	private final SessionRepository sessions;
 
@@ -53,6 +51,14 @@ class WorkerSession {
 
 	/** Counts this instance's own pauses and resumes, so that a heartbeat's older reading does not undo one. */
 	private long pauseChanges;
+
+	/**
+	 * What each heartbeat that judges other sessions repairs after expiring them, in a transaction of its own: what
+	 * instances that died (or a transaction that committed late) left half done, as the worker's builder says (the
+	 * sweep of ordering keys left without a head, {@link TaskRepository#promoteOrphanedKeys}); how many rows it
+	 * repaired. Bounded, so that it costs each heartbeat little.
+	 */
+	private volatile IntSupplier repair = () -> 0;
 
 	/** Told, with each heartbeat, which of this session's tasks were cancelled while claimed; {@code null}: none. */
 	private volatile @Nullable Consumer<Set<UUID>> cancelRequests;
@@ -91,6 +97,11 @@ class WorkerSession {
 	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
 	public void reportOutagesTo(DatabaseOutage outage) {
 		this.outage = outage;
+	}
+
+	/** Runs {@code repair} with each heartbeat that judges other sessions, after expiring them. */
+	void repairWithEachBeat(IntSupplier repair) {
+		this.repair = repair;
 	}
 
 	/**
@@ -161,7 +172,7 @@ class WorkerSession {
 			this.beatBefore = true;
 			Integer released = judge ? this.transactions.execute((status) -> this.sessions.expire(this.timeout)) : null;
 			if (judge) {
-				promoteOrphanedKeys();
+				repair();
 			}
 			if (released != null && released > 0) {
 				logger.info("Released " + released + " tasks of expired TaskQueue sessions");
@@ -177,16 +188,16 @@ class WorkerSession {
 		return 0;
 	}
 
-	/** Ordered keys whose next task was committed after their head ended (see OrderedKeys): a bounded sweep. */
-	private void promoteOrphanedKeys() {
+	/** A failure here must not stop the heartbeat: the next one repairs what this one could not. */
+	private void repair() {
 		try {
-			Integer promoted = this.transactions.execute((status) -> this.sessions.promoteOrphanedKeys(ORPHAN_SWEEP));
-			if (promoted != null && promoted > 0) {
-				logger.debug("Made " + promoted + " held tasks the heads of their ordering keys");
+			Integer repaired = this.transactions.execute((status) -> this.repair.getAsInt());
+			if (repaired != null && repaired > 0) {
+				logger.debug("The heartbeat repaired " + repaired + " rows left half done");
 			}
 		}
-		catch (RuntimeException ex) { // a key whose head an enqueue inserted meanwhile: the next sweep sees it
-			logger.debug("TaskQueue ordered-key sweep failed: " + ErrorText.summary(ex));
+		catch (RuntimeException ex) { // e.g. a key whose head an enqueue inserted meanwhile: the next repair sees it
+			logger.debug("TaskQueue heartbeat's repair failed: " + ErrorText.summary(ex));
 		}
 	}
 

@@ -149,7 +149,7 @@ class AttemptLogStatementsIntegrationTests {
 
 	@Test
 	void theClaimsAndTheCompletionsWithoutHistoryDoNotTouchTheLog() {
-		TaskClaims claims = new TaskClaims(null, TaskTables.inSchema(null), false, false);
+		TaskClaims claims = new TaskClaims(null, TaskTables.inSchema(null), false);
 		assertThat(List.of(claims.claim, claims.claimOthers, claims.claimAfter, claims.completeAndClaim,
 				claims.completeAndClaimAfter)).noneMatch((sql) -> sql.contains("attempt_log"));
 	}

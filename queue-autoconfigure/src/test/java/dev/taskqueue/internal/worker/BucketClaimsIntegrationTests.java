@@ -189,8 +189,9 @@ class BucketClaimsIntegrationTests {
 	@Test
 	void cockroachDbClaimsReadUnlockedAndTakeOnlyRowsStillUnclaimed() {
 		HotStatements statements = new HotStatements(dataSource, new JdbcTemplate().getExceptionTranslator());
-		TaskClaims skipping = new TaskClaims(statements, TaskTables.inSchema(null), false, true, StorageDriver.POSTGRESQL);
-		TaskClaims unlocked = new TaskClaims(statements, TaskTables.inSchema(null), false, true,
+		TaskClaims skipping = KeyStatements.handOffClaims(statements, TaskTables.inSchema(null), false,
+				StorageDriver.POSTGRESQL);
+		TaskClaims unlocked = KeyStatements.handOffClaims(statements, TaskTables.inSchema(null), false,
 				StorageDriver.COCKROACHDB);
 		for (String statement : List.of(skipping.claim, skipping.claimOthers, skipping.claimAfter,
 				skipping.completeAndClaim, skipping.completeAndClaimAfter)) {
@@ -212,7 +213,7 @@ class BucketClaimsIntegrationTests {
 				+ "SELECT gen_random_uuid(), 'q' || (i % 5), '{}', i % 3, i % 16 FROM generate_series(1, 20000) i");
 		jdbc.execute("ANALYZE taskqueue_task");
 		TaskClaims claims = new TaskClaims(new HotStatements(dataSource, new JdbcTemplate().getExceptionTranslator()),
-				TaskTables.inSchema(null), false, false);
+				TaskTables.inSchema(null), false);
 		for (String statement : List.of(claims.claim, claims.claimOthers, claims.completeAndClaim, claims.claimAfter,
 				claims.completeAndClaimAfter)) {
 			String plan = GenericPlans.of(jdbc, statement);

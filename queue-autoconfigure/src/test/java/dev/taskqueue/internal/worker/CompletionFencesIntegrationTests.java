@@ -96,8 +96,9 @@ class CompletionFencesIntegrationTests {
 			.doesNotContain("Seq Scan")
 			.as("the claims are a jsonb parameter, not text cast (parsed) for every row").doesNotContain("::jsonb");
 		for (boolean ordered : List.of(false, true)) {
-			TaskClaims claims = new TaskClaims(new HotStatements(dataSource, jdbc.getExceptionTranslator()), tables, false,
-					ordered);
+			HotStatements statements = new HotStatements(dataSource, jdbc.getExceptionTranslator());
+			TaskClaims claims = ordered ? KeyStatements.handOffClaims(statements, tables, false, StorageDriver.POSTGRESQL)
+					: new TaskClaims(statements, tables, false);
 			String fold = GenericPlans.of(jdbc, claims.completeAndClaim);
 			assertThat(fold).as(fold).contains("Bitmap Index Scan on taskqueue_task_pkey")
 				.doesNotContain("Join Filter")

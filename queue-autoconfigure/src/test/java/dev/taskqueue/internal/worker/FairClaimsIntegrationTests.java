@@ -386,7 +386,7 @@ class FairClaimsIntegrationTests {
 				+ "ELSE 'k' || (i % 50) END FROM generate_series(1, 20000) i");
 		jdbc.execute("ANALYZE taskqueue_task");
 		TaskClaims claims = new TaskClaims(new HotStatements(jdbc.getDataSource(),
-				new JdbcTemplate().getExceptionTranslator()), TaskTables.inSchema(null), false, false);
+				new JdbcTemplate().getExceptionTranslator()), TaskTables.inSchema(null), false);
 		for (String statement : List.of(claims.claimFair, claims.completeAndClaimFair)) {
 			String plan = GenericPlans.of(jdbc, statement);
 			assertThat(plan).as(plan).contains("taskqueue_task_fair_idx")

@@ -64,8 +64,8 @@ class MailboxKeysIntegrationTests {
 		UUID a2 = twoTasks("q", "a");
 		UUID b2 = twoTasks("q", "b");
 		UUID c2 = twoTasks("r", "c");
-		headless.post(Outcome.KeyLeftHeadless.of(completeHeads("q", 2)));
-		headless.post(Outcome.KeyLeftHeadless.of(completeHeads("r", 1)));
+		headless.post(Completer.keysOf(completeHeads("q", 2)));
+		headless.post(Completer.keysOf(completeHeads("r", 1)));
 		assertThat(claimable("q")).as("held until a claim or promotion").isEmpty();
 		assertThat(headless.takeKeys("q", 1)).containsExactly("a");
 		headless.putBackKeys("q", List.of("a"));
@@ -79,7 +79,7 @@ class MailboxKeysIntegrationTests {
 		assertThat(claimable("r")).containsExactly(c2);
 		jdbc.update("DELETE FROM taskqueue_task WHERE claimed_by IS NULL");
 		UUID d2 = twoTasks("q", "d");
-		headless.post(Outcome.KeyLeftHeadless.of(completeHeads("q", 1))); // committed after the loop ended
+		headless.post(Completer.keysOf(completeHeads("q", 1))); // committed after the loop ended
 		assertThat(claimable("q")).containsExactly(d2);
 	}
 

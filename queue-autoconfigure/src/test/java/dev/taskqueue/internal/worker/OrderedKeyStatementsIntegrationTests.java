@@ -188,11 +188,11 @@ class OrderedKeyStatementsIntegrationTests {
 		ClaimedTask lost = new ClaimedTask(first, "q", "{}", 0, 7, head.enqueuedAt(), head.runAt(), head.claimedAt(),
 				this.session, null, "{}", "k");
 		assertThat(transaction.<Boolean>execute((status) -> {
-			boolean completed = completionCommit.completeLeavingHeadAndCommit(lost);
+			boolean completed = completionCommit.completeAndCommit(lost);
 			status.setRollbackOnly();
 			return completed;
 		})).isFalse();
-		assertThat(transaction.<Boolean>execute((status) -> completionCommit.completeLeavingHeadAndCommit(head)))
+		assertThat(transaction.<Boolean>execute((status) -> completionCommit.completeAndCommit(head)))
 			.isTrue();
 		// The key has no head now, yet its held tasks stay held: an enqueue goes behind them, and no claim takes them.
 		UUID fourth = offer("q", "k", 0);
@@ -325,9 +325,9 @@ class OrderedKeyStatementsIntegrationTests {
 		assertThat(tasks.claim("q", 0, this.session, 10)).as("the key has no head").isEmpty();
 		UUID later = offer("q", "k", 0);
 		assertThat(tasks.claim("q", 0, this.session, 10)).as("a later enqueue goes behind it").isEmpty();
-		assertThat(sessions.promoteOrphanedKeys(1000)).isOne();
+		assertThat(tasks.promoteOrphanedKeys(1000)).isOne();
 		assertThat(claimOne("q").id()).isEqualTo(late[0]);
-		assertThat(sessions.promoteOrphanedKeys(1000)).isZero();
+		assertThat(tasks.promoteOrphanedKeys(1000)).isZero();
 		assertThat(later).isNotNull();
 	}
 
@@ -338,10 +338,10 @@ class OrderedKeyStatementsIntegrationTests {
 					+ "VALUES (?, 'q', '{}', ?, ?, '00000000-0000-0000-0000-000000000000')", UUID.randomUUID(),
 					"k" + i, i);
 		}
-		assertThat(sessions.promoteOrphanedKeys(2)).isEqualTo(2);
-		assertThat(sessions.promoteOrphanedKeys(2)).isEqualTo(2);
-		assertThat(sessions.promoteOrphanedKeys(2)).isEqualTo(1);
-		assertThat(sessions.promoteOrphanedKeys(2)).isZero();
+		assertThat(tasks.promoteOrphanedKeys(2)).isEqualTo(2);
+		assertThat(tasks.promoteOrphanedKeys(2)).isEqualTo(2);
+		assertThat(tasks.promoteOrphanedKeys(2)).isEqualTo(1);
+		assertThat(tasks.promoteOrphanedKeys(2)).isZero();
 		assertThat(tasks.claim("q", 0, this.session, 10)).hasSize(5);
 	}
 
@@ -362,11 +362,11 @@ class OrderedKeyStatementsIntegrationTests {
 	}
 
 	private static @Nullable Boolean committed(ClaimedTask task) {
-		return transaction.execute((status) -> completionCommit.completeAndCommit(task));
+		return transaction.execute((status) -> tasks.completePromotingAndCommit(completionCommit, task));
 	}
 
 	private static @Nullable Boolean committedLeavingHead(ClaimedTask task) {
-		return transaction.execute((status) -> completionCommit.completeLeavingHeadAndCommit(task));
+		return transaction.execute((status) -> completionCommit.completeAndCommit(task));
 	}
 
 	/** The tasks held behind their keys, as the statistics of all queues and those of this one count them. */
