@@ -48,7 +48,7 @@ class CompletionModes {
 	private final TaskInvoker invoker;
 
 	/** Completes a task with its transaction's commit in one round trip, when the transactions allow it. */
-	private final @Nullable CompletionCommit completionCommit;
+	private final Completer.@Nullable CompletionCommit completionCommit;
 
 	/** The completer of the modes that run outside a worker ({@link #transactional}). */
 	private final Completer outsideWorker;
@@ -88,7 +88,7 @@ class CompletionModes {
 	 */
 	public CompletionModes(TaskRepository tasks, PayloadReader payloads, TransactionOperations handlerTransactions,
 			TransactionOperations ownTransactions, TaskQueueListener listener,
-			List<TaskHandlerInterceptor> interceptors, @Nullable CompletionCommit completionCommit,
+			List<TaskHandlerInterceptor> interceptors, Completer.@Nullable CompletionCommit completionCommit,
 			SerializationRetry retry, int completionBatchSize, Duration completionFlushInterval) {
 		this.tasks = tasks;
 		this.handlerTransactions = handlerTransactions;

@@ -366,7 +366,8 @@ class TaskRepository {
 	/**
 	 * Claims like {@link #completeAndClaim} without completions, handing off to {@code session} the next task of each
 	 * of {@code headless}: keys of {@code queue} whose head a completion deleted and left to this claim
-	 * ({@link #completeAllLeavingHeads}, {@link CompletionCommit#completeLeavingHeadAndCommit}) that have no head yet.
+	 * ({@link #completeAllLeavingHeads}, {@link Completer.CompletionCommit#completeLeavingHeadAndCommit}) that have
+	 * no head yet.
 	 * A next task that is not due yet becomes the head, for the claim at its due time.
 	 * @param following how many of the due tasks that follow each task handed off to read as well, unclaimed
 	 * @return the tasks claimed, those handed off, and those that follow them

@@ -588,9 +588,9 @@ public class TaskWorker implements SmartLifecycle {
 		 * transactions are JDBC transactions on TaskQueue's own data source; {@code null} otherwise (JPA, JTA,
 		 * another database).
 		 */
-		private @Nullable CompletionCommit completionCommit(PlatformTransactionManager manager) {
+		private Completer.@Nullable CompletionCommit completionCommit(PlatformTransactionManager manager) {
 			return (manager instanceof DataSourceTransactionManager jdbc && jdbc.getDataSource() == this.dataSource)
-					? new CompletionCommit(this.dataSource, this.tables, this.history) : null;
+					? new Completer.CompletionCommit(this.dataSource, this.tables, this.history) : null;
 		}
 
 	}

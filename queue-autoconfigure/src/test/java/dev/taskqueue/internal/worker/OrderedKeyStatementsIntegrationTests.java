@@ -57,7 +57,7 @@ class OrderedKeyStatementsIntegrationTests {
 
 	private static QueueRepository queues;
 
-	private static CompletionCommit completionCommit;
+	private static Completer.CompletionCommit completionCommit;
 
 	private static TaskQueueOperations operations;
 
@@ -76,7 +76,7 @@ class OrderedKeyStatementsIntegrationTests {
 		enqueue = new EnqueueRepository(dataSource, tables);
 		sessions = new SessionRepository(dataSource, tables);
 		queues = new QueueRepository(dataSource, tables);
-		completionCommit = new CompletionCommit(dataSource, tables, false);
+		completionCommit = new Completer.CompletionCommit(dataSource, tables, false);
 		jdbc = new JdbcTemplate(dataSource);
 		transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		// The statistics' statements are the operations' own (operations/QueueStatsRepository): read through them.
