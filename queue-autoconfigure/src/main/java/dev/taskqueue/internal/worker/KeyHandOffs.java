@@ -36,7 +36,7 @@ final class KeyHandOffs {
 			                      WHERE x.queue = q.queue AND x.ordering_key = k.ordering_key AND %2$s))
 			""";
 
-	// The end of the claims with hand-offs, as ClaimRows.handOffResult reads it: the claimed tasks, those handed off,
+	// The end of the claims with hand-offs, as TaskClaims.handOffResult reads it: the claimed tasks, those handed off,
 	// and after each task handed off up to :following tasks of its key that come next (for group commit, which runs
 	// them in the group that runs the handed-off task, see worker/KeyRuns): still held, so shown as they will be once
 	// claimed by the same session, with their ordering_seq and whether they are due (%2$s is OrderedKeys.HELD; %3$s to
@@ -99,8 +99,8 @@ final class KeyHandOffs {
 	ClaimResult handOffAndClaim(List<String> keys, String queue, int bucket, UUID session, int limit, int following) {
 		return this.statements.query(this.handOffAndClaim, (statement, connection) -> {
 			bindKeys(statement, connection, keys, queue, session);
-			statement.setInt(ClaimRows.bindClaim(statement, 5, queue, bucket, session, limit), following);
-		}, ClaimRows::handOffResult);
+			statement.setInt(TaskClaims.bindClaim(statement, 5, queue, bucket, session, limit), following);
+		}, TaskClaims::handOffResult);
 	}
 
 	/** {@link #handOffAndClaim} that claims like {@link TaskClaims#claimAfter}. */
@@ -109,9 +109,9 @@ final class KeyHandOffs {
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.handOffAndClaimAfter, (statement, connection) -> {
 			bindKeys(statement, connection, keys, queue, session);
-			statement.setInt(ClaimRows.bindClaimAfter(statement, 5, queue, bucket, session, limit, priority, afterMicros,
+			statement.setInt(TaskClaims.bindClaimAfter(statement, 5, queue, bucket, session, limit, priority, afterMicros,
 					afterId), following);
-		}, ClaimRows::handOffResult);
+		}, TaskClaims::handOffResult);
 	}
 
 	/**

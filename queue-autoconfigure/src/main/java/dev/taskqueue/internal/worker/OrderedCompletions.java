@@ -69,7 +69,7 @@ final class OrderedCompletions {
 		return this.statements.query(this.completeAll, (statement, connection) -> {
 			fences.bind(statement, connection, 1);
 			OrderedKeys.bindHandOff(statement, 3, handOffQueue, handOffSession);
-		}, ClaimRows::claimResult);
+		}, TaskClaims::claimResult);
 	}
 
 	boolean moveToDead(ClaimedTask task, String error, int maxAttempts, String outcome) {
