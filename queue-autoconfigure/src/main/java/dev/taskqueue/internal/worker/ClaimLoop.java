@@ -225,8 +225,8 @@ final class ClaimLoop implements Runnable {
 			// producer counted more (see ClaimPositions#wrapAround).
 			long again = System.nanoTime();
 			int rest = free - claimed.size();
-			ClaimRequest others = new ClaimRequest(queue.name(), sessionId, bucket, ClaimRequest.Reach.OTHERS, null, rest,
-					List.of(), List.of(), 0);
+			TaskClaims.Request others = new TaskClaims.Request(queue.name(), sessionId, bucket,
+					TaskClaims.Request.Reach.OTHERS, null, rest, List.of(), List.of(), 0);
 			List<ClaimedTask> more = this.ownTransactions.execute((status) -> this.tasks.claim(others)).claimed();
 			handOver(queue, bucket, more, true, again, more.size() == rest, false);
 		}

@@ -243,12 +243,12 @@ class TaskRepository {
 	/**
 	 * Runs one claim statement: claims up to {@code request.limit()} ready tasks of its queue for its session, highest
 	 * priority first, then oldest due time, skipping tasks other sessions are claiming at the same moment, and writes
-	 * the outcomes it carries in the same round trip (see {@link ClaimRequest}). Claims nothing when the session no
-	 * longer exists.
+	 * the outcomes it carries in the same round trip (see {@link TaskClaims.Request}). Claims nothing when the session
+	 * no longer exists.
 	 * @return the tasks claimed, the ids of the {@code completed} tasks deleted (those missing had lost their claim),
 	 * and the tasks handed off with those that follow them
 	 */
-	public ClaimResult claim(ClaimRequest request) {
+	public ClaimResult claim(TaskClaims.Request request) {
 		String queue = request.queue();
 		int bucket = request.bucket();
 		UUID session = request.session();
