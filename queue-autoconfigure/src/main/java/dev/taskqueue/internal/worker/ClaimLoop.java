@@ -222,7 +222,7 @@ final class ClaimLoop implements Runnable {
 		free -= claim.handedOff().size();
 		if (claimed.size() < free && queue.positions.wrapAround(System.nanoTime())) {
 			// The bucket had fewer: the rest from the other buckets, which hold tasks also with one bucket when a
-			// producer counted more (see ClaimPositions#wrapAround).
+			// producer counted more (see QueueState.ClaimPositions#wrapAround).
 			long again = System.nanoTime();
 			int rest = free - claimed.size();
 			TaskClaims.Request others = new TaskClaims.Request(queue.name(), sessionId, bucket,
