@@ -66,8 +66,8 @@ class CompletionModes {
 	 * @param listener hears what happens to each task
 	 * @param interceptors wrap each handler invocation, first one outermost
 	 */
-	public CompletionModes(TaskRepository tasks, PayloadReader payloads, TransactionOperations handlerTransactions,
-			TransactionOperations ownTransactions, TaskQueueListener listener,
+	public CompletionModes(TaskRepository tasks, TaskInvoker.PayloadReader payloads,
+			TransactionOperations handlerTransactions, TransactionOperations ownTransactions, TaskQueueListener listener,
 			List<TaskHandlerInterceptor> interceptors) {
 		this(tasks, payloads, handlerTransactions, ownTransactions, listener, interceptors, null,
 				SerializationRetry.none(), 1, Duration.ZERO);
@@ -86,8 +86,8 @@ class CompletionModes {
 	 * @param completionBatchSize the most {@code BATCHED} completions one statement deletes
 	 * @param completionFlushInterval how long a {@code BATCHED} completion waits for others before it is written
 	 */
-	public CompletionModes(TaskRepository tasks, PayloadReader payloads, TransactionOperations handlerTransactions,
-			TransactionOperations ownTransactions, TaskQueueListener listener,
+	public CompletionModes(TaskRepository tasks, TaskInvoker.PayloadReader payloads,
+			TransactionOperations handlerTransactions, TransactionOperations ownTransactions, TaskQueueListener listener,
 			List<TaskHandlerInterceptor> interceptors, Completer.@Nullable CompletionCommit completionCommit,
 			SerializationRetry retry, int completionBatchSize, Duration completionFlushInterval) {
 		this.tasks = tasks;

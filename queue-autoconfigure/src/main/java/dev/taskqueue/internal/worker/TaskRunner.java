@@ -58,7 +58,7 @@ public class TaskRunner {
 	 */
 	TaskRunner(TaskHandlerRegistry registry, TaskRepository tasks, SessionRepository sessions,
 			PlatformTransactionManager transactionManager, TransactionOperations ownTransactions,
-			PayloadReader payloads, TaskQueueListener listener, List<TaskHandlerInterceptor> interceptors,
+			TaskInvoker.PayloadReader payloads, TaskQueueListener listener, List<TaskHandlerInterceptor> interceptors,
 			Function<TaskHandlerMethod, QueueSettings> queueSettings) {
 		this.registry = registry;
 		this.tasks = tasks;

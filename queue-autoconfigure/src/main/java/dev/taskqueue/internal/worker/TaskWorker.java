@@ -569,8 +569,8 @@ public class TaskWorker implements SmartLifecycle {
 			return Objects.requireNonNull(this.queueSettings, "the worker needs the settings of the queues");
 		}
 
-		private PayloadReader payloads() {
-			return new PayloadReader(this.jsonMapper, this.strictPayloads);
+		private TaskInvoker.PayloadReader payloads() {
+			return new TaskInvoker.PayloadReader(this.jsonMapper, this.strictPayloads);
 		}
 
 		private PlatformTransactionManager handlerTransactionManager() {
