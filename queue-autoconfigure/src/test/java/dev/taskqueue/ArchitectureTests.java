@@ -69,9 +69,12 @@ class ArchitectureTests {
 	 * 72 since the dashboard's queries, their views and its settings, the migration lock and the schema check (the
 	 * migrator's, in autoconfigure), the producer's ids (DefaultTaskQueue's, through which the schedules enqueue) and
 	 * NewTask (EnqueueRepository's) left the public types. 71 with the worker's PayloadReader, which the worker's
-	 * builder now makes.
+	 * builder now makes. 69 since the operations have one entry (issue 27): OperationsConfiguration, imported by
+	 * autoconfigure with plain settings, makes the operations, the retention pruner, the topics' subscriptions and the
+	 * batch sweeper, package-private now, while BloatWatch (its reports) and ActingAs (the audit log's actor) stay
+	 * public for actuate, the dashboard and metrics.
 	 */
-	static final int MAX_PUBLIC_TYPES = 71;
+	static final int MAX_PUBLIC_TYPES = 69;
 
 	private static final String ROOT = "dev.taskqueue";
 

@@ -24,9 +24,8 @@ import dev.taskqueue.actuate.TaskQueueDescriptors.TaskQueueDescriptor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskResultDescriptor;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
 import dev.taskqueue.internal.jdbc.ResultRepository;
+import dev.taskqueue.internal.operations.ActingAs;
 import dev.taskqueue.internal.operations.BloatWatch;
-import dev.taskqueue.internal.operations.DefaultTaskQueueOperations;
-import dev.taskqueue.internal.operations.DefaultTaskQueueOperations.ActingAs;
 import dev.taskqueue.internal.support.Redaction;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -428,7 +427,7 @@ public class TaskQueueEndpoint {
 	 * parameter but its selectors takes a JSON body, and pause, resume and retry-dead are posted without one.
 	 */
 	private static ActingAs acting() {
-		return DefaultTaskQueueOperations.actingVia("actuator");
+		return ActingAs.principal("actuator");
 	}
 
 	/**

@@ -1,7 +1,6 @@
 package dev.taskqueue.autoconfigure;
 
 import java.lang.management.ManagementFactory;
-import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
@@ -9,32 +8,23 @@ import dev.taskqueue.RetryPolicy;
 import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueListener;
-import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.internal.handler.TaskHandlerAnnotationBeanPostProcessor;
-import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.Database;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
-import dev.taskqueue.internal.jdbc.DeadTaskRepository;
 import dev.taskqueue.internal.jdbc.DependencyRepository;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
-import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueRepository;
-import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.TaskBuckets;
 import dev.taskqueue.internal.jdbc.TaskNotifications;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.jdbc.TopicRepository;
-import dev.taskqueue.internal.operations.BatchSweeper;
 import dev.taskqueue.internal.operations.BloatWatch;
-import dev.taskqueue.internal.operations.DefaultTaskQueueOperations;
-import dev.taskqueue.internal.operations.RetentionPruner;
+import dev.taskqueue.internal.operations.OperationsConfiguration;
 import dev.taskqueue.internal.producer.DefaultTaskQueue;
-import dev.taskqueue.internal.schedule.ScheduleControl;
-import dev.taskqueue.internal.support.CallerTransactions;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.TaskQueueListeners;
 import dev.taskqueue.internal.worker.TaskRunner;
@@ -85,7 +75,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 @EnableConfigurationProperties(TaskQueueProperties.class)
 // Makes @DependsOnDatabaseInitialization work even when no other auto-configuration imports it.
 @Import({ DatabaseInitializationDependencyConfigurer.class, DatabaseConfiguration.class,
-		TopicsAndBatchesConfiguration.class })
+		TopicsAndBatchesConfiguration.class, OperationsConfiguration.Operations.class })
 public class TaskQueueAutoConfiguration {
 
 	@Bean
@@ -158,43 +148,16 @@ public class TaskQueueAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
-	TaskQueueOperations taskQueueOperations(DataSource dataSource, TaskTables tables, QueueRepository queues,
-			TaskQueueProperties properties, TaskHandlerRegistry registry, ObjectProvider<TaskWorker> worker,
-			DatabaseDialect dialect, SerializationRetry retry, ObjectProvider<ScheduleControl> schedules,
-			BatchRepository batches, TaskBuckets buckets, ObjectProvider<PlatformTransactionManager> transactionManager,
-			ObjectProvider<JsonMapper> jsonMapper) {
-		return new DefaultTaskQueueOperations(queues,
-				new DeadTaskRepository(dataSource, tables, buckets),
-				new CallerTransactions(dataSource, transactionManager.getIfUnique()),
-				properties.getMetrics().getCountLimit(),
-				() -> registry.all().stream().map(TaskHandlerMethod::queue).collect(Collectors.toSet()),
-				(queue, paused) -> worker.orderedStream().forEach((w) -> w.pauseChanged(queue, paused)),
-				TaskWorker.builder(registry, dataSource, tables)
-					.database(dialect, retry, properties.getHistory().isEnabled())
-					.rateWindowStarts(),
-				QueueSettingsResolver.limits(properties),
-				schedules.getIfAvailable(), batches, dataSource, tables,
-				new ProgressRepository(dataSource, tables), new ResultRepository(dataSource, tables),
-				jsonMapper.getIfAvailable(JsonMapper::new));
+	OperationsConfiguration.OperationsSettings taskQueueOperationsSettings(TaskQueueProperties properties) {
+		return new OperationsConfiguration.OperationsSettings(properties.getMetrics().getCountLimit(),
+				properties.getHistory().isEnabled(), QueueSettingsResolver.limits(properties));
 	}
 
-	/**
-	 * The task tables' bloat figures (docs/operations.md#bloat); null (no bean: every user asks getIfAvailable) on
-	 * CockroachDB and YugabyteDB, which have no VACUUM.
-	 */
 	@Bean
-	@ConditionalOnMissingBean
-	@ConditionalOnBooleanProperty(name = "taskqueue.bloat.enabled", matchIfMissing = true)
-	@Nullable BloatWatch taskQueueBloatWatch(DataSource dataSource, TaskTables tables, DatabaseDialect dialect,
-			TaskQueueProperties properties) {
-		if (dialect.database() != Database.POSTGRESQL) {
-			return null;
-		}
-		BloatProperties bloat = properties.getBloat();
-		return new BloatWatch(dataSource, tables,
-				new BloatWatch.Thresholds(bloat.getDeadTuples(), bloat.getDeadRatio(), bloat.getHorizonAge()),
-				properties.getMetrics().getRefreshInterval());
+	OperationsConfiguration.RetentionSettings taskQueueRetentionSettings(TaskQueueProperties properties) {
+		TaskQueueProperties.Retention retention = properties.getRetention();
+		return new OperationsConfiguration.RetentionSettings(retention.getDeadLetters(), retention.getHistory(),
+				retention.getPruneInterval());
 	}
 
 	/** One per instance: its background loops say an outage of the database once, together (support.DatabaseOutage). */
@@ -207,28 +170,14 @@ public class TaskQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
-	RetentionPruner taskQueueRetentionPruner(DataSource dataSource, TaskTables tables,
-			TaskQueueProperties properties, ObjectProvider<DatabaseOutage> outage) {
-		TaskQueueProperties.Retention retention = properties.getRetention();
-		RetentionPruner pruner = new RetentionPruner(dataSource, tables,
-				retention.getDeadLetters(), retention.getHistory(), retention.getPruneInterval())
-			.pruningProgressAndResults(new ProgressRepository(dataSource, tables),
-					new ResultRepository(dataSource, tables));
-		pruner.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
-		return pruner;
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	@DependsOnDatabaseInitialization
 	TaskQueue taskQueue(EnqueueRepository enqueueRepository, ObjectProvider<JsonMapper> jsonMapper,
 			ObjectProvider<TaskQueueListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry,
 			TopicRepository topics, BatchRepository batches, DependencyRepository dependencies,
-			ObjectProvider<BatchSweeper> sweeper, SerializationRetry retry, TaskQueueProperties properties) {
+			SerializationRetry retry, TaskQueueProperties properties, BeanFactory beanFactory) {
 		return new DefaultTaskQueue(enqueueRepository, jsonMapper.getIfAvailable(JsonMapper::new),
 				new TaskQueueListeners(listeners.orderedStream().toList()),
 				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), topics, batches, dependencies,
-				() -> sweeper.orderedStream().forEach(BatchSweeper::batchEnqueued))
+				OperationsConfiguration.batchEnqueued(beanFactory))
 			.retrying(retry)
 			.limitingPayloads(properties.getMaxPayloadSize());
 	}
@@ -265,6 +214,22 @@ public class TaskQueueAutoConfiguration {
 					new RetryPolicies(beanFactory)))
 			.maxResultBytes(properties.getResults().getMaxSize().toBytes())
 			.runner();
+	}
+
+	/** The task tables' bloat figures (docs/operations.md#bloat), unless turned off. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBooleanProperty(name = "taskqueue.bloat.enabled", matchIfMissing = true)
+	@Import(OperationsConfiguration.Bloat.class)
+	static class BloatConfiguration {
+
+		@Bean
+		OperationsConfiguration.BloatSettings taskQueueBloatSettings(TaskQueueProperties properties) {
+			BloatProperties bloat = properties.getBloat();
+			return new OperationsConfiguration.BloatSettings(
+					new BloatWatch.Thresholds(bloat.getDeadTuples(), bloat.getDeadRatio(), bloat.getHorizonAge()),
+					properties.getMetrics().getRefreshInterval());
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -2,30 +2,25 @@ package dev.taskqueue.autoconfigure;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.DependencyRepository;
-import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.TaskBuckets;
 import dev.taskqueue.internal.jdbc.TaskNotifications;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.jdbc.TopicRepository;
-import dev.taskqueue.internal.operations.BatchSweeper;
-import dev.taskqueue.internal.operations.TopicSubscriptions;
-import dev.taskqueue.internal.support.DatabaseOutage;
+import dev.taskqueue.internal.operations.OperationsConfiguration;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.context.annotation.Import;
 
 /**
- * Fan-out topics and task batches, imported by {@link TaskQueueAutoConfiguration}: their repositories, the
- * subscriptions written at startup, and the sweep that finishes batches on every instance with a worker.
+ * Fan-out topics and task batches, imported by {@link TaskQueueAutoConfiguration}: their repositories, and the
+ * sweep that finishes batches on every instance with a worker (the subscriptions written at startup are the
+ * operations', {@link OperationsConfiguration.Operations}).
  */
 @Configuration(proxyBeanMethods = false)
 class TopicsAndBatchesConfiguration {
@@ -55,30 +50,18 @@ class TopicsAndBatchesConfiguration {
 				buckets);
 	}
 
-	@Bean
-	@ConditionalOnMissingBean
-	@DependsOnDatabaseInitialization
-	TopicSubscriptions taskQueueTopicSubscriptions(TaskHandlerRegistry registry, TopicRepository topics,
-			DataSource dataSource) {
-		return new TopicSubscriptions(registry, topics, transactions(dataSource));
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
+	/** The sweep that finishes batches, on every instance with a worker. */
+	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnBooleanProperty(name = "taskqueue.worker.enabled", matchIfMissing = true)
-	@DependsOnDatabaseInitialization
-	BatchSweeper taskQueueBatchSweeper(BatchRepository batches, DependencyRepository dependencies,
-			DataSource dataSource, TaskQueueProperties properties, SerializationRetry retry,
-			ObjectProvider<DatabaseOutage> outage) {
-		BatchSweeper sweeper = new BatchSweeper(batches, dependencies,
-				retry.transactions("batch-sweep", transactions(dataSource)), properties.getWorker().getPollInterval(),
-				properties.getWorker().getHeartbeatInterval(), properties.getRetention().getDeadLetters());
-		sweeper.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
-		return sweeper;
-	}
+	@Import(OperationsConfiguration.BatchSweep.class)
+	static class BatchSweepConfiguration {
 
-	private static TransactionTemplate transactions(DataSource dataSource) {
-		return new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		@Bean
+		OperationsConfiguration.SweepSettings taskQueueBatchSweepSettings(TaskQueueProperties properties) {
+			return new OperationsConfiguration.SweepSettings(properties.getWorker().getPollInterval(),
+					properties.getWorker().getHeartbeatInterval(), properties.getRetention().getDeadLetters());
+		}
+
 	}
 
 }

@@ -8,7 +8,7 @@ import dev.taskqueue.autoconfigure.TaskQueueEndpointAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueHealthContributorAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueMetricsAutoConfiguration;
 import dev.taskqueue.autoconfigure.TaskQueueObservationAutoConfiguration;
-import dev.taskqueue.internal.operations.RetentionPruner;
+import dev.taskqueue.internal.operations.OperationsBeans;
 import dev.taskqueue.test.PropertyFailures;
 import dev.taskqueue.test.TestDatabase;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -47,7 +47,7 @@ class ObservabilityAutoConfigurationIntegrationTests {
 	@Test
 	void operationsAndRetentionAlwaysHealthWithTheActuatorOnTheClassPath() {
 		this.runner.run((context) -> assertThat(context).hasSingleBean(TaskQueueOperations.class)
-			.hasSingleBean(RetentionPruner.class)
+			.hasBean(OperationsBeans.RETENTION_PRUNER)
 			.hasBean("taskqueueHealthIndicator")
 			.doesNotHaveBean("taskQueueMetricsListener")
 			.doesNotHaveBean(TaskHandlerInterceptor.class)

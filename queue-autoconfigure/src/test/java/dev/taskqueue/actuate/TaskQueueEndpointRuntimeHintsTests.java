@@ -4,7 +4,7 @@ import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskLine;
 import dev.taskqueue.actuate.TaskQueueDescriptors.DeadTaskList;
 import dev.taskqueue.autoconfigure.TaskQueueEndpointAutoConfiguration;
-import dev.taskqueue.internal.operations.DefaultTaskQueueOperations;
+import dev.taskqueue.internal.operations.OperationsBeans;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aot.hint.MemberCategory;
@@ -68,7 +68,7 @@ class TaskQueueEndpointRuntimeHintsTests {
 				new InMemoryGeneratedFiles());
 		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
 			TestPropertyValues.of(properties).applyTo(context);
-			context.registerBean("operations", DefaultTaskQueueOperations.class);
+			context.registerBean("operations", OperationsBeans.operationsType());
 			context.register(TaskQueueEndpointAutoConfiguration.class);
 			new ApplicationContextAotGenerator().processAheadOfTime(context, generationContext);
 		}

@@ -2,8 +2,7 @@ package dev.taskqueue.internal.dashboard;
 
 import java.security.Principal;
 
-import dev.taskqueue.internal.operations.DefaultTaskQueueOperations;
-import dev.taskqueue.internal.operations.DefaultTaskQueueOperations.ActingAs;
+import dev.taskqueue.internal.operations.ActingAs;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -87,7 +86,7 @@ final class DashboardAccess {
 
 	/** Names the user of {@code request} in the audit log entries of what the thread does until closed. */
 	static ActingAs acting(HttpServletRequest request) {
-		return DefaultTaskQueueOperations.actingAs(actor(request), "dashboard");
+		return ActingAs.actor(actor(request), "dashboard");
 	}
 
 	/** The principal's name, through the Servlet API (Spring Security's included), or {@code anonymous}. */

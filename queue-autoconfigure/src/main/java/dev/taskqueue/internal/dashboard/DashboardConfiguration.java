@@ -12,7 +12,7 @@ import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.operations.BloatWatch;
-import dev.taskqueue.internal.operations.DefaultTaskQueueOperations.ActingAs;
+import dev.taskqueue.internal.operations.ActingAs;
 import dev.taskqueue.internal.schedule.ScheduleControl;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.Redaction;

@@ -77,7 +77,7 @@ public class QueueRepository {
 	// One bounded batch: SKIP LOCKED passes over the rows a claim is taking right now, which are then running. A key
 	// whose head and held tasks go in different batches gets its next head from the heartbeat's sweep. %2$s is HELD.
 	// "id = ANY(ARRAY(...))", not "id IN (...)": the batch is deleted on the primary key whatever the plan, as
-	// RetentionPruner's (a generic plan of IN may hash-join a scan of the whole table).
+	// the retention's (operations/RetentionRepository; a generic plan of IN may hash-join a scan of the whole table).
 	private static final String CANCEL_WAITING = """
 			DELETE FROM %1$s WHERE id = ANY(ARRAY(
 			    SELECT id FROM %1$s WHERE queue = :queue AND (claimed_by IS NULL OR claimed_by = %2$s)

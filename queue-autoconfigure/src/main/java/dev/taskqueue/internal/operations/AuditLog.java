@@ -9,7 +9,7 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Writes the audit log's entries, naming who acts: the actor the dashboard or the actuator endpoint bound to the
- * thread for the request ({@link DefaultTaskQueueOperations#actingAs}), else the application's own code ("api"), by
+ * thread for the request ({@link ActingAs}), else the application's own code ("api"), by
  * the name of Spring Security's authenticated principal where there is one, else "application".
  */
 final class AuditLog {

@@ -28,7 +28,7 @@ import org.springframework.transaction.support.TransactionOperations;
  * The same sweep releases the tasks that wait for other tasks ({@code TaskRequest.withDependsOn}) once none of
  * those is waiting or running any more, for the same reason: completions do not look for dependents.
  */
-public class BatchSweeper implements SmartLifecycle {
+class BatchSweeper implements SmartLifecycle {
 
 	/** Batches finished per statement. */
 	static final int LIMIT = 100;
@@ -39,7 +39,7 @@ public class BatchSweeper implements SmartLifecycle {
 	private volatile DatabaseOutage outage = new DatabaseOutage();
 
 	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
-	public void reportOutagesTo(DatabaseOutage outage) {
+	void reportOutagesTo(DatabaseOutage outage) {
 		this.outage = outage;
 	}
 
@@ -65,7 +65,7 @@ public class BatchSweeper implements SmartLifecycle {
 	 * @param slow how often to look while none is
 	 * @param keepFinished how long finished batches are kept for their progress to be read
 	 */
-	public BatchSweeper(BatchRepository batches, DependencyRepository dependencies, TransactionOperations transactions,
+	BatchSweeper(BatchRepository batches, DependencyRepository dependencies, TransactionOperations transactions,
 			Duration fast, Duration slow, Duration keepFinished) {
 		this.batches = batches;
 		this.dependencies = dependencies;
@@ -77,7 +77,7 @@ public class BatchSweeper implements SmartLifecycle {
 	}
 
 	/** A batch, or a task waiting for others, was enqueued here: look at every fast interval again. */
-	public void batchEnqueued() {
+	void batchEnqueued() {
 		this.open = true;
 	}
 
@@ -124,7 +124,7 @@ public class BatchSweeper implements SmartLifecycle {
 	 * Releases every task whose prerequisites are done now, then finishes every batch that is done now.
 	 * @return the ids of the {@code then} tasks enqueued
 	 */
-	public List<UUID> sweep() {
+	List<UUID> sweep() {
 		// Cleared before looking: a batch enqueued here meanwhile keeps the sweep fast.
 		this.open = false;
 		releaseDependents();
@@ -150,7 +150,7 @@ public class BatchSweeper implements SmartLifecycle {
 	 * to the dead letters when one of them is dead and its policy says so.
 	 * @return how many tasks were released
 	 */
-	public int releaseDependents() {
+	int releaseDependents() {
 		int released = 0;
 		DependencyRepository.Released round;
 		do {

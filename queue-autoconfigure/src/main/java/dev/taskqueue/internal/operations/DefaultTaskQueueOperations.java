@@ -47,9 +47,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Every change is written to the audit log, whoever calls it: the one place, so that the dashboard, the actuator
  * endpoint and the application's own code are all recorded. The entry commits with the change, or, for the changes
  * made in chunks (each its own transaction) and the schedules' (made in the scheduler's transactions), is written
- * once they are done. Who acts is what the caller bound with {@link #actingAs}, else the application (AuditLog).
+ * once they are done. Who acts is what the caller bound with {@link ActingAs}, else the application (AuditLog).
  */
-public class DefaultTaskQueueOperations implements TaskQueueOperations {
+class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private static final int CANCEL_BATCH = 10_000;
 
@@ -111,7 +111,7 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 	 * @param results the results of completed tasks
 	 * @param mapper reads results, as the worker wrote them
 	 */
-	public DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks,
+	DefaultTaskQueueOperations(QueueRepository queues, DeadTaskRepository deadTasks,
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
 			BiConsumer<String, Boolean> pauseChanged, @Nullable ToIntBiFunction<String, QueueLimits> rateWindowStarts,
 			Map<String, QueueLimits> limits, @Nullable ScheduleControl schedules, BatchRepository batches,
@@ -139,44 +139,6 @@ public class DefaultTaskQueueOperations implements TaskQueueOperations {
 			throw new IllegalArgumentException("id must not be null");
 		}
 		return this.batches.progress(id);
-	}
-
-	/**
-	 * Names {@code actor}, reached through {@code via}, in the audit log entries of the operations this thread
-	 * calls until the returned scope is closed: how the dashboard and the actuator endpoint say who acts. Outside
-	 * such a scope an operation is recorded as the application's ({@code api}), by the name of Spring Security's
-	 * authenticated principal where there is one, else as {@code application}.
-	 * @param actor the principal's name, or {@code anonymous}
-	 * @param via {@code dashboard} or {@code actuator}
-	 */
-	public static ActingAs actingAs(String actor, String via) {
-		return new ActingAs(AuditLog.bind(new AuditLog.Actor(actor, via)));
-	}
-
-	/**
-	 * As {@link #actingAs}, naming Spring Security's authenticated principal of this thread, or {@code anonymous}:
-	 * for a caller that acts for a request it does not see, such as the actuator endpoint.
-	 * @param via {@code actuator}
-	 */
-	public static ActingAs actingVia(String via) {
-		String principal = AuditLog.principal();
-		return actingAs((principal != null) ? principal : "anonymous", via);
-	}
-
-	/** The scope of {@link #actingAs}: closing it gives the thread back the actor it had before. */
-	public static final class ActingAs implements AutoCloseable {
-
-		private final AuditLog.@Nullable Actor previous;
-
-		private ActingAs(AuditLog.@Nullable Actor previous) {
-			this.previous = previous;
-		}
-
-		@Override
-		public void close() {
-			AuditLog.restore(this.previous);
-		}
-
 	}
 
 	/** Runs a change of one transaction and its audit entry in that transaction (the caller's, or its own). */

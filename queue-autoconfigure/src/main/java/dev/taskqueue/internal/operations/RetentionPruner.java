@@ -22,7 +22,7 @@ import org.springframework.context.SmartLifecycle;
  * never delays a heartbeat or a claim. Each instance prunes; their statements skip the rows another instance is
  * deleting, so they share the work rather than wait for each other or do it twice.
  */
-public class RetentionPruner implements SmartLifecycle {
+class RetentionPruner implements SmartLifecycle {
 
 	/** Rows per statement: small enough for short locks and little WAL at once, large enough to keep up. */
 	static final int BATCH = 1000;
@@ -39,7 +39,7 @@ public class RetentionPruner implements SmartLifecycle {
 	private volatile DatabaseOutage outage = new DatabaseOutage();
 
 	/** Says failures to reach the database through {@code outage}, shared by the instance's background loops. */
-	public void reportOutagesTo(DatabaseOutage outage) {
+	void reportOutagesTo(DatabaseOutage outage) {
 		this.outage = outage;
 	}
 
@@ -64,7 +64,7 @@ public class RetentionPruner implements SmartLifecycle {
 	 * @param history how long history rows are kept
 	 * @param interval how often to prune
 	 */
-	public RetentionPruner(DataSource dataSource, TaskTables tables, Duration deadLetters, Duration history,
+	RetentionPruner(DataSource dataSource, TaskTables tables, Duration deadLetters, Duration history,
 			Duration interval) {
 		this.retention = new RetentionRepository(dataSource, tables);
 		this.deadLetters = deadLetters;
@@ -77,7 +77,7 @@ public class RetentionPruner implements SmartLifecycle {
 	 * Also deletes the results kept longer than the history's retention, whether the history is on or not, and the
 	 * progress rows of attempts whose worker died before it could delete them.
 	 */
-	public RetentionPruner pruningProgressAndResults(ProgressRepository progress, ResultRepository results) {
+	RetentionPruner pruningProgressAndResults(ProgressRepository progress, ResultRepository results) {
 		this.progress = progress;
 		this.results = results;
 		return this;
@@ -102,7 +102,7 @@ public class RetentionPruner implements SmartLifecycle {
 	 * Prunes until nothing is older than its retention.
 	 * @return how many dead letters, history rows and audit log entries were deleted
 	 */
-	public int prune() {
+	int prune() {
 		long tried = System.nanoTime();
 		try {
 			int dead = pruneAll(this.retention::pruneDead, this.deadLetters);

@@ -23,7 +23,7 @@ import org.springframework.transaction.support.TransactionOperations;
  * an instance with the handler starts. Queues this application has no handler for are never touched, so an
  * application without the handler (a producer, another service) cannot unsubscribe a queue by mistake.
  */
-public class TopicSubscriptions implements SmartInitializingSingleton {
+class TopicSubscriptions implements SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(TopicSubscriptions.class);
 
@@ -33,7 +33,7 @@ public class TopicSubscriptions implements SmartInitializingSingleton {
 
 	private final TransactionOperations transactions;
 
-	public TopicSubscriptions(TaskHandlerRegistry registry, TopicRepository topics,
+	TopicSubscriptions(TaskHandlerRegistry registry, TopicRepository topics,
 			TransactionOperations transactions) {
 		this.registry = registry;
 		this.topics = topics;
@@ -46,7 +46,7 @@ public class TopicSubscriptions implements SmartInitializingSingleton {
 	}
 
 	/** Stores the subscriptions of this application's handlers and removes those they dropped. */
-	public void declare() {
+	void declare() {
 		Map<String, Set<String>> topicsByQueue = new LinkedHashMap<>();
 		for (TaskHandlerMethod handler : this.registry.all()) {
 			topicsByQueue.put(handler.queue(), handler.topics());

@@ -11,10 +11,11 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueOperations;
-import dev.taskqueue.internal.operations.RetentionPruner;
+import dev.taskqueue.internal.operations.OperationsBeans;
 import dev.taskqueue.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -73,7 +74,7 @@ class DashboardRolesIntegrationTests {
 	private TaskQueueOperations operations;
 
 	@Autowired
-	private RetentionPruner pruner;
+	private BeanFactory beans;
 
 	@Autowired
 	private InMemoryUserDetailsManager users;
@@ -317,7 +318,7 @@ class DashboardRolesIntegrationTests {
 				       'entry ' || i, 1
 				FROM generate_series(1, 5) i
 				""");
-		this.pruner.prune();
+		OperationsBeans.prune(this.beans);
 		// 2, 4 are 13 days old and kept; 1, 3, 5 are 15 days old and deleted.
 		assertThat(this.jdbc.queryForList("SELECT target FROM taskqueue_audit WHERE actor = 'pruned' ORDER BY target",
 				String.class)).containsExactly("entry 2", "entry 4");

@@ -21,7 +21,7 @@ import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskQueueOperations.BatchProgress;
 import dev.taskqueue.TaskRequest;
-import dev.taskqueue.internal.operations.BatchSweeper;
+import dev.taskqueue.internal.operations.OperationsBeans;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
@@ -84,7 +84,7 @@ class TaskBatchIntegrationTests {
 			Await.until("the then task ran", WAIT, () -> !thens.isEmpty());
 			assertThat(runs).hasSize(600).allSatisfy((id, count) -> assertThat(count).hasValue(1));
 			for (ConfigurableApplicationContext instance : instances) {
-				assertThat(instance.getBean(BatchSweeper.class).sweep()).isEmpty();
+				assertThat(OperationsBeans.sweep(instance)).isEmpty();
 			}
 			assertThat(thens).hasSize(1);
 			TaskContext then = thens.get(0);
@@ -125,7 +125,7 @@ class TaskBatchIntegrationTests {
 				Await.until("then task " + expected + " ran", WAIT, () -> thens.size() >= expected);
 			}
 			for (ConfigurableApplicationContext instance : instances) {
-				assertThat(instance.getBean(BatchSweeper.class).sweep()).isEmpty();
+				assertThat(OperationsBeans.sweep(instance)).isEmpty();
 			}
 			assertThat(thens).hasSize(5);
 			assertThat(thens).extracting(TaskContext::batch)
@@ -161,7 +161,7 @@ class TaskBatchIntegrationTests {
 			assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class)).isZero();
 			assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_batch", Integer.class)).isZero();
 			assertThat(context.getBean(TaskQueueOperations.class).batch(batch.id())).isEmpty();
-			assertThat(context.getBean(BatchSweeper.class).sweep()).isEmpty();
+			assertThat(OperationsBeans.sweep(context)).isEmpty();
 			assertThat(thens).isEmpty();
 			assertThat(runs).isEmpty();
 		}

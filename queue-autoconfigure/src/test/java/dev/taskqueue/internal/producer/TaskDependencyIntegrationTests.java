@@ -20,7 +20,7 @@ import dev.taskqueue.TaskQueueOperations.BatchProgress;
 import dev.taskqueue.TaskQueueOperations.QueueStats;
 import dev.taskqueue.TaskRequest;
 import dev.taskqueue.internal.jdbc.BatchRepository;
-import dev.taskqueue.internal.operations.BatchSweeper;
+import dev.taskqueue.internal.operations.OperationsBeans;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
@@ -96,7 +96,7 @@ class TaskDependencyIntegrationTests {
 			Await.until("five diamonds ran", WAIT,
 					() -> count(jdbc, "SELECT count(*) FROM ran WHERE name LIKE 'd%'") == 5);
 			for (ConfigurableApplicationContext instance : instances) {
-				assertThat(instance.getBean(BatchSweeper.class).releaseDependents()).isZero();
+				assertThat(OperationsBeans.releaseDependents(instance)).isZero();
 			}
 			assertThat(count(jdbc, "SELECT count(*) FROM ran")).isEqualTo(20);
 			assertThat(count(jdbc, "SELECT count(DISTINCT task_id) FROM ran")).isEqualTo(20);

@@ -3,8 +3,6 @@ package dev.taskqueue.internal.worker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,15 +14,11 @@ import javax.sql.DataSource;
 
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.autoconfigure.TaskQueueSchemaMigrator;
-import dev.taskqueue.internal.jdbc.BatchRepository;
-import dev.taskqueue.internal.jdbc.DeadTaskRepository;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
 import dev.taskqueue.internal.jdbc.EnqueueRepository.NewTask;
-import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueRepository;
-import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
-import dev.taskqueue.internal.operations.DefaultTaskQueueOperations;
+import dev.taskqueue.internal.operations.OperationsBeans;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestDatabase;
 import org.jspecify.annotations.Nullable;
@@ -32,7 +26,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -80,10 +73,7 @@ class OrderedKeyStatementsIntegrationTests {
 		jdbc = new JdbcTemplate(dataSource);
 		transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		// The statistics' statements are the operations' own (operations/QueueStatsRepository): read through them.
-		operations = new DefaultTaskQueueOperations(queues, new DeadTaskRepository(dataSource, tables), transaction,
-				100_000, Set::of, (queue, paused) -> {
-				}, null, Map.of(), null, new BatchRepository(dataSource, tables, null), dataSource, tables,
-				new ProgressRepository(dataSource, tables), new ResultRepository(dataSource, tables), new JsonMapper());
+		operations = OperationsBeans.operations(dataSource, tables, queues, transaction);
 	}
 
 	@AfterAll

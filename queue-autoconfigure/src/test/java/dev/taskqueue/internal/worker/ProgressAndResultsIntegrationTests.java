@@ -19,7 +19,7 @@ import dev.taskqueue.TaskProgress;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRequest;
-import dev.taskqueue.internal.operations.RetentionPruner;
+import dev.taskqueue.internal.operations.OperationsBeans;
 import dev.taskqueue.test.Await;
 import dev.taskqueue.test.TestApplications;
 import dev.taskqueue.test.TestDatabase;
@@ -212,7 +212,7 @@ class ProgressAndResultsIntegrationTests {
 			}
 			Await.until("every task completed", WAIT, () -> count(jdbc, "SELECT count(*) FROM taskqueue_task") == 0);
 			assertThat(count(jdbc, "SELECT count(*) FROM taskqueue_result")).isEqualTo(3);
-			assertThat(context.getBean(RetentionPruner.class).prune()).isEqualTo(3);
+			assertThat(OperationsBeans.prune(context)).isEqualTo(3);
 			assertThat(count(jdbc, "SELECT count(*) FROM taskqueue_result")).isZero();
 		}
 	}
