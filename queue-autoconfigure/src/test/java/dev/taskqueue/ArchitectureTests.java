@@ -234,7 +234,7 @@ class ArchitectureTests {
 	/**
 	 * The worker's files whose classes hold ordered-key logic: they depend on the statements or types of keys
 	 * ({@code OrderedKeys}, {@code KeyStatements}, {@code KeyRuns}, {@code Outcome.KeyLeftHeadless}), or read what
-	 * only keys have ({@code ClaimedTask.orderingKey()}, {@code ClaimRequest.headlessKeys()},
+	 * only keys have ({@code ClaimedTask.orderingKey()}, {@code TaskClaims.Request.headlessKeys()},
 	 * {@code ClaimResult.following()}). Carrying a key as a value (a record's component, a column read into it) does
 	 * not count; neither does a constant of {@code OrderedKeys} compiled into another statement's text.
 	 */
@@ -243,7 +243,7 @@ class ArchitectureTests {
 		Set<String> keyTypes = Set.of(INTERNAL + ".jdbc.OrderedKeys", INTERNAL + ".worker.KeyStatements",
 				INTERNAL + ".worker.KeyRuns", INTERNAL + ".worker.Outcome$KeyLeftHeadless");
 		Set<String> keyReads = Set.of(INTERNAL + ".worker.ClaimedTask.orderingKey",
-				INTERNAL + ".worker.ClaimRequest.headlessKeys", INTERNAL + ".worker.ClaimResult.following");
+				INTERNAL + ".worker.TaskClaims$Request.headlessKeys", INTERNAL + ".worker.ClaimResult.following");
 		Set<String> files = new TreeSet<>();
 		for (JavaClass type : MAIN) {
 			if (!type.getPackageName().equals(INTERNAL + ".worker")) {

@@ -222,11 +222,11 @@ final class ClaimLoop implements Runnable {
 		free -= claim.handedOff().size();
 		if (claimed.size() < free && queue.positions.wrapAround(System.nanoTime())) {
 			// The bucket had fewer: the rest from the other buckets, which hold tasks also with one bucket when a
-			// producer counted more (see ClaimPositions#wrapAround).
+			// producer counted more (see QueueState.ClaimPositions#wrapAround).
 			long again = System.nanoTime();
 			int rest = free - claimed.size();
-			ClaimRequest others = new ClaimRequest(queue.name(), sessionId, bucket, ClaimRequest.Reach.OTHERS, null, rest,
-					List.of(), List.of(), 0);
+			TaskClaims.Request others = new TaskClaims.Request(queue.name(), sessionId, bucket,
+					TaskClaims.Request.Reach.OTHERS, null, rest, List.of(), List.of(), 0);
 			List<ClaimedTask> more = this.ownTransactions.execute((status) -> this.tasks.claim(others)).claimed();
 			handOver(queue, bucket, more, true, again, more.size() == rest, false);
 		}

@@ -1,5 +1,6 @@
 package dev.taskqueue.internal.worker;
 
+import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
@@ -11,9 +12,18 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
+import javax.sql.DataSource;
+
+import dev.taskqueue.internal.jdbc.AttemptLog;
+import dev.taskqueue.internal.jdbc.HotStatements;
+import dev.taskqueue.internal.jdbc.OrderedKeys;
+import dev.taskqueue.internal.jdbc.TaskTables;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.Ordered;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -30,6 +40,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * commit must not wait for a claim, deletes the head only and, once committed, leaves the key to the claim loop's next
  * claim of the queue ({@link Outcome.KeyLeftHeadless} in the {@link Mailbox}). {@link #mayHandOff} is that gate, asked
  * as each completion is written, as a pause may have come since the task started.
+ * <p>
+ * A completion sent with its transaction's commit in one round trip runs the statement of {@link CompletionCommit},
+ * nested here; the other completions are {@link TaskRepository}'s.
  */
 final class Completer {
 
@@ -225,7 +238,7 @@ final class Completer {
 			// and when it may not, the completion makes that task the head for any claim.
 			boolean keyed = this.task.orderingKey() != null;
 			boolean handOff = keyed && mayHandOff(this.task.queue());
-			if (!((keyed && !handOff) ? Completer.this.tasks.completePromotingAndCommit(this.completion, this.task)
+			if (!((keyed && !handOff) ? this.completion.completePromotingAndCommit(this.task)
 					: this.completion.completeAndCommit(this.task))) {
 				throw new ClaimLostAtCommit();
 			}
@@ -242,6 +255,100 @@ final class Completer {
 
 		ClaimLostAtCommit() {
 			super("The task's claim was lost before its completion", null, false, false);
+		}
+
+	}
+
+	/**
+	 * Deletes a completed task and commits the transaction it ran in, in one round trip: the fenced {@code DELETE} and
+	 * {@code COMMIT} go to PostgreSQL together, so a task of a handler transaction costs one round trip less than a
+	 * {@code DELETE} followed by Spring's commit. PostgreSQL's JDBC driver then finds the transaction ended and its
+	 * {@code commit()} sends nothing.
+	 * <p>
+	 * Only for a transaction of a {@code DataSourceTransactionManager} over this data source, run last among the
+	 * transaction's before-commit callbacks: nothing of the transaction may run after its commit.
+	 */
+	static class CompletionCommit {
+
+		/** SQLSTATE of the fence: division by the number of rows deleted, 0 when the claim was lost. */
+		private static final String CLAIM_LOST = "22012";
+
+		// The fence must stop the COMMIT sent with it when the claim was lost: a failed statement aborts the
+		// transaction, and PostgreSQL skips the rest of the pipeline, so the handler's work cannot commit.
+		private static final String COMPLETE = """
+				WITH done AS (DELETE FROM %1$s WHERE id = ? AND claimed_by IS NOT DISTINCT FROM ? AND attempt = ? RETURNING *)
+				%2$sSELECT 1 / (SELECT count(*)::int FROM done);
+				COMMIT""";
+
+		// The history copies the attempt log (%2$s, AttemptLog.completed): NULL for a task that never failed.
+		private static final String KEEP_IN_HISTORY = """
+				, kept AS (INSERT INTO %1$s (id, queue, payload, priority, attempts, enqueued_at, completed_at, headers,
+				                             unique_key, ordering_key, fairness_key, batch_id, attempt_log)
+				    SELECT id, queue, payload, priority, attempt, enqueued_at, now(), headers, unique_key, ordering_key,
+				           fairness_key, batch_id, %2$s FROM done
+				    ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, completed_at = excluded.completed_at,
+				           attempt_log = excluded.attempt_log)
+				""";
+
+		private final HotStatements statements;
+
+		private final String sql;
+
+		/** {@link #sql} that also makes the next task of the completed task's ordering key its head. */
+		private final String promotingSql;
+
+		/**
+		 * @param dataSource the data source of the handlers' transaction manager, which is TaskQueue's
+		 * @param tables the table names
+		 * @param history whether completions also record the task in the history table
+		 */
+		public CompletionCommit(DataSource dataSource, TaskTables tables, boolean history) {
+			this.statements = new HotStatements(dataSource, new JdbcTemplate(dataSource).getExceptionTranslator());
+			String kept = history ? KEEP_IN_HISTORY.formatted(tables.history(), AttemptLog.completed("done", tables))
+					: "";
+			this.sql = COMPLETE.formatted(tables.task(), kept);
+			this.promotingSql = COMPLETE.formatted(tables.task(),
+					kept + ", " + OrderedKeys.promote(tables, "done").stripTrailing() + "\n");
+		}
+
+		/**
+		 * Deletes {@code task} and commits the current transaction. The next task of an ordering key stays held, for
+		 * {@link TaskRepository#handOffAndClaim} once the commit is done.
+		 * @return {@code false} when the claim was lost: nothing was committed, and the transaction must roll back
+		 * @throws DataAccessException when the statement or the commit failed
+		 */
+		public boolean completeAndCommit(ClaimedTask task) {
+			return complete(task, this.sql);
+		}
+
+		/**
+		 * Deletes {@code task}, which has an ordering key, and commits the current transaction: the next task of its
+		 * key becomes the head, for any claim.
+		 * @return {@code false} when the claim was lost: nothing was committed, and the transaction must roll back
+		 * @throws DataAccessException when the statement or the commit failed
+		 */
+		public boolean completePromotingAndCommit(ClaimedTask task) {
+			return complete(task, this.promotingSql);
+		}
+
+		private boolean complete(ClaimedTask task, String sql) {
+			try {
+				UUID session = Objects.requireNonNull(task.claimedBy(), "a completion needs its claim's session");
+				this.statements.execute(sql, (statement, connection) -> {
+					statement.setObject(1, task.id());
+					statement.setObject(2, session);
+					statement.setInt(3, task.attempt());
+				});
+				return true;
+			}
+			catch (DataAccessException ex) {
+				for (Throwable cause = ex.getCause(); cause != null; cause = cause.getCause()) {
+					if (cause instanceof SQLException failure && CLAIM_LOST.equals(failure.getSQLState())) {
+						return false;
+					}
+				}
+				throw ex;
+			}
 		}
 
 	}

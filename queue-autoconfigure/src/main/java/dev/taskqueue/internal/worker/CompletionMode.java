@@ -84,8 +84,8 @@ interface CompletionMode {
 	}
 
 	/**
-	 * What a mode asks of the handler thread it runs on ({@link HandlerThread}): the queue's next task for a group,
-	 * and the bookkeeping of timeouts, run times and settled tasks around each handler.
+	 * What a mode asks of the handler thread it runs on ({@link HandlerExecutor.HandlerThread}): the queue's next task
+	 * for a group, and the bookkeeping of timeouts, run times and settled tasks around each handler.
 	 */
 	interface Lane {
 

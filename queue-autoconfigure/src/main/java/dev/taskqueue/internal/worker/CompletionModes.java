@@ -48,7 +48,7 @@ class CompletionModes {
 	private final TaskInvoker invoker;
 
 	/** Completes a task with its transaction's commit in one round trip, when the transactions allow it. */
-	private final @Nullable CompletionCommit completionCommit;
+	private final Completer.@Nullable CompletionCommit completionCommit;
 
 	/** The completer of the modes that run outside a worker ({@link #transactional}). */
 	private final Completer outsideWorker;
@@ -66,8 +66,8 @@ class CompletionModes {
 	 * @param listener hears what happens to each task
 	 * @param interceptors wrap each handler invocation, first one outermost
 	 */
-	public CompletionModes(TaskRepository tasks, PayloadReader payloads, TransactionOperations handlerTransactions,
-			TransactionOperations ownTransactions, TaskQueueListener listener,
+	public CompletionModes(TaskRepository tasks, TaskInvoker.PayloadReader payloads,
+			TransactionOperations handlerTransactions, TransactionOperations ownTransactions, TaskQueueListener listener,
 			List<TaskHandlerInterceptor> interceptors) {
 		this(tasks, payloads, handlerTransactions, ownTransactions, listener, interceptors, null,
 				SerializationRetry.none(), 1, Duration.ZERO);
@@ -86,9 +86,9 @@ class CompletionModes {
 	 * @param completionBatchSize the most {@code BATCHED} completions one statement deletes
 	 * @param completionFlushInterval how long a {@code BATCHED} completion waits for others before it is written
 	 */
-	public CompletionModes(TaskRepository tasks, PayloadReader payloads, TransactionOperations handlerTransactions,
-			TransactionOperations ownTransactions, TaskQueueListener listener,
-			List<TaskHandlerInterceptor> interceptors, @Nullable CompletionCommit completionCommit,
+	public CompletionModes(TaskRepository tasks, TaskInvoker.PayloadReader payloads,
+			TransactionOperations handlerTransactions, TransactionOperations ownTransactions, TaskQueueListener listener,
+			List<TaskHandlerInterceptor> interceptors, Completer.@Nullable CompletionCommit completionCommit,
 			SerializationRetry retry, int completionBatchSize, Duration completionFlushInterval) {
 		this.tasks = tasks;
 		this.handlerTransactions = handlerTransactions;

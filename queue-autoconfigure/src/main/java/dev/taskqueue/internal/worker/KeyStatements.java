@@ -28,8 +28,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * a claim that carries keys, here; tasks without a key never run these.
  * <ul>
  * <li>The settling statements of a task with a key: the fenced delete (or dead letter) with {@link OrderedKeys#PROMOTE}
- * in the same statement, so the key's next task becomes the head exactly when the old head's deletion commits; the
- * same with the commit in one round trip ({@link CompletionCommit}); and the worker's complete-all, which hands the
+ * in the same statement, so the key's next task becomes the head exactly when the old head's deletion commits (the
+ * same sent with the commit in one round trip is {@code Completer.CompletionCommit}'s); and the worker's complete-all, which hands the
  * next tasks off to the completing session instead ({@code OrderedKeys.HAND_OFF}), as does the fold of
  * {@code BATCHED} completions into a claim ({@link #handOffClaims}).</li>
  * <li>The hand-offs that completions leave to the claim loop ("Hand-off"): a {@code TRANSACTIONAL} or group-commit
@@ -53,7 +53,7 @@ final class KeyStatements {
 			SELECT count(*) FROM completed
 			""";
 
-	// The ids of the completed tasks and the tasks OrderedKeys.HAND_OFF handed off, as ClaimRows.claimResult reads
+	// The ids of the completed tasks and the tasks OrderedKeys.HAND_OFF handed off, as TaskClaims.claimResult reads
 	// them; the end of the complete-all below, and of the fold of completions into a claim (TaskClaims), where %1$s
 	// is what a fair claim adds to each row.
 	private static final String COMPLETED_AND_HANDED_OFF_OF = """
@@ -113,8 +113,6 @@ final class KeyStatements {
 
 	private final String moveToDead;
 
-	private final String completeAndCommit;
-
 	private final String handOffAndClaim;
 
 	private final String handOffAndClaimAfter;
@@ -142,8 +140,6 @@ final class KeyStatements {
 				OrderedKeys.handOff(tables, "completed", driver::claimedTime).stripTrailing() + kept,
 				COMPLETED_AND_HANDED_OFF_OF.formatted(""));
 		this.moveToDead = moveToDead.apply(",\n" + OrderedKeys.promote(tables, "dead").stripTrailing());
-		this.completeAndCommit = CompletionCommit.statement(tables, history,
-				", " + OrderedKeys.promote(tables, "done").stripTrailing() + "\n");
 		String headlessKeys = HEADLESS.formatted(tables.task(), OrderedKeys.head("x")).stripTrailing() + ",\n";
 		String headless = headlessKeys + OrderedKeys.handOff(tables, "headless", driver::claimedTime);
 		String take = driver.takeReady(tables);
@@ -186,7 +182,7 @@ final class KeyStatements {
 		return this.statements.query(this.completeAll, (statement, connection) -> {
 			fences.bind(statement, connection, 1);
 			OrderedKeys.bindHandOff(statement, 3, handOffQueue, handOffSession);
-		}, ClaimRows::claimResult);
+		}, TaskClaims::claimResult);
 	}
 
 	/** {@link TaskRepository#moveToDead} of a task with an ordering key: its key's next task becomes the head. */
@@ -201,15 +197,6 @@ final class KeyStatements {
 			.update() == 1;
 	}
 
-	/**
-	 * Deletes {@code task}, which has an ordering key, and commits the current transaction with {@code commit}, in one
-	 * round trip: the next task of its key becomes the head, for any claim.
-	 * @return {@code false} when the claim was lost: nothing was committed, and the transaction must roll back
-	 */
-	boolean completeAndCommit(CompletionCommit commit, ClaimedTask task) {
-		return commit.completeAndCommit(task, this.completeAndCommit);
-	}
-
 	// -- hand-offs left to the claim loop
 
 	/**
@@ -222,7 +209,7 @@ final class KeyStatements {
 	ClaimResult handOffAndClaim(List<String> keys, String queue, int bucket, UUID session, int limit, int following) {
 		return this.statements.query(this.handOffAndClaim, (statement, connection) -> {
 			bindKeys(statement, connection, keys, queue, session);
-			statement.setInt(ClaimRows.bindClaim(statement, 5, queue, bucket, session, limit), following);
+			statement.setInt(TaskClaims.bindClaim(statement, 5, queue, bucket, session, limit), following);
 		}, KeyStatements::handOffResult);
 	}
 
@@ -232,7 +219,7 @@ final class KeyStatements {
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.handOffAndClaimAfter, (statement, connection) -> {
 			bindKeys(statement, connection, keys, queue, session);
-			statement.setInt(ClaimRows.bindClaimAfter(statement, 5, queue, bucket, session, limit, priority, afterMicros,
+			statement.setInt(TaskClaims.bindClaimAfter(statement, 5, queue, bucket, session, limit, priority, afterMicros,
 					afterId), following);
 		}, KeyStatements::handOffResult);
 	}
@@ -280,9 +267,9 @@ final class KeyStatements {
 		record Next(ClaimedTask task, long seq, boolean due) {
 		}
 		Map<String, List<Next>> next = new HashMap<>();
-		boolean micros = ClaimRows.micros(rows);
+		boolean micros = TaskClaims.micros(rows);
 		while (rows.next()) {
-			ClaimedTask task = ClaimRows.claimedTask(rows, micros);
+			ClaimedTask task = TaskClaims.claimedTask(rows, micros);
 			long seq = rows.getLong(15);
 			if (!rows.wasNull()) {
 				next.computeIfAbsent(task.orderingKey(), (key) -> new ArrayList<>())

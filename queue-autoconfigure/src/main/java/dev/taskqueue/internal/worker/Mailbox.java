@@ -120,8 +120,8 @@ final class Mailbox {
 			.filter((task) -> task.orderingKey() != null && task.queue().equals(queue))
 			.count());
 		// A claim that hands keys off claims in the queue's order: the hand-off is its own statement (KeyStatements).
-		return new ForClaim(new ClaimRequest(queue, session, bucket, ClaimRequest.Reach.BUCKET, after, limit, doneTasks,
-				keys, tasksPerThread - 1, keys.isEmpty() ? fairAfter : null), done);
+		return new ForClaim(new TaskClaims.Request(queue, session, bucket, TaskClaims.Request.Reach.BUCKET, after,
+				limit, doneTasks, keys, tasksPerThread - 1, keys.isEmpty() ? fairAfter : null), done);
 	}
 
 	/** The claim of {@code carried} was written: the room of its deletes is free. */
@@ -150,7 +150,7 @@ final class Mailbox {
 	 * @param request the statement to run
 	 * @param deletes the deletes it writes, as they were posted
 	 */
-	record ForClaim(ClaimRequest request, List<Outcome.DeletePending> deletes) {
+	record ForClaim(TaskClaims.Request request, List<Outcome.DeletePending> deletes) {
 	}
 
 	// -- deletes of BATCHED completions

@@ -340,7 +340,7 @@ enum StorageDriver {
 
 	/**
 	 * A time of a claimed task ({@code enqueued_at}, {@code run_at}, {@code claimed_at}) as the claims return it, for
-	 * {@link ClaimRows} to read. On PostgreSQL and YugabyteDB whole microseconds since the epoch, a {@code bigint}: a
+	 * {@link TaskClaims} to read. On PostgreSQL and YugabyteDB whole microseconds since the epoch, a {@code bigint}: a
 	 * {@code timestamptz} read as a {@code java.time} value cost the claim thread a fifth of its CPU and a third of its
 	 * allocations in a profile of W1 (docs/performance.md), and the number is exact (numeric on PostgreSQL 14 and
 	 * later; before, and on YugabyteDB, a float8 whose error stays far below half a microsecond, which the cast

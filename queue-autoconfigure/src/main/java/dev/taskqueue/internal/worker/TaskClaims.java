@@ -2,10 +2,17 @@ package dev.taskqueue.internal.worker;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 
@@ -16,7 +23,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The claims of {@link TaskRepository}: the ready tasks a session takes, alone or in the statement that also deletes
- * the tasks the worker completed since. Plain JDBC on {@link HotStatements}: a worker runs them all the time.
+ * the tasks the worker completed since, with the parameters they bind and the rows they read. Plain JDBC on
+ * {@link HotStatements}, parameters by position and rows by column index: a worker runs them all the time. What
+ * one claim statement is asked for is a {@link Request}; what it did is a {@link ClaimResult}, a value of its own
+ * because the completions' statements return it too.
  */
 final class TaskClaims {
 
@@ -128,8 +138,8 @@ final class TaskClaims {
 
 	List<ClaimedTask> claimBucket(String queue, int bucket, UUID session, int limit) {
 		return this.statements.query(this.claim,
-				(statement, connection) -> ClaimRows.bindClaim(statement, 1, queue, bucket, session, limit),
-				ClaimRows::claimedTasks);
+				(statement, connection) -> bindClaim(statement, 1, queue, bucket, session, limit),
+				TaskClaims::claimedTasks);
 	}
 
 	List<ClaimedTask> claimOthers(String queue, int bucket, UUID session, int limit) {
@@ -142,16 +152,16 @@ final class TaskClaims {
 			statement.setObject(7, session);
 			statement.setInt(8, limit);
 			statement.setObject(9, session);
-		}, ClaimRows::claimedTasks);
+		}, TaskClaims::claimedTasks);
 	}
 
 	List<ClaimedTask> claimAfter(String queue, int bucket, UUID session, int limit, int priority, Instant after,
 			UUID afterId) {
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.claimAfter,
-				(statement, connection) -> ClaimRows.bindClaimAfter(statement, 1, queue, bucket, session, limit, priority,
+				(statement, connection) -> bindClaimAfter(statement, 1, queue, bucket, session, limit, priority,
 						afterMicros, afterId),
-				ClaimRows::claimedTasks);
+				TaskClaims::claimedTasks);
 	}
 
 	ClaimResult completeAndClaim(List<ClaimedTask> done, String queue, int bucket, UUID session, int limit) {
@@ -161,8 +171,8 @@ final class TaskClaims {
 		CompletionFences completions = new CompletionFences(done);
 		return this.statements.query(this.completeAndClaim, (statement, connection) -> {
 			bindCompletions(statement, connection, completions, queue, session);
-			ClaimRows.bindClaim(statement, firstOfClaim(), queue, bucket, session, limit);
-		}, ClaimRows::claimResult);
+			bindClaim(statement, firstOfClaim(), queue, bucket, session, limit);
+		}, TaskClaims::claimResult);
 	}
 
 	ClaimResult completeAndClaimAfter(List<ClaimedTask> done, String queue, int bucket, UUID session, int limit,
@@ -174,8 +184,8 @@ final class TaskClaims {
 		@Nullable Long afterMicros = Micros.sinceEpoch(after);
 		return this.statements.query(this.completeAndClaimAfter, (statement, connection) -> {
 			bindCompletions(statement, connection, completions, queue, session);
-			ClaimRows.bindClaimAfter(statement, firstOfClaim(), queue, bucket, session, limit, priority, afterMicros, afterId);
-		}, ClaimRows::claimResult);
+			bindClaimAfter(statement, firstOfClaim(), queue, bucket, session, limit, priority, afterMicros, afterId);
+		}, TaskClaims::claimResult);
 	}
 
 	/**
@@ -187,15 +197,15 @@ final class TaskClaims {
 			String after) {
 		if (done.isEmpty()) {
 			return this.statements.query(this.claimFair,
-					(statement, connection) -> ClaimRows.bindFairClaim(statement, 1, queue, bucket, session, limit,
+					(statement, connection) -> bindFairClaim(statement, 1, queue, bucket, session, limit,
 							after),
-					(rows) -> ClaimRows.fairResult(rows, 14, false));
+					(rows) -> fairResult(rows, 14, false));
 		}
 		CompletionFences completions = new CompletionFences(done);
 		return this.statements.query(this.completeAndClaimFair, (statement, connection) -> {
 			bindCompletions(statement, connection, completions, queue, session);
-			ClaimRows.bindFairClaim(statement, firstOfClaim(), queue, bucket, session, limit, after);
-		}, (rows) -> ClaimRows.fairResult(rows, 16, true));
+			bindFairClaim(statement, firstOfClaim(), queue, bucket, session, limit, after);
+		}, (rows) -> fairResult(rows, 16, true));
 	}
 
 	/**
@@ -210,7 +220,7 @@ final class TaskClaims {
 			statement.setObject(3, session);
 			statement.setInt(4, limit);
 			statement.setObject(5, session);
-		}, ClaimRows::claimedTasks);
+		}, TaskClaims::claimedTasks);
 	}
 
 	/** Binds COMPLETED and what the fold carries for a claim of {@code queue} by {@code session}. */
@@ -244,6 +254,264 @@ final class TaskClaims {
 		interface Binder {
 
 			void bind(PreparedStatement statement, int first, String queue, UUID session) throws SQLException;
+
+		}
+
+	}
+
+	// The rows: the claimed tasks the statements read, and the parameters they bind. Also what KeyStatements'
+	// claims and complete-all bind and read, which are made of the same parts.
+
+	private static List<ClaimedTask> claimedTasks(ResultSet rows) throws SQLException {
+		List<ClaimedTask> tasks = new ArrayList<>();
+		boolean micros = micros(rows);
+		while (rows.next()) {
+			tasks.add(claimedTask(rows, micros));
+		}
+		return tasks;
+	}
+
+	/** Reads the rows of a fold or of KeyStatements' complete-all: done at 14, handed at 15. */
+	static ClaimResult claimResult(ResultSet rows) throws SQLException {
+		List<ClaimedTask> claimed = new ArrayList<>();
+		Set<UUID> completed = new HashSet<>();
+		List<ClaimedTask> handedOff = new ArrayList<>();
+		boolean micros = micros(rows);
+		while (rows.next()) {
+			if (rows.getBoolean(14)) {
+				completed.add(rows.getObject(1, UUID.class));
+			}
+			else {
+				(rows.getBoolean(15) ? handedOff : claimed).add(claimedTask(rows, micros));
+			}
+		}
+		return new ClaimResult(claimed, completed, handedOff);
+	}
+
+	/**
+	 * Reads the rows of a fair claim, whose column {@code nextKeyColumn} is the key the next one starts
+	 * after, followed by the tenants it found and its first key; with {@code folded}, those of its fold with
+	 * completions, read like {@link #claimResult}.
+	 */
+	private static ClaimResult fairResult(ResultSet rows, int nextKeyColumn, boolean folded) throws SQLException {
+		List<ClaimedTask> claimed = new ArrayList<>();
+		Set<UUID> completed = new HashSet<>();
+		List<ClaimedTask> handedOff = new ArrayList<>();
+		String nextKey = null;
+		int tenants = -1;
+		String soleKey = null;
+		Map<UUID, String> keys = new HashMap<>();
+		boolean micros = micros(rows);
+		while (rows.next()) {
+			if (folded && rows.getBoolean(14)) {
+				completed.add(rows.getObject(1, UUID.class));
+				continue;
+			}
+			String key = rows.getString(nextKeyColumn);
+			nextKey = (key != null) ? key : nextKey;
+			int found = rows.getInt(nextKeyColumn + 1);
+			tenants = rows.wasNull() ? tenants : found;
+			String first = rows.getString(nextKeyColumn + 2);
+			soleKey = (first != null) ? first : soleKey;
+			ClaimedTask task = claimedTask(rows, micros);
+			if (folded && rows.getBoolean(15)) {
+				handedOff.add(task);
+			}
+			else {
+				claimed.add(task);
+				keys.put(task.id(), Objects.requireNonNullElse(rows.getString(nextKeyColumn + 3), ""));
+			}
+		}
+		return new ClaimResult(claimed, completed, handedOff, Map.of(), nextKey,
+				(tenants < 0) ? null : new ClaimResult.FairTenants(tenants, (tenants == 1) ? soleKey : null),
+				ahead(keys));
+	}
+
+	/**
+	 * The tasks of a fair claim ({@code keys}: each claimed task's fairness key, {@code ""} for none) whose key took
+	 * fewer of them than the key that took the most: the tenants with little due work, which a claim's share served
+	 * whole, beside the one whose backlog filled the rest. Empty when every key took as many.
+	 */
+	private static Set<UUID> ahead(Map<UUID, String> keys) {
+		Map<String, Integer> counts = new HashMap<>();
+		keys.values().forEach((key) -> counts.merge(key, 1, Integer::sum));
+		int most = counts.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+		Set<UUID> ahead = new HashSet<>();
+		keys.forEach((id, key) -> {
+			if (counts.get(key) < most) {
+				ahead.add(id);
+			}
+		});
+		return ahead;
+	}
+
+	/**
+	 * Reads the claimed columns of a claim, its first thirteen.
+	 * @param micros whether its times are microseconds since the epoch, see {@link #micros}
+	 */
+	static ClaimedTask claimedTask(ResultSet rows, boolean micros) throws SQLException {
+		return new ClaimedTask(rows.getObject(1, UUID.class), rows.getString(2), rows.getString(3), rows.getInt(4),
+				rows.getInt(5), instant(rows, 6, micros), instant(rows, 7, micros), instant(rows, 8, micros),
+				rows.getObject(9, UUID.class), rows.getString(10), rows.getString(11), rows.getString(12),
+				rows.getInt(13));
+	}
+
+	/**
+	 * Whether the claim's times, from its column 6, are microseconds since the epoch (a {@code bigint}, as
+	 * {@link StorageDriver#claimedTime} returns them on PostgreSQL) rather than timestamps (on CockroachDB). Asked
+	 * once per result: all its rows are alike.
+	 */
+	static boolean micros(ResultSet rows) throws SQLException {
+		return rows.getMetaData().getColumnType(6) == Types.BIGINT;
+	}
+
+	// A number, as PostgreSQL's claims return the times: no OffsetDateTime, nor the driver's TimestampUtils per value,
+	// which cost the claim thread a fifth of its CPU in a profile of W1. A timestamp on CockroachDB: OffsetDateTime
+	// rather than getTimestamp, no Calendar per value.
+	private static Instant instant(ResultSet rows, int column, boolean micros) throws SQLException {
+		if (micros) {
+			long value = rows.getLong(column);
+			return Instant.ofEpochSecond(Math.floorDiv(value, 1_000_000L), Math.floorMod(value, 1_000_000L) * 1000L);
+		}
+		return rows.getObject(column, OffsetDateTime.class).toInstant();
+	}
+
+	/** Binds StorageDriver's READY and TAKE_READY from position {@code first}; returns the position after them. */
+	static int bindClaim(PreparedStatement statement, int first, String queue, int bucket, UUID session,
+			int limit) throws SQLException {
+		statement.setString(first, queue);
+		statement.setInt(first + 1, bucket);
+		statement.setObject(first + 2, session);
+		statement.setInt(first + 3, limit);
+		statement.setObject(first + 4, session);
+		return first + 5;
+	}
+
+	/**
+	 * Binds StorageDriver's READY_FAIR and TAKE_READY from position {@code first}; returns the position after them.
+	 * @param after the key the claim starts after, {@code ""} for the first
+	 */
+	private static int bindFairClaim(PreparedStatement statement, int first, String queue, int bucket, UUID session,
+			int limit, String after) throws SQLException {
+		// later, earlier
+		statement.setString(first, queue);
+		statement.setString(first + 1, after);
+		statement.setString(first + 2, queue);
+		statement.setString(first + 3, queue);
+		statement.setString(first + 4, queue);
+		statement.setString(first + 5, after);
+		// keys, share
+		statement.setString(first + 6, after);
+		statement.setInt(first + 7, limit);
+		statement.setInt(first + 8, limit);
+		statement.setInt(first + 9, limit);
+		statement.setInt(first + 10, limit);
+		statement.setObject(first + 11, session);
+		// picked: the keys' tasks, then those without a key
+		statement.setString(first + 12, queue);
+		statement.setString(first + 13, queue);
+		statement.setInt(first + 14, bucket);
+		statement.setInt(first + 15, limit);
+		// filled, then TAKE_READY
+		statement.setString(first + 16, queue);
+		statement.setInt(first + 17, bucket);
+		statement.setInt(first + 18, limit);
+		statement.setObject(first + 19, session);
+		return first + 20;
+	}
+
+	/**
+	 * Binds StorageDriver's READY_AFTER and TAKE_READY from position {@code first}: each use of a parameter has its own.
+	 * Returns the position after them.
+	 */
+	static int bindClaimAfter(PreparedStatement statement, int first, String queue, int bucket,
+			UUID session, int limit, int priority, @Nullable Long afterMicros, UUID afterId) throws SQLException {
+		// higher
+		statement.setString(first, queue);
+		statement.setInt(first + 1, bucket);
+		statement.setInt(first + 2, priority);
+		statement.setInt(first + 3, limit);
+		// same
+		statement.setString(first + 4, queue);
+		statement.setInt(first + 5, bucket);
+		statement.setInt(first + 6, priority);
+		Micros.bind(statement, first + 7, afterMicros);
+		Micros.bind(statement, first + 8, afterMicros);
+		statement.setObject(first + 9, afterId);
+		statement.setInt(first + 10, limit);
+		// lower
+		statement.setString(first + 11, queue);
+		statement.setInt(first + 12, bucket);
+		statement.setInt(first + 13, priority);
+		statement.setInt(first + 14, limit);
+		// the session's check, the overall limit, then TAKE_READY
+		statement.setObject(first + 15, session);
+		statement.setInt(first + 16, limit);
+		statement.setObject(first + 17, session);
+		return first + 18;
+	}
+
+	/**
+	 * One claim statement, see {@link TaskRepository#claim(Request)}: where it reads, how many tasks it takes, and
+	 * the outcomes it writes in the same round trip.
+	 *
+	 * @param queue the queue to claim from
+	 * @param session the claiming session; a session that expired claims nothing
+	 * @param bucket the bucket read first (0 with one bucket)
+	 * @param reach how far the claim reads beyond {@code bucket}
+	 * @param after where in {@code bucket} to start: after this task, the last one the bucket's previous claim took;
+	 * {@code null} for the bucket's head. Only with {@link Reach#BUCKET}
+	 * @param limit the most tasks to claim; 0 only writes the outcomes
+	 * @param completed tasks whose completions the statement deletes, each fenced by its own claim; only with
+	 * {@link Reach#BUCKET} and no {@code headlessKeys}
+	 * @param headlessKeys keys of {@code queue} whose head a completion of {@code session} deleted and left to this
+	 * claim: the statement hands their next tasks off to {@code session}; only with {@link Reach#BUCKET}
+	 * @param following with {@code headlessKeys}, how many of the due tasks that follow each task handed off to read as
+	 * well, unclaimed (a group commit runs them after it)
+	 * @param fairAfter for a fair claim (docs/fairness.md), the fairness key it starts after ({@code ""} for the first),
+	 * which the previous fair claim returned ({@link ClaimResult#nextFairnessKey()}); {@code null} for a claim in the
+	 * queue's order. Only with {@link Reach#BUCKET}, from the head, without {@code headlessKeys}
+	 */
+	record Request(String queue, UUID session, int bucket, Reach reach, @Nullable ClaimedTask after, int limit,
+			List<ClaimedTask> completed, List<String> headlessKeys, int following, @Nullable String fairAfter) {
+
+		public Request {
+			completed = List.copyOf(completed);
+			headlessKeys = List.copyOf(headlessKeys);
+			if (reach != Reach.BUCKET && (after != null || !completed.isEmpty() || !headlessKeys.isEmpty())) {
+				throw new IllegalArgumentException("A claim that reads other buckets starts at their heads and writes "
+						+ "no outcomes");
+			}
+			if (!completed.isEmpty() && !headlessKeys.isEmpty()) {
+				throw new IllegalArgumentException("A claim either deletes completions or hands keys off, not both");
+			}
+			if (fairAfter != null && (reach != Reach.BUCKET || after != null || !headlessKeys.isEmpty())) {
+				throw new IllegalArgumentException("A fair claim reads its bucket from the head and hands no keys off");
+			}
+		}
+
+		/** A claim in the queue's order. */
+		public Request(String queue, UUID session, int bucket, Reach reach, @Nullable ClaimedTask after, int limit,
+				List<ClaimedTask> completed, List<String> headlessKeys, int following) {
+			this(queue, session, bucket, reach, after, limit, completed, headlessKeys, following, null);
+		}
+
+		/** Claims up to {@code limit} ready tasks of {@code queue}, every bucket's, in the queue's order of priority. */
+		public static Request of(String queue, UUID session, int limit) {
+			return new Request(queue, session, 0, Reach.BUCKET_THEN_OTHERS, null, limit, List.of(), List.of(), 0);
+		}
+
+		/** How far a claim reads beyond its bucket. */
+		public enum Reach {
+
+			/** Its bucket only, from its head or from {@code after}: the claim loop's claim, which writes outcomes. */
+			BUCKET,
+
+			/** Its bucket, then when that has fewer, the buckets after it and those before it. */
+			BUCKET_THEN_OTHERS,
+
+			/** The buckets after it, then those before it, not its own: the rest of a claim whose bucket had fewer. */
+			OTHERS
 
 		}
 

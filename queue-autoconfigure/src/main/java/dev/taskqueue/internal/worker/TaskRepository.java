@@ -240,12 +240,12 @@ class TaskRepository {
 	/**
 	 * Runs one claim statement: claims up to {@code request.limit()} ready tasks of its queue for its session, highest
 	 * priority first, then oldest due time, skipping tasks other sessions are claiming at the same moment, and writes
-	 * the outcomes it carries in the same round trip (see {@link ClaimRequest}). Claims nothing when the session no
-	 * longer exists.
+	 * the outcomes it carries in the same round trip (see {@link TaskClaims.Request}). Claims nothing when the session
+	 * no longer exists.
 	 * @return the tasks claimed, the ids of the {@code completed} tasks deleted (those missing had lost their claim),
 	 * and the tasks handed off with those that follow them
 	 */
-	public ClaimResult claim(ClaimRequest request) {
+	public ClaimResult claim(TaskClaims.Request request) {
 		String queue = request.queue();
 		int bucket = request.bucket();
 		UUID session = request.session();
@@ -363,7 +363,8 @@ class TaskRepository {
 	/**
 	 * Claims like {@link #completeAndClaim} without completions, handing off to {@code session} the next task of each
 	 * of {@code headless}: keys of {@code queue} whose head a completion deleted and left to this claim
-	 * ({@link #completeAllLeavingHeads}, {@link CompletionCommit#completeAndCommit}) that have no head yet.
+	 * ({@link #completeAllLeavingHeads}, {@link Completer.CompletionCommit#completeAndCommit}) that have no head
+	 * yet.
 	 * A next task that is not due yet becomes the head, for the claim at its due time.
 	 * @param following how many of the due tasks that follow each task handed off to read as well, unclaimed
 	 * @return the tasks claimed, those handed off, and those that follow them
@@ -388,15 +389,6 @@ class TaskRepository {
 	 */
 	public int claimHeld(UUID session, List<UUID> ids) {
 		return this.keys.claimHeld(session, ids);
-	}
-
-	/**
-	 * Deletes {@code task}, which has an ordering key, and commits the current transaction with {@code commit}, in one
-	 * round trip; the next task of its key becomes the head, for any claim.
-	 * @return {@code false} when the claim was lost: nothing was committed, and the transaction must roll back
-	 */
-	boolean completePromotingAndCommit(CompletionCommit commit, ClaimedTask task) {
-		return this.keys.completeAndCommit(commit, task);
 	}
 
 	/**

@@ -58,7 +58,7 @@ public class TaskRunner {
 	 */
 	TaskRunner(TaskHandlerRegistry registry, TaskRepository tasks, SessionRepository sessions,
 			PlatformTransactionManager transactionManager, TransactionOperations ownTransactions,
-			PayloadReader payloads, TaskQueueListener listener, List<TaskHandlerInterceptor> interceptors,
+			TaskInvoker.PayloadReader payloads, TaskQueueListener listener, List<TaskHandlerInterceptor> interceptors,
 			Function<TaskHandlerMethod, QueueSettings> queueSettings) {
 		this.registry = registry;
 		this.tasks = tasks;
@@ -115,7 +115,8 @@ public class TaskRunner {
 			for (TaskHandlerMethod handler : handlers) {
 				TransactionalRun run = this.modes.transactional(handler, this.queueSettings.apply(handler));
 				this.ownTransactions
-					.execute((status) -> this.tasks.claim(ClaimRequest.of(handler.queue(), session, Integer.MAX_VALUE)))
+					.execute((status) -> this.tasks
+						.claim(TaskClaims.Request.of(handler.queue(), session, Integer.MAX_VALUE)))
 					.claimed()
 					.stream()
 					.sorted(ClaimLoop.CLAIM_ORDER)

@@ -576,8 +576,8 @@ public class TaskWorker implements SmartLifecycle {
 			return Objects.requireNonNull(this.queueSettings, "the worker needs the settings of the queues");
 		}
 
-		private PayloadReader payloads() {
-			return new PayloadReader(this.jsonMapper, this.strictPayloads);
+		private TaskInvoker.PayloadReader payloads() {
+			return new TaskInvoker.PayloadReader(this.jsonMapper, this.strictPayloads);
 		}
 
 		private PlatformTransactionManager handlerTransactionManager() {
@@ -595,9 +595,9 @@ public class TaskWorker implements SmartLifecycle {
 		 * transactions are JDBC transactions on TaskQueue's own data source; {@code null} otherwise (JPA, JTA,
 		 * another database).
 		 */
-		private @Nullable CompletionCommit completionCommit(PlatformTransactionManager manager) {
+		private Completer.@Nullable CompletionCommit completionCommit(PlatformTransactionManager manager) {
 			return (manager instanceof DataSourceTransactionManager jdbc && jdbc.getDataSource() == this.dataSource)
-					? new CompletionCommit(this.dataSource, this.tables, this.history) : null;
+					? new Completer.CompletionCommit(this.dataSource, this.tables, this.history) : null;
 		}
 
 	}

@@ -103,7 +103,7 @@ class RetentionAndHistoryIntegrationTests {
 	@Test
 	void theHistoryAndTheDeadLettersKeepTheKeysAndBatchTheTasksWereEnqueuedWith() {
 		// Every way a task leaves the task table for the history or the dead letters: a transactional completion
-		// (CompletionCommit), a group commit, a batched completion, a cancel, and a last attempt that fails.
+		// (Completer.CompletionCommit), a group commit, a batched completion, a cancel, and a last attempt that fails.
 		try (ConfigurableApplicationContext context = TestApplications.start(TestDatabase.createDatabase(),
 				List.of(Config.class), "taskqueue.history.enabled=true", "taskqueue.queues.h-fails.max-attempts=1",
 				"taskqueue.queues.h-group.group-commit-size=4")) {

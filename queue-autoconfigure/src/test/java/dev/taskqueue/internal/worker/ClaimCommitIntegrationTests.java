@@ -84,14 +84,15 @@ class ClaimCommitIntegrationTests {
 		// Measured: without the flush the claim loop claimed more often, in smaller claims, and TRANSACTIONAL drained
 		// no faster (docs/performance.md); the wait for the disk batches the claims.
 		assertThat(settingAfter((request) -> tasks.claim(request).claimed(), plain(2))).isEqualTo("on");
-		assertThat(settingAfter((request) -> tasks.claim(request).claimed(), ClaimRequest.of("q", this.session, 2)))
+		assertThat(settingAfter((request) -> tasks.claim(request).claimed(),
+				TaskClaims.Request.of("q", this.session, 2)))
 			.isEqualTo("on");
-		assertThat(settingAfter((request) -> tasks.claim(new ClaimRequest("q", this.session, 0,
-				ClaimRequest.Reach.BUCKET, null, 2, List.of(), List.of(), 0, "")).claimed(), plain(2)))
+		assertThat(settingAfter((request) -> tasks.claim(new TaskClaims.Request("q", this.session, 0,
+				TaskClaims.Request.Reach.BUCKET, null, 2, List.of(), List.of(), 0, "")).claimed(), plain(2)))
 			.isEqualTo("on");
 		List<ClaimedTask> done = claimedOutside(2);
-		assertThat(settingAfter((request) -> tasks.claim(new ClaimRequest("q", this.session, 0,
-				ClaimRequest.Reach.BUCKET, null, 2, done, List.of(), 0)).claimed(), plain(2))).isEqualTo("on");
+		assertThat(settingAfter((request) -> tasks.claim(new TaskClaims.Request("q", this.session, 0,
+				TaskClaims.Request.Reach.BUCKET, null, 2, done, List.of(), 0)).claimed(), plain(2))).isEqualTo("on");
 		assertThat(jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class))
 			.as("the two tasks completed in the fold are gone")
 			.isEqualTo(18);
@@ -103,8 +104,9 @@ class ClaimCommitIntegrationTests {
 		assertThat(setting()).isEqualTo("on");
 	}
 
-	private ClaimRequest plain(int limit) {
-		return new ClaimRequest("q", this.session, 0, ClaimRequest.Reach.BUCKET, null, limit, List.of(), List.of(), 0);
+	private TaskClaims.Request plain(int limit) {
+		return new TaskClaims.Request("q", this.session, 0, TaskClaims.Request.Reach.BUCKET, null, limit, List.of(),
+				List.of(), 0);
 	}
 
 	private List<ClaimedTask> claimedOutside(int limit) {
@@ -114,7 +116,8 @@ class ClaimCommitIntegrationTests {
 	}
 
 	/** {@code synchronous_commit} as the transaction of {@code claim} would commit with it, after the claim. */
-	private static String settingAfter(Function<ClaimRequest, List<ClaimedTask>> claim, ClaimRequest request) {
+	private static String settingAfter(Function<TaskClaims.Request, List<ClaimedTask>> claim,
+			TaskClaims.Request request) {
 		return transaction.execute((status) -> {
 			assertThat(setting()).isEqualTo("on");
 			assertThat(claim.apply(request)).isNotEmpty();

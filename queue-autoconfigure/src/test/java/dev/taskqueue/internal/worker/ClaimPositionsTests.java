@@ -18,7 +18,7 @@ class ClaimPositionsTests {
 
 	@Test
 	void claimsVisitEveryBucketInTurn() {
-		ClaimPositions positions = new ClaimPositions(16);
+		QueueState.ClaimPositions positions = new QueueState.ClaimPositions(16);
 		List<Integer> visited = new ArrayList<>();
 		for (int i = 0; i < 48; i++) {
 			visited.add(positions.nextBucket());
@@ -33,14 +33,14 @@ class ClaimPositionsTests {
 	void claimersStartAtDifferentBuckets() {
 		List<Integer> starts = new ArrayList<>();
 		for (int i = 0; i < 200; i++) {
-			starts.add(new ClaimPositions(16).nextBucket());
+			starts.add(new QueueState.ClaimPositions(16).nextBucket());
 		}
 		assertThat(starts.stream().distinct().count()).as("200 claimers start at random buckets").isGreaterThan(8);
 	}
 
 	@Test
 	void oneBucketIsAlwaysBucketZero() {
-		ClaimPositions positions = new ClaimPositions(1);
+		QueueState.ClaimPositions positions = new QueueState.ClaimPositions(1);
 		for (int i = 0; i < 5; i++) {
 			assertThat(positions.nextBucket()).isZero();
 		}
@@ -48,7 +48,7 @@ class ClaimPositionsTests {
 
 	@Test
 	void eachBucketKeepsItsOwnPositionAndTasksOfOtherBucketsMoveNone() {
-		ClaimPositions positions = new ClaimPositions(16);
+		QueueState.ClaimPositions positions = new QueueState.ClaimPositions(16);
 		long start = System.nanoTime();
 		ClaimedTask ownFirst = task(3);
 		ClaimedTask ownLast = task(3);
@@ -66,8 +66,8 @@ class ClaimPositionsTests {
 
 	@Test
 	void aShortClaimGoesOnToTheOtherBucketsAlwaysWithSeveralAndOnceASecondWithOne() {
-		ClaimPositions sixteen = new ClaimPositions(16);
-		ClaimPositions one = new ClaimPositions(1);
+		QueueState.ClaimPositions sixteen = new QueueState.ClaimPositions(16);
+		QueueState.ClaimPositions one = new QueueState.ClaimPositions(1);
 		long now = System.nanoTime();
 		assertThat(sixteen.wrapAround(now)).isTrue();
 		assertThat(sixteen.wrapAround(now + 1)).isTrue();

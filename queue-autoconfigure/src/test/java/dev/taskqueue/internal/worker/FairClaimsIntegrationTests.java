@@ -249,8 +249,8 @@ class FairClaimsIntegrationTests {
 		enqueue("folded-ahead", "big", 10);
 		enqueue("folded-ahead", "small", 1);
 		List<ClaimedTask> first = claimFair("folded-ahead", 1, "").claimed();
-		ClaimResult result = tasks.claim(new ClaimRequest("folded-ahead", this.session, 0, ClaimRequest.Reach.BUCKET,
-				null, 6, first, List.of(), 0, ""));
+		ClaimResult result = tasks.claim(new TaskClaims.Request("folded-ahead", this.session, 0,
+				TaskClaims.Request.Reach.BUCKET, null, 6, first, List.of(), 0, ""));
 		assertThat(byTenant(first)).isEqualTo(Map.of("big", 1));
 		assertThat(result.completed()).containsExactly(first.get(0).id());
 		// Three tenants share 6: 2 each, and what small and the tasks without a key lack goes to big.
@@ -263,8 +263,8 @@ class FairClaimsIntegrationTests {
 		enqueue("folded", "a", 3);
 		enqueue("folded", "b", 3);
 		List<ClaimedTask> first = claimFair("folded", 2, "").claimed();
-		ClaimResult result = tasks.claim(new ClaimRequest("folded", this.session, 0, ClaimRequest.Reach.BUCKET, null, 4,
-				first, List.of(), 0, ""));
+		ClaimResult result = tasks.claim(new TaskClaims.Request("folded", this.session, 0,
+				TaskClaims.Request.Reach.BUCKET, null, 4, first, List.of(), 0, ""));
 		assertThat(result.completed())
 			.containsExactlyInAnyOrderElementsOf(first.stream().map(ClaimedTask::id).toList());
 		assertThat(byTenant(result.claimed())).isEqualTo(Map.of("a", 2, "b", 2));
@@ -275,8 +275,8 @@ class FairClaimsIntegrationTests {
 	@Test
 	void anExpiredSessionClaimsAndLocksNothing() {
 		enqueue("gone", "a", 3);
-		ClaimResult result = tasks.claim(new ClaimRequest("gone", UUID.randomUUID(), 0, ClaimRequest.Reach.BUCKET,
-				null, 4, List.of(), List.of(), 0, ""));
+		ClaimResult result = tasks.claim(new TaskClaims.Request("gone", UUID.randomUUID(), 0,
+				TaskClaims.Request.Reach.BUCKET, null, 4, List.of(), List.of(), 0, ""));
 		assertThat(result.claimed()).isEmpty();
 		assertThat(claimFair("gone", 4, "").claimed()).hasSize(3);
 	}
@@ -362,8 +362,8 @@ class FairClaimsIntegrationTests {
 		TaskRepository withHistory = new TaskRepository(jdbc.getDataSource(), TaskTables.inSchema(null), true);
 		enqueue("fair-history", "a", 2);
 		enqueue("fair-history", null, 1);
-		List<ClaimedTask> claimed = withHistory.claim(new ClaimRequest("fair-history", this.session, 0,
-				ClaimRequest.Reach.BUCKET, null, 3, List.of(), List.of(), 0, "")).claimed();
+		List<ClaimedTask> claimed = withHistory.claim(new TaskClaims.Request("fair-history", this.session, 0,
+				TaskClaims.Request.Reach.BUCKET, null, 3, List.of(), List.of(), 0, "")).claimed();
 		assertThat(claimed).hasSize(3);
 		// A task with the key alone, the other with the key and the one without together.
 		ClaimedTask alone = claimed.stream().filter((task) -> task.payload().contains("\"a\"")).findFirst().orElseThrow();
@@ -396,8 +396,8 @@ class FairClaimsIntegrationTests {
 	}
 
 	private ClaimResult claimFair(String queue, int limit, @Nullable String after) {
-		return tasks.claim(new ClaimRequest(queue, this.session, 0, ClaimRequest.Reach.BUCKET, null, limit, List.of(),
-				List.of(), 0, (after != null) ? after : ""));
+		return tasks.claim(new TaskClaims.Request(queue, this.session, 0, TaskClaims.Request.Reach.BUCKET, null, limit,
+				List.of(), List.of(), 0, (after != null) ? after : ""));
 	}
 
 	private static void enqueue(String queue, @Nullable String key, int count) {

@@ -90,7 +90,7 @@ class MailboxKeysIntegrationTests {
 
 	/** Claims {@code count} heads of {@code queue} and deletes them as a completion that leaves its keys does. */
 	private List<ClaimedTask> completeHeads(String queue, int count) {
-		List<ClaimedTask> heads = tasks.claim(ClaimRequest.of(queue, this.session, count)).claimed();
+		List<ClaimedTask> heads = tasks.claim(TaskClaims.Request.of(queue, this.session, count)).claimed();
 		assertThat(heads).hasSize(count);
 		assertThat(tasks.completeAllLeavingHeads(this.session, heads)).hasSize(count);
 		return heads;

@@ -50,7 +50,7 @@ class OrderedKeyStatementsIntegrationTests {
 
 	private static QueueRepository queues;
 
-	private static CompletionCommit completionCommit;
+	private static Completer.CompletionCommit completionCommit;
 
 	private static TaskQueueOperations operations;
 
@@ -69,7 +69,7 @@ class OrderedKeyStatementsIntegrationTests {
 		enqueue = new EnqueueRepository(dataSource, tables);
 		sessions = new SessionRepository(dataSource, tables);
 		queues = new QueueRepository(dataSource, tables);
-		completionCommit = new CompletionCommit(dataSource, tables, false);
+		completionCommit = new Completer.CompletionCommit(dataSource, tables, false);
 		jdbc = new JdbcTemplate(dataSource);
 		transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		// The statistics' statements are the operations' own (operations/QueueStatsRepository): read through them.
@@ -352,7 +352,7 @@ class OrderedKeyStatementsIntegrationTests {
 	}
 
 	private static @Nullable Boolean committed(ClaimedTask task) {
-		return transaction.execute((status) -> tasks.completePromotingAndCommit(completionCommit, task));
+		return transaction.execute((status) -> completionCommit.completePromotingAndCommit(task));
 	}
 
 	private static @Nullable Boolean committedLeavingHead(ClaimedTask task) {

@@ -124,7 +124,7 @@ class TaskQueueIntegrationTests {
 		// up to every 30 s when scans are slow, as they are on a loaded machine (20 times the scan's duration).
 		UUID early = taskQueue.enqueue(
 				TaskRequest.of("echo", new Greeting("early", 2)).withRunAt(Instant.now().minus(Duration.ofHours(1))));
-		Await.until("the early task runs", ClaimPositions.FULL_CLAIM_AT_MOST_EVERY.plusSeconds(10),
+		Await.until("the early task runs", QueueState.ClaimPositions.FULL_CLAIM_AT_MOST_EVERY.plusSeconds(10),
 				() -> handlers.echoed.containsKey(early));
 	}
 

@@ -358,7 +358,7 @@ class TaskRepositoryIntegrationTests {
 		for (int i = 0; i < 3; i++) {
 			enqueue.insert(new NewTask(UUID.randomUUID(), "h-repo", "{}", 0, null, null, "{\"k\": \"v\"}"));
 		}
-		List<ClaimedTask> claimed = tasks.claim(ClaimRequest.of("h-repo", session, 3)).claimed();
+		List<ClaimedTask> claimed = tasks.claim(TaskClaims.Request.of("h-repo", session, 3)).claimed();
 		ClaimedTask lost = claimed.get(2);
 		// As if a later attempt had claimed it: the batched completion must not delete it, nor record it.
 		ClaimedTask stale = new ClaimedTask(lost.id(), lost.queue(), lost.payload(), lost.priority(),

@@ -230,7 +230,7 @@ class UniqueTasksIntegrationTests {
 	}
 
 	private static ClaimedTask claimOne() {
-		List<ClaimedTask> claimed = tasks.claim(ClaimRequest.of("q", SESSION, 1)).claimed();
+		List<ClaimedTask> claimed = tasks.claim(TaskClaims.Request.of("q", SESSION, 1)).claimed();
 		assertThat(claimed).hasSize(1);
 		return claimed.get(0);
 	}

@@ -89,7 +89,7 @@ class HistoryCostMeasurement {
 				.mapToObj((i) -> new NewTask(UUID.randomUUID(), "cost", "{\"number\": " + i
 						+ ", \"text\": \"some text to make the payload realistic\"}", 0, null, null))
 				.toList());
-			claimed.addAll(tasks.claim(ClaimRequest.of("cost", session, 1000)).claimed());
+			claimed.addAll(tasks.claim(TaskClaims.Request.of("cost", session, 1000)).claimed());
 		}
 		try (Connection connection = dataSource.getConnection()) {
 			SingleConnectionDataSource single = new SingleConnectionDataSource(connection, true);
