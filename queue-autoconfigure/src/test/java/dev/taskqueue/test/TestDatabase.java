@@ -87,7 +87,8 @@ public final class TestDatabase {
 			}
 			else {
 				try {
-					embedded = EmbeddedPostgres.builder().start();
+					// No shutdown hook of its own: the server stops in dropAll, once the applications are closed.
+					embedded = EmbeddedPostgres.builder().setRegisterShutdownHook(false).start();
 				}
 				catch (IOException ex) {
 					throw new UncheckedIOException("Could not start embedded PostgreSQL", ex);
@@ -95,8 +96,10 @@ public final class TestDatabase {
 				serverUrl = embedded.getJdbcUrl("postgres", "postgres");
 			}
 			// Spring Boot runs its shutdown handlers after it has closed the application contexts (the test framework's
-			// cached ones included); a JVM shutdown hook of our own would race them, and a worker ending its session
-			// would wait the pool's connection timeout for a server already gone, past the test JVM's exit deadline.
+			// cached ones included); a JVM shutdown hook of our own, or the embedded server's own (zonky registers one
+			// unless told not to), would race them, and a worker ending its session would wait the pool's connection
+			// timeout for a server already gone, past the test JVM's exit deadline ("Surefire is going to kill self
+			// fork JVM").
 			SpringApplication.getShutdownHandlers().add(TestDatabase::dropAll);
 		}
 		return serverUrl;
