@@ -202,7 +202,9 @@ public class EnqueueRepository {
 			}
 			if (this.notifyChannel != null) {
 				statement.setString(next, this.notifyChannel);
-				statement.setString(next + 1, task.queue());
+				// A task with a key names it: a worker may claim it from its listening thread (docs/fairness.md).
+				statement.setString(next + 1,
+						fair ? TaskNotifications.keyedPayload(task.queue(), task.fairnessKey()) : task.queue());
 			}
 		});
 	}

@@ -18,11 +18,15 @@ import org.postgresql.PGNotification;
  * channel of this schema's tables (see {@link EnqueueRepository}), and committing delivers it. Only a hint: polling
  * still finds every task. The cancel of a running task sends {@link #cancelPayload} on the same channel, which no
  * queue name can be (it has spaces), so that the instance running it interrupts its handler at once; its heartbeat
- * reads the request all the same.
+ * reads the request all the same. The enqueue of one task with a fairness key sends {@link #keyedPayload} instead of
+ * the queue's name, which names the key too, so that a worker that claims the queue in one key's order can claim that
+ * key's task from its listening thread without asking which key showed up (docs/fairness.md).
  */
 public class TaskNotifications {
 
 	private static final String CANCEL = "cancel ";
+
+	private static final String KEYED = "key ";
 
 	private final String channel;
 
@@ -68,6 +72,36 @@ public class TaskNotifications {
 		catch (IllegalArgumentException ex) {
 			return null;
 		}
+	}
+
+	/**
+	 * What the enqueue of a task of {@code queue} with fairness key {@code key} sends on the channel: its queue and
+	 * its key (a queue name has no space; the key is the rest, spaces and all).
+	 */
+	public static String keyedPayload(String queue, String key) {
+		return KEYED + queue + " " + key;
+	}
+
+	/**
+	 * The queue and fairness key a {@link #keyedPayload} (what {@link Listener#await} returned) tells; {@code null}
+	 * for any other payload.
+	 */
+	public static @Nullable KeyedEnqueue keyedEnqueue(String payload) {
+		if (!payload.startsWith(KEYED)) {
+			return null;
+		}
+		int space = payload.indexOf(' ', KEYED.length());
+		return (space > KEYED.length() && space < payload.length() - 1)
+				? new KeyedEnqueue(payload.substring(KEYED.length(), space), payload.substring(space + 1)) : null;
+	}
+
+	/**
+	 * What a {@link #keyedPayload} tells.
+	 *
+	 * @param queue the queue that got a task
+	 * @param fairnessKey the task's fairness key
+	 */
+	public record KeyedEnqueue(String queue, String fairnessKey) {
 	}
 
 	/** The channel the enqueues into {@code tables} notify on. */

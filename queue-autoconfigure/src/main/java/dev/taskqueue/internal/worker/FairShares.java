@@ -5,8 +5,9 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Whether the claim loop claims a queue fairly (docs/fairness.md), and from which fairness key: one per queue, used
- * by the claim loop's thread only. The fair claim is needed only while two tenants (keys, or the tasks without one)
+ * Whether the claim loop claims a queue fairly (docs/fairness.md), and from which fairness key: one per queue, kept
+ * by the claim loop's thread; the listening thread reads the state ({@link #soleKey}) and counts its own claims
+ * ({@link #notifiedClaimed}), see {@link NotifiedKeyClaims}. The fair claim is needed only while two tenants (keys, or the tasks without one)
  * have due tasks; with one, the queue's order is that tenant's, and the plain claim takes it at the plain claim's
  * cost. So a queue is in one of three states:
  * <ul>
@@ -16,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * <li><em>one key</em> ({@link #soleKey}): the plain claim, and at most every {@link #WATCH_INTERVAL} (also when
  * the queue has no room), one probe for the next other key with due tasks, round-robin from {@link #roundStart}
  * ({@link #mayWatch}); when there is one, a claim of its first tasks, which go to the threads first, the plain claim
- * for the rest, and at once the next ask ({@link #turnTaken}).</li>
+ * for the rest, and at once the next ask ({@link #turnTaken}). The enqueue of another key's task has the listening
+ * thread claim it at once; such a claim counts as an ask that found a key.</li>
  * <li><em>fair</em> ({@link #after}): the fair claim, each starting after the key the previous one listed last,
  * until one finds a single tenant.</li>
  * </ul>
@@ -35,10 +37,19 @@ final class FairShares {
 	static final Duration WATCH_INTERVAL = Duration.ofMillis(2);
 
 	/** The key the next fair claim starts after ({@code ""} for the first); {@code null} while claims are plain. */
-	private @Nullable String after;
+	private volatile @Nullable String after;
 
-	/** The one key with due tasks while claims are plain and it has some; {@code null} when no key has. */
-	private @Nullable String soleKey;
+	/**
+	 * The one key with due tasks while claims are plain and it has some; {@code null} when no key has. Volatile: the
+	 * listening thread reads it.
+	 */
+	private volatile @Nullable String soleKey;
+
+	/** How many claims of the listening thread took tasks (written by that thread only). */
+	private volatile long notifiedClaims;
+
+	/** {@link #notifiedClaims} when an ask last looked at it. */
+	private long notifiedSeen;
 
 	/** Where the round of keys stopped, kept while claims are plain for the next fair claim. */
 	private String lastKey = "";
@@ -63,6 +74,19 @@ final class FairShares {
 	/** The one key with due tasks of a queue claimed in its order, or {@code null}. */
 	@Nullable String soleKey() {
 		return this.soleKey;
+	}
+
+	/**
+	 * The key whose newly enqueued tasks the listening thread may claim: while the queue is claimed in the order of
+	 * one key, every key but that one; {@code null} for none (plain, fair). Read by the listening thread.
+	 */
+	@Nullable String claimedInOrder() {
+		return (this.after == null) ? this.soleKey : null;
+	}
+
+	/** The listening thread claimed tasks of a key beside the one key: what the next ask counts as found. */
+	void notifiedClaimed() {
+		this.notifiedClaims++; // one writer, the listening thread
 	}
 
 	/** Whether to count the queue's tenants now, {@code now} from {@link System#nanoTime()}. */
@@ -155,10 +179,14 @@ final class FairShares {
 
 	/**
 	 * What the ask for another key found: nothing (then the queue stays in its order), or a key to claim; when every
-	 * ask of a second found one, the claims become fair.
+	 * ask of a second found one, or came after a claim of the listening thread, the claims become fair: a lasting
+	 * second tenant, whose every enqueue the listening thread would otherwise claim before the one key's tasks.
 	 */
 	void found(@Nullable String other, long now) {
-		if (other == null) {
+		long notified = this.notifiedClaims;
+		boolean claimedOnNotify = notified != this.notifiedSeen;
+		this.notifiedSeen = notified;
+		if (other == null && !claimedOnNotify) {
 			this.lastNoOther = now;
 		}
 		else if (now - this.lastNoOther >= PROBE_INTERVAL.toNanos()) {

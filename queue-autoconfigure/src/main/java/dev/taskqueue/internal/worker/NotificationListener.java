@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 
 import javax.sql.DataSource;
@@ -16,7 +17,10 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * Holds one connection that {@code LISTEN}s for enqueues and wakes the claim loop when a queue of this instance
- * got tasks, and hears the cancels of running tasks on the same channel.
+ * got tasks, and hears the cancels of running tasks on the same channel. The enqueue of a task with a fairness key
+ * names the key ({@link TaskNotifications#keyedPayload}): this thread first offers it to the claim of that key's
+ * tasks ({@link NotifiedKeyClaims}), which takes it off the claim loop's path, and wakes the loop only when that
+ * claimed nothing.
  * When the connection breaks it reconnects, waking the loop once in case a notification was missed.
  */
 final class NotificationListener implements Runnable {
@@ -34,6 +38,9 @@ final class NotificationListener implements Runnable {
 
 	private final Runnable wakeUp;
 
+	/** Claims the tasks of a fairness key named by an enqueue of a queue and that key; whether it claimed any. */
+	private final BiPredicate<String, String> claimKey;
+
 	/** Told what other notifications carry: the cancels of running tasks. */
 	private final Consumer<String> others;
 
@@ -42,7 +49,8 @@ final class NotificationListener implements Runnable {
 	private volatile boolean running = true;
 
 	NotificationListener(DataSource dataSource, TaskNotifications notifications, Set<String> queues, Runnable wakeUp,
-			Consumer<String> others, Duration retryDelay, DatabaseOutage outage) {
+			BiPredicate<String, String> claimKey, Consumer<String> others, Duration retryDelay, DatabaseOutage outage) {
+		this.claimKey = claimKey;
 		this.others = others;
 		this.dataSource = dataSource;
 		this.outage = outage;
@@ -67,8 +75,14 @@ final class NotificationListener implements Runnable {
 					List<String> notified = listener.await(500);
 					boolean wake = false;
 					for (String payload : notified) {
+						TaskNotifications.KeyedEnqueue keyed = TaskNotifications.keyedEnqueue(payload);
 						if (this.queues.contains(payload)) {
 							wake = true;
+						}
+						else if (keyed != null) {
+							if (this.queues.contains(keyed.queue())) {
+								wake |= !this.claimKey.test(keyed.queue(), keyed.fairnessKey());
+							}
 						}
 						else {
 							this.others.accept(payload);

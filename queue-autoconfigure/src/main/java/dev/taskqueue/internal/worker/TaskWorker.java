@@ -85,6 +85,9 @@ public class TaskWorker implements SmartLifecycle {
 
 	private NotificationListener notificationListener;
 
+	/** The claims of the listening thread, {@code null} without one. */
+	private volatile @Nullable NotifiedKeyClaims notifiedKeyClaims;
+
 	private volatile List<QueueState> queues = List.of();
 
 	private volatile boolean running;
@@ -135,6 +138,12 @@ public class TaskWorker implements SmartLifecycle {
 		this.outage = outage;
 		this.session.reportOutagesTo(outage);
 		this.modes.reportOutagesTo(outage);
+	}
+
+	/** How many tasks this instance claimed on the notifications of their enqueue (docs/fairness.md), for tests. */
+	long tasksClaimedOnNotification() {
+		NotifiedKeyClaims claims = this.notifiedKeyClaims;
+		return (claims != null) ? claims.claimedTasks() : 0;
 	}
 
 	/** This instance's session id, {@code null} while the worker has not started. */
@@ -199,8 +208,12 @@ public class TaskWorker implements SmartLifecycle {
 		this.claimLoop.start();
 		if (this.notifications != null) {
 			Set<String> names = states.stream().map(QueueState::name).collect(Collectors.toSet());
+			NotifiedKeyClaims keyClaims = new NotifiedKeyClaims(byName, this.tasks, this.session,
+					this.modes.outcomes(), this.ownTransactions, this.handlers, this::isRunning,
+					this::releaseUnstarted, this.outage);
+			this.notifiedKeyClaims = keyClaims;
 			this.notificationListener = new NotificationListener(this.dataSource, this.notifications, names,
-					this.wakeUp::signal, (payload) -> {
+					this.wakeUp::signal, keyClaims::claim, (payload) -> {
 						UUID cancelled = TaskNotifications.cancelledTask(payload, this.session.id());
 						if (cancelled != null) {
 							cancellations.requested(cancelled);
@@ -279,6 +292,10 @@ public class TaskWorker implements SmartLifecycle {
 			this.notificationListener.stop();
 		}
 		try {
+			if (this.notifiedKeyClaims != null) {
+				// A claim of the listening thread under way hands its tasks over before those not started are given back.
+				this.notifiedKeyClaims.stop(Duration.ofMillis(remainingMillis(handlersDeadline)));
+			}
 			this.claimLoop.join(remainingMillis(handlersDeadline));
 			releaseUnstarted(null);
 			if (!this.handlers.awaitIdle(Duration.ofMillis(remainingMillis(handlersDeadline)))) {

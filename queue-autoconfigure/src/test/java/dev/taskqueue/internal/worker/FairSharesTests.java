@@ -92,6 +92,30 @@ class FairSharesTests {
 		assertThat(this.fairness.soleKey()).isNull();
 	}
 
+	@Test
+	void theListeningThreadClaimsBesideTheOneKeyOnlyAndItsClaimsCountAsAsksThatFoundAKey() {
+		assertThat(this.fairness.claimedInOrder()).as("plain: the claim loop's").isNull();
+		this.fairness.probed(new FairTenants(1, "big"), 0);
+		assertThat(this.fairness.claimedInOrder()).isEqualTo("big");
+		this.fairness.found(null, WATCH);
+		this.fairness.notifiedClaimed();
+		this.fairness.found(null, SECOND / 2);
+		this.fairness.notifiedClaimed();
+		this.fairness.found(null, SECOND);
+		assertThat(this.fairness.after()).as("the ask at WATCH found none within the second").isNull();
+		this.fairness.found(null, SECOND + WATCH);
+		assertThat(this.fairness.after()).as("nothing claimed since the last ask").isNull();
+		this.fairness.notifiedClaimed();
+		this.fairness.found(null, 3 * SECOND / 2);
+		this.fairness.found("small-1", 2 * SECOND);
+		assertThat(this.fairness.after()).as("still within the second of the last ask that found none").isNull();
+		this.fairness.notifiedClaimed();
+		this.fairness.found(null, 2 * SECOND + WATCH);
+		assertThat(this.fairness.after()).as("every ask for a second found a key or came after such a claim: fair")
+			.isEmpty();
+		assertThat(this.fairness.claimedInOrder()).as("fair: the claim loop's").isNull();
+	}
+
 	private static ClaimResult result(List<ClaimedTask> claimed, String nextKey, int tenants, String soleKey) {
 		return new ClaimResult(claimed, Set.of(), List.of(), Map.of(), nextKey,
 				(tenants < 0) ? null : new FairTenants(tenants, soleKey), Set.of());

@@ -2,6 +2,7 @@ package dev.taskqueue.internal.worker;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -29,6 +30,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -152,6 +154,75 @@ class FairnessKeysIntegrationTests {
 	}
 
 	/**
+	 * With the big tenant's backlog claimed in the queue's order, on three instances, the small tenants' tasks enqueued
+	 * one per transaction are claimed by the listening threads on the notification of their enqueue (NotifiedKeyClaims),
+	 * besides the claim loops' asks: every task runs exactly once, and the small ones run while the backlog is there.
+	 */
+	@Test
+	void anEnqueuedKeyIsClaimedOnItsNotificationBesideTheOneKeyOnThreeInstances() {
+		String url = TestDatabase.createDatabase();
+		DataSource dataSource = new DriverManagerDataSource(url);
+		new TaskQueueSchemaMigrator(dataSource, TaskTables.inSchema(null)).afterPropertiesSet();
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		jdbc.execute("CREATE TABLE handled (seq bigserial PRIMARY KEY, task_id uuid NOT NULL, tenant text NOT NULL)");
+		int big = 8_000;
+		int small = 60;
+		insert(jdbc, "'big'", 0, big);
+		List<ConfigurableApplicationContext> started = new ArrayList<>();
+		try {
+			for (int i = 0; i < 3; i++) {
+				started.add(TestApplications.start(url, List.of(SlowBigConfig.class), "taskqueue.worker.concurrency="
+						+ CONCURRENCY, "taskqueue.worker.max-prefetch=" + MAX_PREFETCH));
+			}
+			Await.until("the big tenant's tasks run", Duration.ofSeconds(60),
+					() -> jdbc.queryForObject("SELECT count(*) FROM handled", Integer.class) >= 100);
+			TaskQueue taskQueue = started.get(0).getBean(TaskQueue.class);
+			// Per small task: the tasks handled and the big tenant's tasks waiting when it was enqueued.
+			Map<UUID, int[]> atEnqueue = new HashMap<>();
+			for (int seq = 0; seq < small; seq++) {
+				String tenant = "small-" + (seq % SMALL_TENANTS);
+				int handled = jdbc.queryForObject("SELECT count(*) FROM handled", Integer.class);
+				int waiting = jdbc.queryForObject("SELECT count(*) FROM taskqueue_task WHERE claimed_by IS NULL",
+						Integer.class);
+				UUID id = taskQueue.enqueue(TaskRequest.of("fair", Map.of("tenant", tenant)).withFairnessKey(tenant));
+				atEnqueue.put(id, new int[] { handled, waiting });
+			}
+			int total = big + small;
+			Await.until("all tasks are done", Duration.ofSeconds(120),
+					() -> jdbc.queryForObject("SELECT count(*) FROM handled", Integer.class) >= total
+							&& jdbc.queryForObject("SELECT count(*) FROM taskqueue_task", Integer.class) == 0);
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM handled", Integer.class)).isEqualTo(total);
+			assertThat(jdbc.queryForObject("SELECT count(DISTINCT task_id) FROM handled", Integer.class))
+				.isEqualTo(total);
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM handled WHERE tenant LIKE 'small-%'", Integer.class))
+				.isEqualTo(small);
+			// Only the small tenants' tasks are claimed so (the big one is the key claimed in order), and at least one
+			// was: the listening threads have each enqueue's notification first, the claim loops' asks every 2 ms.
+			long onNotification = started.stream()
+				.mapToLong((context) -> context.getBean(TaskWorker.class).tasksClaimedOnNotification())
+				.sum();
+			assertThat(onNotification).as("tasks claimed on the notification of their enqueue").isBetween(1L,
+					(long) small);
+			// In the queue's order a small task enqueued behind a backlog would run after all of it; claimed on its
+			// enqueue's notification and handed to the threads first, it runs after what the threads finish meanwhile.
+			Map<UUID, Integer> ranks = new HashMap<>();
+			jdbc.query("SELECT task_id, row_number() OVER (ORDER BY seq) AS rank FROM handled",
+					(RowCallbackHandler) (row) -> ranks.put(row.getObject(1, UUID.class), row.getInt(2)));
+			List<int[]> behindBacklog = atEnqueue.entrySet()
+				.stream()
+				.filter((entry) -> entry.getValue()[1] >= 500)
+				.map((entry) -> new int[] { ranks.get(entry.getKey()) - entry.getValue()[0], entry.getValue()[1] })
+				.toList();
+			assertThat(behindBacklog).as("small tasks enqueued behind a backlog of 500 or more").hasSizeGreaterThan(10)
+				.allSatisfy((ranAfter) -> assertThat(ranAfter[0]).as("tasks run before it, of %s waiting", ranAfter[1])
+					.isLessThan(ranAfter[1] / 4));
+		}
+		finally {
+			started.forEach(ConfigurableApplicationContext::close);
+		}
+	}
+
+	/**
 	 * A tenant's task that fails until it is dead keeps its key in the dead letters, and {@link TaskQueueOperations}'
 	 * retries, of one and by a filter, give it back to the queue with it: the fair claims give it its tenant's share
 	 * again (FairClaimsIntegrationTests counts that share), not the turn of the tasks without a key.
@@ -205,6 +276,36 @@ class FairnessKeysIntegrationTests {
 		@Bean
 		TenantHandler tenantHandler(JdbcTemplate jdbc) {
 			return new TenantHandler(jdbc);
+		}
+
+	}
+
+	/** {@code fair} with a handler that takes 5 ms for each of the big tenant's tasks, so that its backlog lasts. */
+	@Configuration(proxyBeanMethods = false)
+	static class SlowBigConfig {
+
+		@Bean
+		SlowBigHandler slowBigHandler(JdbcTemplate jdbc) {
+			return new SlowBigHandler(jdbc);
+		}
+
+	}
+
+	static class SlowBigHandler {
+
+		private final JdbcTemplate jdbc;
+
+		SlowBigHandler(JdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+		}
+
+		@TaskHandler(queue = "fair")
+		void handle(Map<String, String> payload, TaskContext context) throws InterruptedException {
+			if ("big".equals(payload.get("tenant"))) {
+				Thread.sleep(5);
+			}
+			this.jdbc.update("INSERT INTO handled (task_id, tenant) VALUES (?, ?)", context.id(),
+					payload.get("tenant"));
 		}
 
 	}
