@@ -4,9 +4,11 @@ import java.security.Principal;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Function;
 
 import dev.taskqueue.DeadTask;
 import dev.taskqueue.DeadTaskPage;
@@ -23,7 +25,6 @@ import dev.taskqueue.actuate.TaskQueueDescriptors.TaskProgressDescriptor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskQueueDescriptor;
 import dev.taskqueue.actuate.TaskQueueDescriptors.TaskResultDescriptor;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
-import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.operations.ActingAs;
 import dev.taskqueue.internal.operations.BloatWatch;
 import dev.taskqueue.internal.support.Redaction;
@@ -107,7 +108,7 @@ public class TaskQueueEndpoint {
 
 	private final @Nullable BloatWatch bloat;
 
-	private final @Nullable ResultRepository results;
+	private final @Nullable Function<UUID, Optional<Map.Entry<String, String>>> results;
 
 	private Show showValues = Show.ALWAYS;
 
@@ -136,10 +137,12 @@ public class TaskQueueEndpoint {
 
 	/**
 	 * An endpoint that shows tasks' results through {@code redactor} as it shows payloads, read from
-	 * {@code results}; without it, a result shows only when {@code redactor} is {@link TaskRedactor#NONE}.
+	 * {@code results} (a task's queue and its result as JSON text, if kept); without it, a result shows only when
+	 * {@code redactor} is {@link TaskRedactor#NONE}.
 	 */
 	public TaskQueueEndpoint(TaskQueueOperations operations, @Nullable DatabaseDialect database,
-			TaskRedactor redactor, @Nullable BloatWatch bloat, @Nullable ResultRepository results) {
+			TaskRedactor redactor, @Nullable BloatWatch bloat,
+			@Nullable Function<UUID, Optional<Map.Entry<String, String>>> results) {
 		this.results = results;
 		this.operations = operations;
 		this.database = database;
@@ -332,8 +335,9 @@ public class TaskQueueEndpoint {
 
 	private Optional<Object> result(UUID id, TaskRedactor redactor) {
 		if (this.results != null) {
-			return this.results.read(id)
-				.map((kept) -> new TaskResultDescriptor(id, kept.queue(), redactor.payload(kept.queue(), kept.json())));
+			return this.results.apply(id)
+				.map((kept) -> new TaskResultDescriptor(id, kept.getKey(),
+						redactor.payload(kept.getKey(), kept.getValue())));
 		}
 		// Without the queue a redactor cannot be asked: a result shows only when nothing is redacted.
 		return this.operations.result(id, JsonNode.class)

@@ -9,7 +9,6 @@ import dev.taskqueue.TaskHandlerInterceptor;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskQueueListener;
 import dev.taskqueue.TaskRedactor;
-import dev.taskqueue.internal.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.Database;
@@ -37,6 +36,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -79,8 +79,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class TaskQueueAutoConfiguration {
 
 	@Bean
-	static TaskHandlerAnnotationBeanPostProcessor taskHandlerAnnotationBeanPostProcessor() {
-		return new TaskHandlerAnnotationBeanPostProcessor();
+	static BeanPostProcessor taskHandlerAnnotationBeanPostProcessor() {
+		return TaskHandlerRegistry.annotationProcessor();
 	}
 
 	@Bean
@@ -90,12 +90,12 @@ public class TaskQueueAutoConfiguration {
 
 	@Bean
 	static LazyInitializationExcludeFilter taskHandlerLazyInitializationExcludeFilter() {
-		return TaskHandlerAnnotationBeanPostProcessor.lazyInitializationExcludeFilter();
+		return TaskHandlerRegistry.lazyInitializationExcludeFilter();
 	}
 
 	@Bean
-	TaskHandlerRegistry taskHandlerRegistry(TaskHandlerAnnotationBeanPostProcessor taskHandlerAnnotationBeanPostProcessor) {
-		return taskHandlerAnnotationBeanPostProcessor.getRegistry();
+	TaskHandlerRegistry taskHandlerRegistry(BeanFactory beans) {
+		return TaskHandlerRegistry.of(beans);
 	}
 
 	@Bean

@@ -6,9 +6,9 @@ import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.TaskRedactor;
 import dev.taskqueue.actuate.TaskQueueEndpoint;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
-import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.operations.BloatWatch;
+import dev.taskqueue.internal.operations.OperationsConfiguration;
 import dev.taskqueue.internal.support.Redaction;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -47,7 +47,7 @@ public class TaskQueueEndpointAutoConfiguration {
 				DataSource dataSource, TaskTables tables) {
 			return new TaskQueueEndpoint(operations, database.getIfAvailable(), Redaction.effective(
 					redactor.getIfAvailable(() -> TaskRedactor.NONE), properties.getRedaction().isHidePayloads()),
-					bloat.getIfAvailable(), new ResultRepository(dataSource, tables))
+					bloat.getIfAvailable(), OperationsConfiguration.results(dataSource, tables))
 				.showingValues(endpoint.getShowValues(), endpoint.getRoles());
 		}
 

@@ -12,7 +12,6 @@ import dev.taskqueue.EnqueueResult;
 import dev.taskqueue.PublishResult;
 import dev.taskqueue.TaskQueue;
 import dev.taskqueue.TaskRequest;
-import dev.taskqueue.internal.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import dev.taskqueue.internal.jdbc.EnqueueRepository;
 import dev.taskqueue.internal.worker.TaskWorker;
@@ -51,7 +50,7 @@ class TaskQueueAutoConfigurationIntegrationTests {
 				.doesNotHaveBean(TaskQueue.class)
 				.doesNotHaveBean(TaskWorker.class)
 				.doesNotHaveBean(TaskQueueProperties.class)
-				.doesNotHaveBean(TaskHandlerAnnotationBeanPostProcessor.class));
+				.doesNotHaveBean("taskHandlerAnnotationBeanPostProcessor"));
 	}
 
 	@Test
@@ -63,7 +62,7 @@ class TaskQueueAutoConfigurationIntegrationTests {
 				.hasSingleBean(TaskHandlerRegistry.class)
 				.hasSingleBean(EnqueueRepository.class);
 			assertThat(context.getBean(TaskHandlerRegistry.class))
-				.isSameAs(context.getBean(TaskHandlerAnnotationBeanPostProcessor.class).getRegistry());
+				.isSameAs(TaskHandlerRegistry.of(context.getBeanFactory()));
 		});
 	}
 
@@ -74,7 +73,7 @@ class TaskQueueAutoConfigurationIntegrationTests {
 				.doesNotHaveBean(TaskQueue.class)
 				.doesNotHaveBean(TaskWorker.class)
 				.doesNotHaveBean(TaskQueueSchemaMigrator.class)
-				.doesNotHaveBean(TaskHandlerAnnotationBeanPostProcessor.class));
+				.doesNotHaveBean("taskHandlerAnnotationBeanPostProcessor"));
 	}
 
 	@Test

@@ -11,7 +11,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * Reads the start of a completed task's result ({@code taskqueue_result}) for the page of one task; the worker writes
- * results and {@code jdbc/ResultRepository} reads them whole for the operations and the endpoint.
+ * results and {@code operations/ResultRepository} reads them whole for the operations and the endpoint.
  */
 final class ResultStarts {
 

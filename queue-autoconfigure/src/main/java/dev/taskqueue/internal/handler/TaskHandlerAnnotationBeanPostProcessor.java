@@ -29,9 +29,10 @@ import org.springframework.util.StringValueResolver;
 /**
  * Finds {@link TaskHandler @TaskHandler} methods on beans as they are created, checks them and puts them in the
  * {@link TaskHandlerRegistry}. It only collects: it starts no threads and runs no SQL. A bad handler stops the
- * application with a message naming its bean and method.
+ * application with a message naming its bean and method. Autoconfigure makes it, and reads what it filled, through
+ * {@link TaskHandlerRegistry}.
  */
-public class TaskHandlerAnnotationBeanPostProcessor
+class TaskHandlerAnnotationBeanPostProcessor
 		implements BeanPostProcessor, EmbeddedValueResolverAware, SmartInitializingSingleton {
 
 	private final TaskHandlerRegistry registry = new TaskHandlerRegistry();
@@ -39,7 +40,7 @@ public class TaskHandlerAnnotationBeanPostProcessor
 	private @Nullable StringValueResolver valueResolver;
 
 	/** The registry this processor fills. */
-	public TaskHandlerRegistry getRegistry() {
+	TaskHandlerRegistry getRegistry() {
 		return this.registry;
 	}
 
@@ -47,7 +48,7 @@ public class TaskHandlerAnnotationBeanPostProcessor
 	 * The filter that keeps beans with handler methods eager under lazy initialization, so that this processor sees
 	 * them.
 	 */
-	public static LazyInitializationExcludeFilter lazyInitializationExcludeFilter() {
+	static LazyInitializationExcludeFilter lazyInitializationExcludeFilter() {
 		return new TaskHandlerLazyInitializationExcludeFilter();
 	}
 

@@ -7,10 +7,37 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.LazyInitializationExcludeFilter;
+
 /**
- * The handlers of this application, by queue. Filled while the application context starts, read-only after.
+ * The handlers of this application, by queue. Filled while the application context starts, read-only after. This
+ * package's entry point: autoconfigure makes the processor that fills it ({@link #annotationProcessor()}) and reads
+ * the registry that processor filled ({@link #of(BeanFactory)}).
  */
 public class TaskHandlerRegistry {
+
+	/**
+	 * The bean post-processor that finds {@code @TaskHandler} methods on beans as they are created, checks them and
+	 * puts them in its registry.
+	 */
+	public static BeanPostProcessor annotationProcessor() {
+		return new TaskHandlerAnnotationBeanPostProcessor();
+	}
+
+	/**
+	 * The filter that keeps beans with handler methods eager under lazy initialization, so that the
+	 * {@link #annotationProcessor() processor} sees them.
+	 */
+	public static LazyInitializationExcludeFilter lazyInitializationExcludeFilter() {
+		return TaskHandlerAnnotationBeanPostProcessor.lazyInitializationExcludeFilter();
+	}
+
+	/** The registry that the {@link #annotationProcessor() processor} among {@code beans} fills. */
+	public static TaskHandlerRegistry of(BeanFactory beans) {
+		return beans.getBean(TaskHandlerAnnotationBeanPostProcessor.class).getRegistry();
+	}
 
 	private final Map<String, TaskHandlerMethod> handlers = new LinkedHashMap<>();
 

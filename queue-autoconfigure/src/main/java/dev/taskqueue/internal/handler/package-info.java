@@ -1,6 +1,7 @@
 /**
  * Finds {@link dev.taskqueue.TaskHandler @TaskHandler} methods on beans and keeps them in a registry the worker
- * reads.
+ * reads. Entry: {@link dev.taskqueue.internal.handler.TaskHandlerRegistry}, which also makes the annotation
+ * processor for autoconfigure.
  */
 @NullMarked
 package dev.taskqueue.internal.handler;

@@ -1,6 +1,6 @@
 /**
- * The SQL the producer sends and what several concerns share: the repositories of the task, queue, dead-letter,
- * progress and result tables, and the parts the worker's statements are built from. Each concern's own SQL lives in
+ * The SQL the producer sends and what several concerns share: the repositories of the task, queue and dead-letter
+ * tables, and the parts the worker's statements are built from. Each concern's own SQL lives in
  * its package.
  */
 @NullMarked

@@ -24,10 +24,8 @@ import dev.taskqueue.TaskProgress;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.DeadTaskRepository;
-import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueRepository;
-import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.schedule.ScheduleControl;
 import dev.taskqueue.internal.support.PostgresText;
@@ -83,7 +81,7 @@ class DefaultTaskQueueOperations implements TaskQueueOperations {
 
 	private final AuditLog audit;
 
-	private final ProgressRepository progress;
+	private final ProgressQueries progress;
 
 	private final ResultRepository results;
 
@@ -115,7 +113,7 @@ class DefaultTaskQueueOperations implements TaskQueueOperations {
 			TransactionOperations transactions, int countLimit, Supplier<Set<String>> handledQueues,
 			BiConsumer<String, Boolean> pauseChanged, @Nullable ToIntBiFunction<String, QueueLimits> rateWindowStarts,
 			Map<String, QueueLimits> limits, @Nullable ScheduleControl schedules, BatchRepository batches,
-			DataSource dataSource, TaskTables tables, ProgressRepository progress, ResultRepository results,
+			DataSource dataSource, TaskTables tables, ProgressQueries progress, ResultRepository results,
 			JsonMapper mapper) {
 		this.audit = new AuditLog(new AuditRepository(dataSource, tables));
 		this.progress = progress;

@@ -2,6 +2,9 @@ package dev.taskqueue.internal.operations;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
@@ -14,10 +17,8 @@ import dev.taskqueue.internal.jdbc.Database;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
 import dev.taskqueue.internal.jdbc.DeadTaskRepository;
 import dev.taskqueue.internal.jdbc.DependencyRepository;
-import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueRepository;
-import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;
 import dev.taskqueue.internal.jdbc.TaskBuckets;
 import dev.taskqueue.internal.jdbc.TaskTables;
@@ -45,11 +46,22 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@link TaskQueueOperations}, the retention pruner and the topics' subscriptions; {@link Bloat}, unless turned off:
  * the task tables' {@link BloatWatch}; {@link BatchSweep}, wherever a worker runs: the sweep that finishes batches
  * and releases dependent tasks. Not a configuration itself, so that importing one of them does not bring the others.
- * What other packages use besides: the {@link BloatWatch} reports and the audit log's {@link ActingAs}.
+ * What other packages use besides: the {@link BloatWatch} reports, the audit log's {@link ActingAs} and the kept
+ * {@link #results}.
  */
 public final class OperationsConfiguration {
 
 	private OperationsConfiguration() {
+	}
+
+	/**
+	 * How the actuator endpoint reads a task's kept result ({@code taskqueue_result}): the task's queue (which its
+	 * redactor asks for) and the result as JSON text, if the task completed with one that is still kept.
+	 */
+	public static Function<UUID, Optional<Map.Entry<String, String>>> results(DataSource dataSource,
+			TaskTables tables) {
+		ResultRepository results = new ResultRepository(dataSource, tables);
+		return (id) -> results.read(id).map((kept) -> Map.entry(kept.queue(), kept.json()));
 	}
 
 	/**
@@ -80,7 +92,7 @@ public final class OperationsConfiguration {
 						.database(dialect, retry, settings.history())
 						.rateWindowStarts(),
 					settings.limits(), schedules.getIfAvailable(), batches, dataSource, tables,
-					new ProgressRepository(dataSource, tables), new ResultRepository(dataSource, tables),
+					new ProgressQueries(dataSource, tables), new ResultRepository(dataSource, tables),
 					jsonMapper.getIfAvailable(JsonMapper::new));
 		}
 
@@ -91,7 +103,7 @@ public final class OperationsConfiguration {
 				ObjectProvider<DatabaseOutage> outage) {
 			RetentionPruner pruner = new RetentionPruner(dataSource, tables, settings.deadLetters(),
 					settings.history(), settings.pruneInterval())
-				.pruningProgressAndResults(new ProgressRepository(dataSource, tables),
+				.pruningProgressAndResults(new ProgressQueries(dataSource, tables),
 						new ResultRepository(dataSource, tables));
 			pruner.reportOutagesTo(outage.getIfAvailable(DatabaseOutage::new));
 			return pruner;

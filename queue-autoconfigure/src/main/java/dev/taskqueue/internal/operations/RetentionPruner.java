@@ -5,8 +5,6 @@ import java.util.function.ToIntBiFunction;
 
 import javax.sql.DataSource;
 
-import dev.taskqueue.internal.jdbc.ProgressRepository;
-import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.PeriodicThread;
@@ -53,7 +51,7 @@ class RetentionPruner implements SmartLifecycle {
 
 	private final PeriodicThread thread;
 
-	private @Nullable ProgressRepository progress;
+	private @Nullable ProgressQueries progress;
 
 	private @Nullable ResultRepository results;
 
@@ -77,7 +75,7 @@ class RetentionPruner implements SmartLifecycle {
 	 * Also deletes the results kept longer than the history's retention, whether the history is on or not, and the
 	 * progress rows of attempts whose worker died before it could delete them.
 	 */
-	RetentionPruner pruningProgressAndResults(ProgressRepository progress, ResultRepository results) {
+	RetentionPruner pruningProgressAndResults(ProgressQueries progress, ResultRepository results) {
 		this.progress = progress;
 		this.results = results;
 		return this;

@@ -9,7 +9,6 @@ import java.util.function.BiFunction;
 
 import dev.taskqueue.RecurringTask;
 import dev.taskqueue.TaskContext;
-import dev.taskqueue.internal.handler.TaskHandlerAnnotationBeanPostProcessor;
 import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.support.StartupFailure;
 import org.jspecify.annotations.Nullable;
@@ -128,7 +127,7 @@ class RecurringTaskAnnotationBeanPostProcessor
 		if (this.beanFactory == null) {
 			throw new IllegalStateException("No bean factory");
 		}
-		return this.beanFactory.getBean(TaskHandlerAnnotationBeanPostProcessor.class).getRegistry();
+		return dev.taskqueue.internal.handler.TaskHandlerRegistry.of(this.beanFactory);
 	}
 
 	private String resolve(String value, String where) {

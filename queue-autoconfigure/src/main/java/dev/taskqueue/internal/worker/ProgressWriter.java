@@ -8,7 +8,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.support.DatabaseOutage;
 import dev.taskqueue.internal.support.PeriodicThread;
 import org.apache.commons.logging.Log;

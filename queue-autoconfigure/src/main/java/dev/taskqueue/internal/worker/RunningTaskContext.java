@@ -2,7 +2,6 @@ package dev.taskqueue.internal.worker;
 
 import dev.taskqueue.TaskContext;
 import dev.taskqueue.TaskProgress;
-import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.support.PostgresText;
 import dev.taskqueue.internal.support.ScheduledAtHeader;
 import org.jspecify.annotations.Nullable;

@@ -24,7 +24,6 @@ import dev.taskqueue.internal.handler.TaskHandlerMethod;
 import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import dev.taskqueue.internal.jdbc.Database;
 import dev.taskqueue.internal.jdbc.DatabaseDialect;
-import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueLimits;
 import dev.taskqueue.internal.jdbc.QueueRepository;
 import dev.taskqueue.internal.jdbc.SerializationRetry;

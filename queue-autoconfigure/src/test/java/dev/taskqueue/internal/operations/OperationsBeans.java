@@ -10,9 +10,7 @@ import javax.sql.DataSource;
 import dev.taskqueue.TaskQueueOperations;
 import dev.taskqueue.internal.jdbc.BatchRepository;
 import dev.taskqueue.internal.jdbc.DeadTaskRepository;
-import dev.taskqueue.internal.jdbc.ProgressRepository;
 import dev.taskqueue.internal.jdbc.QueueRepository;
-import dev.taskqueue.internal.jdbc.ResultRepository;
 import dev.taskqueue.internal.jdbc.TaskTables;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -57,7 +55,7 @@ public final class OperationsBeans {
 		return new DefaultTaskQueueOperations(queues, new DeadTaskRepository(dataSource, tables), transactions,
 				100_000, Set::of, (queue, paused) -> {
 				}, null, Map.of(), null, new BatchRepository(dataSource, tables, null), dataSource, tables,
-				new ProgressRepository(dataSource, tables), new ResultRepository(dataSource, tables), new JsonMapper());
+				new ProgressQueries(dataSource, tables), new ResultRepository(dataSource, tables), new JsonMapper());
 	}
 
 }

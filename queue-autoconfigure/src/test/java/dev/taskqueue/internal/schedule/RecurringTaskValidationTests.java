@@ -4,11 +4,12 @@ import java.util.Map;
 
 import dev.taskqueue.RecurringTask;
 import dev.taskqueue.TaskContext;
-import dev.taskqueue.internal.handler.TaskHandlerAnnotationBeanPostProcessor;
+import dev.taskqueue.internal.handler.TaskHandlerRegistry;
 import dev.taskqueue.internal.schedule.RecurringTaskConfiguration.ScheduleSettings;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -20,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class RecurringTaskValidationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withBean(TaskHandlerAnnotationBeanPostProcessor.class)
+		.withBean("taskHandlerAnnotationBeanPostProcessor", BeanPostProcessor.class,
+				TaskHandlerRegistry::annotationProcessor)
 		.withBean(RecurringTaskAnnotationBeanPostProcessor.class)
 		.withPropertyValues("reports.cron=0 0 3 * * *");
 
@@ -32,7 +34,7 @@ class RecurringTaskValidationTests {
 			assertThat(schedule.name()).isEqualTo("good.nightly");
 			assertThat(schedule.queue()).isEqualTo("good.nightly");
 			assertThat(schedule.spec()).hasToString("cron 0 0 3 * * * Europe/Paris");
-			assertThat(context.getBean(TaskHandlerAnnotationBeanPostProcessor.class).getRegistry().get("good.nightly"))
+			assertThat(TaskHandlerRegistry.of(context.getBeanFactory()).get("good.nightly"))
 				.isNotNull();
 		});
 	}

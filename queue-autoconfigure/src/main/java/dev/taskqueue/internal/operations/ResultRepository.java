@@ -1,4 +1,4 @@
-package dev.taskqueue.internal.jdbc;
+package dev.taskqueue.internal.operations;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -10,6 +10,7 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import dev.taskqueue.internal.jdbc.TaskTables;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -17,10 +18,11 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * Reads the results that handlers gave ({@code taskqueue_result}), by task or by batch, and deletes them after
  * their retention. They are written by the worker's {@code TaskRepository.keepResult}, in the transaction of each
- * completion; the dashboard reads the start of one itself ({@code dashboard/ResultStarts}). Statements join the
- * current Spring-managed transaction.
+ * completion; the dashboard reads the start of one itself ({@code dashboard/ResultStarts}). The operations own
+ * this table's reads and its retention; the actuator endpoint reads through {@link OperationsConfiguration#results}.
+ * Statements join the current Spring-managed transaction.
  */
-public class ResultRepository {
+class ResultRepository {
 
 	private static final String READ = """
 			SELECT id, queue, result::text FROM %1$s WHERE id = :id
@@ -46,7 +48,7 @@ public class ResultRepository {
 
 	private final String prune;
 
-	public ResultRepository(DataSource dataSource, TaskTables tables) {
+	ResultRepository(DataSource dataSource, TaskTables tables) {
 		this.jdbc = JdbcClient.create(dataSource);
 		this.read = READ.formatted(tables.result());
 		this.readBatch = READ_BATCH.formatted(tables.result());
@@ -54,7 +56,7 @@ public class ResultRepository {
 	}
 
 	/** Task {@code id}'s result, if it completed with one that is still kept. */
-	public Optional<Kept> read(UUID id) {
+	Optional<Kept> read(UUID id) {
 		return this.jdbc.sql(this.read).param("id", id).query(ResultRepository::kept).optional();
 	}
 
@@ -62,7 +64,7 @@ public class ResultRepository {
 	 * Up to {@code limit} results of the tasks of batch {@code batch} whose ids come after {@code after}
 	 * ({@code null} for the first page), in the order of their ids.
 	 */
-	public List<Kept> readBatch(UUID batch, @Nullable UUID after, int limit) {
+	List<Kept> readBatch(UUID batch, @Nullable UUID after, int limit) {
 		// UUIDs compare as PostgreSQL orders them (unsigned bytes); the smallest one starts before any id.
 		UUID from = (after != null) ? after : new UUID(0, 0);
 		return this.jdbc.sql(this.readBatch)
@@ -74,7 +76,7 @@ public class ResultRepository {
 	}
 
 	/** Deletes up to {@code batch} results kept more than {@code keep}; returns how many. */
-	public int prune(Duration keep, int batch) {
+	int prune(Duration keep, int batch) {
 		return this.jdbc.sql(this.prune)
 			.param("keepMicros", keep.toNanos() / 1000, Types.BIGINT)
 			.param("batch", batch)
@@ -86,7 +88,7 @@ public class ResultRepository {
 	}
 
 	/** A task's result, as JSON, with the queue of the task, which the endpoint's redactor asks for. */
-	public record Kept(UUID id, String queue, String json) {
+	record Kept(UUID id, String queue, String json) {
 	}
 
 }
