@@ -179,15 +179,14 @@ final class ClaimLoop implements Runnable {
 			queue.fairness.watched(started);
 			asked = true;
 			// Without room, a claim of at most one task a thread beyond it, until the threads caught up.
-			int room = (free > 0) ? free
-					: queue.capacity() + queue.spec.settings().concurrency() - queue.inFlight.get();
-			String other = (room > 0) ? this.tasks.otherFairnessKey(queue.name(), sole, queue.fairness.roundStart())
-					: null;
-			if (room > 0) {
+			int besideKey = queue.besideKey(free);
+			String other = (besideKey > 0)
+					? this.tasks.otherFairnessKey(queue.name(), sole, queue.fairness.roundStart()) : null;
+			if (besideKey > 0) {
 				queue.fairness.found(other, started);
 			}
 			if (other != null) {
-				free -= claimKey(queue, other, Math.max(1, room / 2), started);
+				free -= claimKey(queue, other, besideKey, started);
 			}
 		}
 		if (free <= 0) {

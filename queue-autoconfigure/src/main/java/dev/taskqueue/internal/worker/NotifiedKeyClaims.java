@@ -127,18 +127,16 @@ final class NotifiedKeyClaims {
 	}
 
 	/**
-	 * The most tasks a claim beside the one key takes, as the claim loop's: half the room, at least one, and without
-	 * room up to one task a thread beyond it. A queue that claims only what it starts counts its free threads.
+	 * The most tasks a claim beside the one key takes, as the claim loop's ({@link QueueState#besideKey}). A queue that
+	 * claims only what it starts counts its free threads.
 	 */
 	private int limit(QueueState state) {
-		int concurrency = state.spec.settings().concurrency();
 		int capacity = state.capacity();
 		int free = capacity - state.inFlight.get();
-		if (capacity == concurrency) {
+		if (capacity == state.spec.settings().concurrency()) {
 			free = Math.min(free, this.handlers.freeThreads());
 		}
-		int room = (free > 0) ? free : capacity + concurrency - state.inFlight.get();
-		return (room > 0) ? Math.max(1, room / 2) : 0;
+		return state.besideKey(free);
 	}
 
 	/**

@@ -96,6 +96,16 @@ final class QueueState {
 		return worthClaiming(capacity, free) ? free : 0;
 	}
 
+	/**
+	 * The most tasks a claim of another fairness key beside the one key takes (docs/fairness.md), {@code free} being
+	 * what the queue has room for now: half of it, at least one, and without room up to one task a thread beyond its
+	 * capacity; 0 when even that is full.
+	 */
+	int besideKey(int free) {
+		int room = (free > 0) ? free : capacity() + this.spec.settings().concurrency() - this.inFlight.get();
+		return (room > 0) ? Math.max(1, room / 2) : 0;
+	}
+
 	/** Whether a claim is worth it with {@code inFlight} tasks in flight, as {@link #toClaim()} decides. */
 	boolean worthClaiming(int inFlight) {
 		int capacity = capacity();
